@@ -1,0 +1,487 @@
+"""One table of every mjModel / mjData field the engine has, with its type and shape.
+
+The table drives allocation, copying, comparisons and the compiled kernels' access (STYLE.md:
+"one table of every model/data field with its shape"). Like MuJoCo's arena, all fields of one
+dtype live in one contiguous buffer (float64, int32, uint8); the Python attribute ``m.body_pos`` is
+a numpy view into it. Compiled kernels receive the three buffers plus an offset table and reach a
+field by its index (`MF.body_pos`, `DF.xpos`), so a call into compiled code unboxes a handful of
+arrays instead of hundreds (measured: 0.3 us vs 13 us per call for 150 fields).
+
+Shapes are ``rows x cols``. ``rows`` is a size name (``nbody``, ``nv``...) or ``1`` for a
+singleton; ``cols`` is an int or a size name (``nv`` for ``ten_J``, ``nq`` for ``key_qpos``).
+"""
+from __future__ import annotations
+
+from enum import IntEnum
+
+import numpy as np
+
+F64, I32, U8 = "f", "i", "u"
+DTYPES = {F64: np.float64, I32: np.int32, U8: np.uint8}
+
+# Model sizes, in mjModel's order. Every one is an int attribute of MjModel.
+MODEL_SIZES = (
+    "nq nv nu na nbody nbvh njnt ngeom nsite ncam nlight nflex nmesh nmeshvert nmeshnormal "
+    "nmeshtexcoord nmeshface nmeshgraph nmeshpoly nmeshpolyvert nmeshpolymap nhfield nhfielddata "
+    "ntex ntexdata nmat npair nexclude neq ntendon nwrap nsensor nnumeric nnumericdata ntext "
+    "ntextdata ntuple ntupledata nkey nmocap nplugin nuser_body nuser_jnt nuser_geom nuser_site "
+    "nuser_cam nuser_tendon nuser_actuator nuser_sensor nnames npaths nM nB nC nD ntree "
+    "ngravcomp nemax njmax nconmax nuserdata nsensordata"
+).split()
+
+# name dtype rows cols   (the meaning of each field is mjModel's: see seed 001, "mjModel")
+MODEL_TABLE = """
+qpos0 f nq 1
+qpos_spring f nq 1
+body_parentid i nbody 1
+body_rootid i nbody 1
+body_weldid i nbody 1
+body_mocapid i nbody 1
+body_jntnum i nbody 1
+body_jntadr i nbody 1
+body_dofnum i nbody 1
+body_dofadr i nbody 1
+body_treeid i nbody 1
+body_geomnum i nbody 1
+body_geomadr i nbody 1
+body_simple u nbody 1
+body_sameframe u nbody 1
+body_pos f nbody 3
+body_quat f nbody 4
+body_ipos f nbody 3
+body_iquat f nbody 4
+body_mass f nbody 1
+body_subtreemass f nbody 1
+body_inertia f nbody 3
+body_invweight0 f nbody 2
+body_gravcomp f nbody 1
+body_margin f nbody 1
+body_contype i nbody 1
+body_conaffinity i nbody 1
+body_user f nbody nuser_body
+jnt_type i njnt 1
+jnt_qposadr i njnt 1
+jnt_dofadr i njnt 1
+jnt_bodyid i njnt 1
+jnt_group i njnt 1
+jnt_limited u njnt 1
+jnt_actfrclimited u njnt 1
+jnt_actgravcomp u njnt 1
+jnt_solref f njnt 2
+jnt_solimp f njnt 5
+jnt_pos f njnt 3
+jnt_axis f njnt 3
+jnt_stiffness f njnt 1
+jnt_range f njnt 2
+jnt_actfrcrange f njnt 2
+jnt_margin f njnt 1
+jnt_user f njnt nuser_jnt
+dof_bodyid i nv 1
+dof_jntid i nv 1
+dof_parentid i nv 1
+dof_treeid i nv 1
+dof_Madr i nv 1
+dof_simplenum i nv 1
+dof_solref f nv 2
+dof_solimp f nv 5
+dof_frictionloss f nv 1
+dof_armature f nv 1
+dof_damping f nv 1
+dof_invweight0 f nv 1
+dof_M0 f nv 1
+dof_length f nv 1
+tree_bodyadr i ntree 1
+tree_bodynum i ntree 1
+tree_dofadr i ntree 1
+tree_dofnum i ntree 1
+geom_type i ngeom 1
+geom_contype i ngeom 1
+geom_conaffinity i ngeom 1
+geom_condim i ngeom 1
+geom_bodyid i ngeom 1
+geom_dataid i ngeom 1
+geom_matid i ngeom 1
+geom_group i ngeom 1
+geom_priority i ngeom 1
+geom_plugin i ngeom 1
+geom_sameframe u ngeom 1
+geom_solmix f ngeom 1
+geom_solref f ngeom 2
+geom_solimp f ngeom 5
+geom_size f ngeom 3
+geom_aabb f ngeom 6
+geom_rbound f ngeom 1
+geom_pos f ngeom 3
+geom_quat f ngeom 4
+geom_friction f ngeom 3
+geom_margin f ngeom 1
+geom_gap f ngeom 1
+geom_fluid f ngeom 12
+geom_user f ngeom nuser_geom
+geom_rgba f ngeom 4
+site_type i nsite 1
+site_bodyid i nsite 1
+site_matid i nsite 1
+site_group i nsite 1
+site_sameframe u nsite 1
+site_size f nsite 3
+site_pos f nsite 3
+site_quat f nsite 4
+site_user f nsite nuser_site
+site_rgba f nsite 4
+cam_mode i ncam 1
+cam_bodyid i ncam 1
+cam_targetbodyid i ncam 1
+cam_pos f ncam 3
+cam_quat f ncam 4
+cam_poscom0 f ncam 3
+cam_pos0 f ncam 3
+cam_mat0 f ncam 9
+cam_orthographic i ncam 1
+cam_fovy f ncam 1
+cam_ipd f ncam 1
+cam_resolution i ncam 2
+cam_user f ncam nuser_cam
+light_mode i nlight 1
+light_bodyid i nlight 1
+light_targetbodyid i nlight 1
+light_type i nlight 1
+light_castshadow u nlight 1
+light_active u nlight 1
+light_pos f nlight 3
+light_dir f nlight 3
+light_poscom0 f nlight 3
+light_pos0 f nlight 3
+light_dir0 f nlight 3
+light_attenuation f nlight 3
+light_cutoff f nlight 1
+light_exponent f nlight 1
+light_ambient f nlight 3
+light_diffuse f nlight 3
+light_specular f nlight 3
+mesh_vertadr i nmesh 1
+mesh_vertnum i nmesh 1
+mesh_faceadr i nmesh 1
+mesh_facenum i nmesh 1
+mesh_graphadr i nmesh 1
+mesh_scale f nmesh 3
+mesh_pos f nmesh 3
+mesh_quat f nmesh 4
+mesh_vert f nmeshvert 3
+mesh_face i nmeshface 3
+mesh_graph i nmeshgraph 1
+hfield_size f nhfield 4
+hfield_nrow i nhfield 1
+hfield_ncol i nhfield 1
+hfield_adr i nhfield 1
+hfield_data f nhfielddata 1
+mat_texid i nmat 10
+mat_texrepeat f nmat 2
+mat_texuniform u nmat 1
+mat_emission f nmat 1
+mat_specular f nmat 1
+mat_shininess f nmat 1
+mat_reflectance f nmat 1
+mat_metallic f nmat 1
+mat_roughness f nmat 1
+mat_rgba f nmat 4
+pair_dim i npair 1
+pair_geom1 i npair 1
+pair_geom2 i npair 1
+pair_signature i npair 1
+pair_solref f npair 2
+pair_solreffriction f npair 2
+pair_solimp f npair 5
+pair_margin f npair 1
+pair_gap f npair 1
+pair_friction f npair 5
+exclude_signature i nexclude 1
+eq_type i neq 1
+eq_obj1id i neq 1
+eq_obj2id i neq 1
+eq_objtype i neq 1
+eq_active0 u neq 1
+eq_solref f neq 2
+eq_solimp f neq 5
+eq_data f neq 12
+tendon_adr i ntendon 1
+tendon_num i ntendon 1
+tendon_matid i ntendon 1
+tendon_group i ntendon 1
+tendon_limited u ntendon 1
+tendon_actfrclimited u ntendon 1
+tendon_width f ntendon 1
+tendon_solref_lim f ntendon 2
+tendon_solimp_lim f ntendon 5
+tendon_solref_fri f ntendon 2
+tendon_solimp_fri f ntendon 5
+tendon_range f ntendon 2
+tendon_actfrcrange f ntendon 2
+tendon_margin f ntendon 1
+tendon_stiffness f ntendon 1
+tendon_damping f ntendon 1
+tendon_armature f ntendon 1
+tendon_frictionloss f ntendon 1
+tendon_lengthspring f ntendon 2
+tendon_length0 f ntendon 1
+tendon_invweight0 f ntendon 1
+tendon_user f ntendon nuser_tendon
+tendon_rgba f ntendon 4
+wrap_type i nwrap 1
+wrap_objid i nwrap 1
+wrap_prm f nwrap 1
+actuator_trntype i nu 1
+actuator_dyntype i nu 1
+actuator_gaintype i nu 1
+actuator_biastype i nu 1
+actuator_trnid i nu 2
+actuator_actadr i nu 1
+actuator_actnum i nu 1
+actuator_group i nu 1
+actuator_ctrllimited u nu 1
+actuator_forcelimited u nu 1
+actuator_actlimited u nu 1
+actuator_dynprm f nu 10
+actuator_gainprm f nu 10
+actuator_biasprm f nu 10
+actuator_actearly u nu 1
+actuator_ctrlrange f nu 2
+actuator_forcerange f nu 2
+actuator_actrange f nu 2
+actuator_gear f nu 6
+actuator_cranklength f nu 1
+actuator_acc0 f nu 1
+actuator_length0 f nu 1
+actuator_lengthrange f nu 2
+actuator_plugin i nu 1
+actuator_user f nu nuser_actuator
+sensor_type i nsensor 1
+sensor_datatype i nsensor 1
+sensor_needstage i nsensor 1
+sensor_objtype i nsensor 1
+sensor_objid i nsensor 1
+sensor_reftype i nsensor 1
+sensor_refid i nsensor 1
+sensor_intprm i nsensor 3
+sensor_dim i nsensor 1
+sensor_adr i nsensor 1
+sensor_cutoff f nsensor 1
+sensor_noise f nsensor 1
+sensor_plugin i nsensor 1
+sensor_user f nsensor nuser_sensor
+numeric_adr i nnumeric 1
+numeric_size i nnumeric 1
+numeric_data f nnumericdata 1
+tuple_adr i ntuple 1
+tuple_size i ntuple 1
+tuple_objtype i ntupledata 1
+tuple_objid i ntupledata 1
+tuple_objprm f ntupledata 1
+key_time f nkey 1
+key_qpos f nkey nq
+key_qvel f nkey nv
+key_act f nkey na
+key_mpos f nkey nmocap3
+key_mquat f nkey nmocap4
+key_ctrl f nkey nu
+M_rownnz i nv 1
+M_rowadr i nv 1
+M_colind i nC 1
+mapM2M i nC 1
+D_rownnz i nv 1
+D_rowadr i nv 1
+D_diag i nv 1
+D_colind i nD 1
+mapM2D i nD 1
+mapD2M i nC 1
+"""
+
+# Option fields (m.opt.*) live in the model's buffers too, so kernels read them like any field.
+OPTION_TABLE = """
+opt_timestep f 1 1
+opt_impratio f 1 1
+opt_tolerance f 1 1
+opt_ls_tolerance f 1 1
+opt_noslip_tolerance f 1 1
+opt_ccd_tolerance f 1 1
+opt_sleep_tolerance f 1 1
+opt_gravity f 1 3
+opt_wind f 1 3
+opt_magnetic f 1 3
+opt_density f 1 1
+opt_viscosity f 1 1
+opt_o_margin f 1 1
+opt_o_solref f 1 2
+opt_o_solimp f 1 5
+opt_o_friction f 1 5
+opt_integrator i 1 1
+opt_cone i 1 1
+opt_jacobian i 1 1
+opt_solver i 1 1
+opt_iterations i 1 1
+opt_ls_iterations i 1 1
+opt_noslip_iterations i 1 1
+opt_ccd_iterations i 1 1
+opt_disableflags i 1 1
+opt_enableflags i 1 1
+opt_disableactuator i 1 1
+opt_sdf_initpoints i 1 1
+opt_sdf_iterations i 1 1
+stat_meaninertia f 1 1
+stat_meanmass f 1 1
+stat_meansize f 1 1
+stat_extent f 1 1
+stat_center f 1 3
+"""
+
+# Data sizes beyond the model's: the constraint rows and contacts are bounded by nemax/njmax/nconmax.
+DATA_TABLE = """
+time f 1 1
+qpos f nq 1
+qvel f nv 1
+act f na 1
+qacc_warmstart f nv 1
+ctrl f nu 1
+qfrc_applied f nv 1
+xfrc_applied f nbody 6
+mocap_pos f nmocap 3
+mocap_quat f nmocap 4
+eq_active u neq 1
+qacc f nv 1
+act_dot f na 1
+userdata f nuserdata 1
+sensordata f nsensordata 1
+xpos f nbody 3
+xquat f nbody 4
+xmat f nbody 9
+xipos f nbody 3
+ximat f nbody 9
+xiquat f nbody 4
+xanchor f njnt 3
+xaxis f njnt 3
+geom_xpos f ngeom 3
+geom_xmat f ngeom 9
+geom_xquat f ngeom 4
+site_xpos f nsite 3
+site_xmat f nsite 9
+site_xquat f nsite 4
+cam_xpos f ncam 3
+cam_xmat f ncam 9
+light_xpos f nlight 3
+light_xdir f nlight 3
+subtree_com f nbody 3
+cdof f nv 6
+cinert f nbody 10
+ten_wrapadr i ntendon 1
+ten_wrapnum i ntendon 1
+ten_J_rownnz i ntendon 1
+ten_J_rowadr i ntendon 1
+ten_J_colind i ntendon nv
+ten_length f ntendon 1
+ten_J f ntendon nv
+wrap_obj i nwrap 2
+wrap_xpos f nwrap 6
+actuator_length f nu 1
+moment_rownnz i nu 1
+moment_rowadr i nu 1
+moment_colind i nu nv
+actuator_moment f nu nv
+crb f nbody 10
+qM f nM 1
+M f nC 1
+qLD f nC 1
+qLDiagInv f nv 1
+ten_velocity f ntendon 1
+actuator_velocity f nu 1
+cvel f nbody 6
+cdof_dot f nv 6
+qfrc_bias f nv 1
+qfrc_spring f nv 1
+qfrc_damper f nv 1
+qfrc_gravcomp f nv 1
+qfrc_fluid f nv 1
+qfrc_passive f nv 1
+subtree_linvel f nbody 3
+subtree_angmom f nbody 3
+qH f nC 1
+qHDiagInv f nv 1
+actuator_force f nu 1
+qfrc_actuator f nv 1
+qfrc_smooth f nv 1
+qacc_smooth f nv 1
+qfrc_constraint f nv 1
+qfrc_inverse f nv 1
+cacc f nbody 6
+cfrc_int f nbody 6
+cfrc_ext f nbody 6
+energy f 1 2
+"""
+
+# Scratch space for the kernels (not part of mjData's public fields); sized per model.
+SCRATCH_TABLE = """
+scratch_nv f nv 6
+scratch_body f nbody 6
+"""
+
+
+def _parse(table):
+    out = []
+    for line in table.strip().splitlines():
+        name, dtype, rows, cols = line.split()
+        rows = int(rows) if rows.isdigit() else rows
+        cols = int(cols) if cols.isdigit() else cols
+        out.append((name, dtype, rows, cols))
+    return out
+
+
+MODEL_FIELDS = _parse(MODEL_TABLE) + _parse(OPTION_TABLE)
+DATA_FIELDS = _parse(DATA_TABLE) + _parse(SCRATCH_TABLE)
+
+# Field indices for compiled kernels: `MF.body_pos`, `DF.xpos`. Sizes: `MS.nbody`.
+MF = IntEnum("MF", [f[0] for f in MODEL_FIELDS], start=0)
+DF = IntEnum("DF", [f[0] for f in DATA_FIELDS], start=0)
+MS = IntEnum("MS", MODEL_SIZES, start=0)
+
+
+def _dim(spec, sizes):
+    if isinstance(spec, int):
+        return spec
+    if spec == "nmocap3":
+        return 3 * sizes["nmocap"]
+    if spec == "nmocap4":
+        return 4 * sizes["nmocap"]
+    return sizes[spec]
+
+
+class Arena:
+    """Three contiguous buffers (float64, int32, uint8) holding every field of a table.
+
+    ``off[k]`` is field k's start in the buffer of its dtype, ``rows[k]``/``cols[k]`` its shape
+    (the three rows of ``meta``).
+    ``views`` maps field names to numpy views: 2-D ``(rows, cols)``, except 1-D when cols == 1 or
+    the field is a singleton row (``opt_gravity``: 3 values; ``time``: a 1-element view that can be
+    written in place).
+    """
+
+    def __init__(self, fields, sizes):
+        n = len(fields)
+        self.meta = np.zeros((3, n), np.int64)
+        self.off, self.rows, self.cols = self.meta[0], self.meta[1], self.meta[2]
+        total = {F64: 0, I32: 0, U8: 0}
+        for k, (_, dtype, rows, cols) in enumerate(fields):
+            r, c = _dim(rows, sizes), _dim(cols, sizes)
+            self.off[k], self.rows[k], self.cols[k] = total[dtype], r, c
+            total[dtype] += r * c
+        self.f = np.zeros(total[F64], np.float64)
+        self.i = np.zeros(total[I32], np.int32)
+        self.u = np.zeros(total[U8], np.uint8)
+        self.views = {}
+        for k, (name, dtype, rows, cols) in enumerate(fields):
+            buf = {F64: self.f, I32: self.i, U8: self.u}[dtype]
+            o, r, c = int(self.off[k]), int(self.rows[k]), int(self.cols[k])
+            flat = buf[o:o + r * c]
+            self.views[name] = flat if (cols == 1 or rows == 1) else flat.reshape(r, c)
+
+    def buffers(self):
+        """What compiled kernels receive: (f64 buffer, i32 buffer, u8 buffer, meta)."""
+        return (self.f, self.i, self.u, self.meta)

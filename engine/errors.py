@@ -1,0 +1,23 @@
+"""The engine's exception types: one clear error per bad input, naming where it is."""
+
+
+class XMLError(ValueError):
+    """A model file is malformed or invalid: names file, line, element and attribute."""
+
+    def __init__(self, message, file=None, line=None, element=None, attribute=None):
+        self.file, self.line, self.element, self.attribute = file, line, element, attribute
+        where = []
+        if file:
+            where.append(f"{file}" + (f":{line}" if line else ""))
+        elif line:
+            where.append(f"line {line}")
+        if element:
+            where.append(f"element <{element}>")
+        if attribute:
+            where.append(f"attribute '{attribute}'")
+        self.message = message
+        super().__init__((", ".join(where) + ": " if where else "") + message)
+
+
+class CompileError(XMLError):
+    """The model parsed but cannot be compiled (bad reference, invalid inertia, ...)."""

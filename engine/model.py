@@ -1,0 +1,207 @@
+"""MjModel: the compiled, constant model: flat arrays named as mjModel's fields (seed 001, "mjModel").
+
+Every array field is a numpy view into the model's arena (see `engine._layout`); assigning to a field
+copies into it (``m.geom_friction[3] = ...`` or ``m.body_mass = x``), as with the official bindings.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import enums
+from ._layout import MODEL_FIELDS, MODEL_SIZES, Arena
+
+# Named access (``m.body('hand').mass``): object type -> (field prefix, name table key, size).
+NAMED_KINDS = {
+    "body": ("body_", enums.mjtObj.mjOBJ_BODY, "nbody"),
+    "joint": ("jnt_", enums.mjtObj.mjOBJ_JOINT, "njnt"),
+    "geom": ("geom_", enums.mjtObj.mjOBJ_GEOM, "ngeom"),
+    "site": ("site_", enums.mjtObj.mjOBJ_SITE, "nsite"),
+    "camera": ("cam_", enums.mjtObj.mjOBJ_CAMERA, "ncam"),
+    "light": ("light_", enums.mjtObj.mjOBJ_LIGHT, "nlight"),
+    "mesh": ("mesh_", enums.mjtObj.mjOBJ_MESH, "nmesh"),
+    "hfield": ("hfield_", enums.mjtObj.mjOBJ_HFIELD, "nhfield"),
+    "material": ("mat_", enums.mjtObj.mjOBJ_MATERIAL, "nmat"),
+    "pair": ("pair_", enums.mjtObj.mjOBJ_PAIR, "npair"),
+    "exclude": ("exclude_", enums.mjtObj.mjOBJ_EXCLUDE, "nexclude"),
+    "equality": ("eq_", enums.mjtObj.mjOBJ_EQUALITY, "neq"),
+    "tendon": ("tendon_", enums.mjtObj.mjOBJ_TENDON, "ntendon"),
+    "actuator": ("actuator_", enums.mjtObj.mjOBJ_ACTUATOR, "nu"),
+    "sensor": ("sensor_", enums.mjtObj.mjOBJ_SENSOR, "nsensor"),
+    "numeric": ("numeric_", enums.mjtObj.mjOBJ_NUMERIC, "nnumeric"),
+    "tuple": ("tuple_", enums.mjtObj.mjOBJ_TUPLE, "ntuple"),
+    "key": ("key_", enums.mjtObj.mjOBJ_KEY, "nkey"),
+}
+ALIASES = {"jnt": "joint", "cam": "camera", "mat": "material", "eq": "equality",
+           "keyframe": "key", "texture": "texture"}
+
+
+class _Fields:
+    """Base for objects whose array attributes are views: assignment copies into the view."""
+
+    def __setattr__(self, name, value):
+        cur = self.__dict__.get(name)
+        if isinstance(cur, np.ndarray):
+            cur[...] = value
+        else:
+            object.__setattr__(self, name, value)
+
+
+class MjOption:
+    """``m.opt``: physics options (seed 000 ``<option>``), views into the model's arena."""
+
+    def __init__(self, views):
+        object.__setattr__(self, "_v", {k[4:]: v for k, v in views.items() if k.startswith("opt_")})
+
+    def __getattr__(self, name):
+        v = self.__dict__["_v"].get(name)
+        if v is None:
+            raise AttributeError(f"MjOption has no field '{name}'")
+        return v.item() if v.shape == (1,) else v
+
+    def __setattr__(self, name, value):
+        v = self.__dict__["_v"].get(name)
+        if v is None:
+            raise AttributeError(f"MjOption has no field '{name}'")
+        v[...] = value
+
+
+class MjStatistic(MjOption):
+    """``m.stat``: model statistics (meaninertia, meanmass, meansize, extent, center)."""
+
+    def __init__(self, views):
+        object.__setattr__(self, "_v", {k[5:]: v for k, v in views.items() if k.startswith("stat_")})
+
+
+class _Named:
+    """A row of the model (or data) arrays for one named object: ``m.body('hand').mass``."""
+
+    def __init__(self, kind, id_, name, fields):
+        object.__setattr__(self, "id", id_)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "_kind", kind)
+        object.__setattr__(self, "_fields", fields)
+
+    def __getattr__(self, attr):
+        f = self.__dict__["_fields"].get(attr)
+        if f is None:
+            raise AttributeError(f"{self._kind} '{self.name}' has no field '{attr}'")
+        return f
+
+    def __setattr__(self, attr, value):
+        f = self.__dict__["_fields"].get(attr)
+        if f is None:
+            raise AttributeError(f"{self._kind} '{self.name}' has no field '{attr}'")
+        f[...] = value
+
+    def __repr__(self):
+        return f"<{self._kind} {self.id} '{self.name}'>"
+
+
+class MjModel(_Fields):
+    """The compiled model. Build it with `from_xml_path` / `from_xml_string`, never directly."""
+
+    def __init__(self, sizes: dict, values: dict, names: dict):
+        """Allocate the arena for ``sizes`` and fill it from ``values`` (field name -> array).
+
+        ``names``: object kind (a key of NAMED_KINDS) -> list of names (None for unnamed).
+        """
+        full = {k: int(sizes.get(k, 0)) for k in MODEL_SIZES}
+        arena = Arena(MODEL_FIELDS, full)
+        d = self.__dict__
+        for k, v in full.items():
+            d[k] = v
+        d["_arena"] = arena
+        d["_A"] = arena.buffers()
+        for name, view in arena.views.items():
+            d[name] = view
+        for name, val in values.items():
+            view = arena.views.get(name)
+            if view is None:
+                raise KeyError(f"compiler produced unknown model field '{name}'")
+            if view.size:
+                view[...] = np.asarray(val).reshape(view.shape)
+        d["opt"] = MjOption(arena.views)
+        d["stat"] = MjStatistic(arena.views)
+        d["_names"] = {k: list(v) for k, v in names.items()}
+        d["_name2id"] = {k: {n: i for i, n in enumerate(v) if n} for k, v in names.items()}
+        d["nmocap"] = full["nmocap"]
+
+    @staticmethod
+    def _arena_sizes():
+        return MODEL_SIZES
+
+    # ---- construction -------------------------------------------------------------------------
+    @staticmethod
+    def from_xml_path(filename, assets=None):
+        """Parse and compile an MJCF or URDF file (the root element decides which)."""
+        from .compiler import compile_file
+        return compile_file(str(filename), assets=assets)
+
+    @staticmethod
+    def from_xml_string(xml, assets=None):
+        """Parse and compile an MJCF or URDF document given as a string."""
+        from .compiler import compile_string
+        return compile_string(xml, assets=assets)
+
+    # ---- names --------------------------------------------------------------------------------
+    def _kind(self, kind):
+        kind = ALIASES.get(kind, kind)
+        if kind not in NAMED_KINDS:
+            raise KeyError(f"unknown object kind '{kind}'")
+        return kind
+
+    def _lookup(self, kind, key):
+        kind = self._kind(kind)
+        size = getattr(self, NAMED_KINDS[kind][2])
+        if isinstance(key, str):
+            i = self._name2id.get(kind, {}).get(key)
+            if i is None:
+                raise KeyError(f"Invalid name '{key}'. Valid names: "
+                               f"{sorted(n for n in self._names.get(kind, []) if n)}")
+        else:
+            i = int(key)
+            if not 0 <= i < size:
+                raise IndexError(f"{kind} id {i} out of range [0, {size})")
+        names = self._names.get(kind, [])
+        return kind, i, (names[i] if i < len(names) and names[i] else "")
+
+    def _row_fields(self, kind, i):
+        prefix = NAMED_KINDS[kind][0]
+        size = getattr(self, NAMED_KINDS[kind][2])
+        out = {}
+        for name, view in self._arena.views.items():
+            if name.startswith(prefix) and view.shape and view.shape[0] == size:
+                out[name[len(prefix):]] = view[i:i + 1] if view.ndim == 1 else view[i]
+        return out
+
+    def _named(self, kind, key):
+        kind, i, name = self._lookup(kind, key)
+        return _Named(kind, i, name, self._row_fields(kind, i))
+
+    def body(self, key): return self._named("body", key)
+    def joint(self, key): return self._named("joint", key)
+    jnt = joint
+    def geom(self, key): return self._named("geom", key)
+    def site(self, key): return self._named("site", key)
+    def camera(self, key): return self._named("camera", key)
+    cam = camera
+    def light(self, key): return self._named("light", key)
+    def mesh(self, key): return self._named("mesh", key)
+    def hfield(self, key): return self._named("hfield", key)
+    def material(self, key): return self._named("material", key)
+    mat = material
+    def pair(self, key): return self._named("pair", key)
+    def exclude(self, key): return self._named("exclude", key)
+    def equality(self, key): return self._named("equality", key)
+    eq = equality
+    def tendon(self, key): return self._named("tendon", key)
+    def actuator(self, key): return self._named("actuator", key)
+    def sensor(self, key): return self._named("sensor", key)
+    def numeric(self, key): return self._named("numeric", key)
+    def tuple(self, key): return self._named("tuple", key)
+    def key(self, key): return self._named("key", key)
+    keyframe = key
+
+    def __repr__(self):
+        return (f"<engine.MjModel nq={self.nq} nv={self.nv} nu={self.nu} nbody={self.nbody} "
+                f"ngeom={self.ngeom} nsensor={self.nsensor}>")

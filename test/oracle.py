@@ -1,0 +1,63 @@
+"""The official `mujoco` as the test oracle: load the same model in both engines and compare.
+
+Only tests and benchmarks import this module (engine/ and mj_ros/ never import mujoco).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+mujoco = pytest.importorskip("mujoco")
+
+import engine  # noqa: E402
+from engine._layout import MODEL_FIELDS, MODEL_SIZES  # noqa: E402
+from engine.model import NAMED_KINDS, MjModel  # noqa: E402
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+MODELS = Path(os.environ.get("MJ_ROS_SHARED_MODELS", SHARED / "models"))
+TEST_MODELS = Path(__file__).resolve().parent / "models"
+
+
+def shared_model(rel):
+    """Path of a model under ../shared/models; skips the test (with the reason) when absent."""
+    p = MODELS / rel
+    if not p.exists():
+        pytest.skip(f"{p} not present (../shared/models is only beside the checkout in CI/dev)")
+    return p
+
+
+def model_from_mujoco(mjm) -> MjModel:
+    """Our MjModel with every field copied from an official mujoco.MjModel.
+
+    Lets the dynamics stages be tested on exactly the oracle's compiled model, independently of our
+    compiler. Fields our table has that mujoco lacks (or shapes that differ) are reported.
+    """
+    sizes = {k: int(getattr(mjm, k)) for k in MODEL_SIZES if hasattr(mjm, k)}
+    values = {}
+    for name, _, rows, cols in MODEL_FIELDS:
+        if name.startswith("opt_"):
+            src = getattr(mjm.opt, name[4:], None)
+        elif name.startswith("stat_"):
+            src = getattr(mjm.stat, name[5:], None)
+        else:
+            src = getattr(mjm, name, None)
+        if src is None:
+            continue
+        values[name] = np.asarray(src)
+    names = {}
+    for kind, (_, objtype, size) in NAMED_KINDS.items():
+        n = sizes.get(size, 0)
+        names[kind] = [mujoco.mj_id2name(mjm, int(objtype), i) for i in range(n)]
+    return MjModel(sizes, values, names)
+
+
+def compare(a, b, fields, rtol=1e-6, atol=1e-8, what=""):
+    """Assert a.<field> == b.<field> for each field, to rtol/atol, with a named mismatch."""
+    for f in fields:
+        x = np.asarray(getattr(a, f), dtype=float)
+        y = np.asarray(getattr(b, f), dtype=float)
+        assert x.shape == y.shape, f"{what} shape mismatch: {f} {x.shape} vs {y.shape}"
+        np.testing.assert_allclose(x, y, rtol=rtol, atol=atol, err_msg=f"{what} mismatch: {f}")
