@@ -119,7 +119,7 @@ CAMERA = {
     "resolution": (I, 2, (1, 1)),
     "output": (S, None, None),
     "focal": (R, 2, (0.0, 0.0)),
-    "focalpixel": (I, 2, (0, 0)),
+    "focalpixel": (R, 2, (0.0, 0.0)),
     "principal": (R, 2, (0.0, 0.0)),
     "principalpixel": (R, 2, (0.0, 0.0)),
     "sensorsize": (R, 2, (0.0, 0.0)),

@@ -1,0 +1,1389 @@
+"""Spec -> MjModel: the compiler (seed 000 "compiler"; seed 004 modeling guide).
+
+Runs in named phases, in a fixed order, so it is easy to see where each mjModel field is born:
+settings, assets (meshes), bodies and their elements (frames, orientations, fromto, sizes),
+inertia, tree indices, joints/dofs, sparse mass-matrix layout, non-tree elements (tendons,
+equalities, actuators, sensors, pairs, keyframes, custom), options, and finally the constants that
+need the model's own kinematics at qpos0 (`engine.compiler.setconst`).
+"""
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+from .. import enums
+from ..enums import mjtBias, mjtDyn, mjtGain, mjtGeom, mjtJoint, mjtObj, mjtSensor, mjtTrn
+from ..errors import CompileError
+from ..model import MjModel
+from ..xml import schema as S
+from .frames import IDENT, Orienter, compose, frame_pose, fromto_pose, quat2mat, quat_mul
+from . import inertia as inertia_mod
+
+GEOM_TYPE = {n: i for i, n in enumerate(S.GEOM_TYPES)}
+SITE_TYPE = {"sphere": 2, "capsule": 3, "ellipsoid": 4, "cylinder": 5, "box": 6}
+JNT_TYPE = {"free": 0, "ball": 1, "slide": 2, "hinge": 3}
+NQ = {0: 7, 1: 4, 2: 1, 3: 1}
+NV = {0: 6, 1: 3, 2: 1, 3: 1}
+CAM_MODE = {n: i for i, n in enumerate(S.CAM_MODES)}
+DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4, "user": 7}
+GAIN = {"fixed": 0, "affine": 1, "muscle": 2, "user": 6}
+BIAS = {"none": 0, "affine": 1, "muscle": 2, "user": 5}
+EPS = 1e-10
+
+
+def _where(el):
+    return (el.file, el.line, el.tag)
+
+
+def err(el, msg, attr=None):
+    return CompileError(msg, el.file if el else None, el.line if el else None,
+                        el.tag if el else None, attr)
+
+
+def _is_ident(q):
+    return abs(q[0] - 1) < EPS and abs(q[1]) < EPS and abs(q[2]) < EPS and abs(q[3]) < EPS
+
+
+def _same(a, b):
+    return np.allclose(a, b, rtol=0, atol=EPS)
+
+
+def sameframe(pos, quat, ipos, iquat):
+    """mjtSameFrame of an element's local frame vs its body: BODY(1), BODYROT(3), INERTIA(2),
+    INERTIAROT(4) or NONE(0), checked in that order."""
+    if _same(pos, 0) and _is_ident(quat):
+        return 1
+    if _is_ident(quat):
+        return 3
+    if _same(pos, ipos) and (_same(quat, iquat) or _same(quat, -np.asarray(iquat))):
+        return 2
+    if _same(quat, iquat) or _same(quat, -np.asarray(iquat)):
+        return 4
+    return 0
+
+
+class Compiler:
+    def __init__(self, spec, asset_files=None):
+        self.spec = spec
+        self.assets = asset_files or {}
+        c = {k: v[2] for k, v in S.COMPILER.items()}
+        if spec.source == "urdf":
+            # seed 004, URDF extensions: URDF's own compiler defaults.
+            c.update(angle="radian", strippath=True, discardvisual=True, fusestatic=True)
+        c.update(spec.compiler)
+        if c["coordinate"] == "global":
+            raise CompileError("global coordinates are no longer supported; convert the model "
+                               "to local coordinates", spec.file, None, "compiler", "coordinate")
+        self.c = c
+        self.orient = Orienter(c["angle"] == "degree", c["eulerseq"])
+        self.deg = math.pi / 180 if c["angle"] == "degree" else 1.0
+        self.v = {}      # model field values
+        self.names = {}  # kind -> list of names
+
+    # ==== entry =====================================================================================
+    def build(self) -> MjModel:
+        self.collect_tree()
+        self.compile_meshes()
+        self.compile_bodies()
+        self.compile_joints()
+        self.compile_geoms()
+        self.compile_sites_cameras_lights()
+        self.compile_inertia()
+        self.compile_tree_indices()
+        self.compile_mass_sparsity()
+        self.compile_tendons()
+        self.compile_equalities()
+        self.compile_actuators()
+        self.compile_sensors()
+        self.compile_pairs_excludes()
+        self.compile_custom()
+        self.compile_options()
+        self.compile_materials_hfields()
+        self.compile_keyframes()
+        m = MjModel(self.sizes(), self.v, self.names)
+        from .setconst import set_const
+        set_const(m, self)
+        return m
+
+    def sizes(self):
+        return self.sz
+
+    # ==== phase: the tree ===========================================================================
+    def collect_tree(self):
+        sp = self.spec
+        self.bodies = sp.bodies()
+        if self.c["discardvisual"]:
+            self._discard_visual()
+        if self.c["fusestatic"]:
+            self._fuse_static()
+        self.bodies = sp.bodies()
+        self.body_id = {id(b): i for i, b in enumerate(self.bodies)}
+        self.parent = [0] + [self.body_id[id(b.parent)] for b in self.bodies[1:]]
+        self.geoms = [g for b in self.bodies for g in b.geoms]
+        self.joints = [j for b in self.bodies for j in b.joints]
+        self.sites = [s for b in self.bodies for s in b.sites]
+        self.cams = [c for b in self.bodies for c in b.cameras]
+        self.lights = [x for b in self.bodies for x in b.lights]
+        self.sz = {"nbody": len(self.bodies), "ngeom": len(self.geoms), "njnt": len(self.joints),
+                   "nsite": len(self.sites), "ncam": len(self.cams), "nlight": len(self.lights)}
+        self._check_names()
+
+    def _referenced_names(self):
+        sp = self.spec
+        out = set()
+        for group in (sp.sensors, sp.actuators, sp.equalities, sp.pairs, sp.excludes):
+            for el in group:
+                out.update(v for v in el.attrs.values() if isinstance(v, str))
+        for t in sp.tendons:
+            for p in t.path:
+                out.update(v for v in p.attrs.values() if isinstance(v, str))
+        return out
+
+    def _discard_visual(self):
+        """compiler discardvisual: drop geoms that can never collide (contype = conaffinity = 0)
+        and are referenced by nothing, and then meshes no geom uses."""
+        refs = self._referenced_names()
+        for b in self.bodies:
+            b.geoms = [g for g in b.geoms if g.attrs["contype"] or g.attrs["conaffinity"]
+                       or (g.name and g.name in refs)]
+        used = {g.attrs["mesh"] for b in self.bodies for g in b.geoms if g.attrs.get("mesh")}
+        self.spec.meshes = [m for m in self.spec.meshes if self._mesh_name(m) in used]
+
+    def _fuse_static(self):
+        """compiler fusestatic: merge bodies without joints into their parents (world excepted for
+        the body itself, and bodies something refers to by name are kept)."""
+        refs = self._referenced_names()
+        for b in reversed(self.spec.bodies()[1:]):
+            if b.joints or b.attrs.get("mocap") or b is self.spec.worldbody:
+                continue
+            if b.name and b.name in refs:
+                continue
+            parent = b.parent
+            if parent is self.spec.worldbody:
+                pass
+            bp, bq = self.body_local(b)
+            # move every element of b into its parent, composing b's pose into theirs
+            for kind in ("geoms", "sites", "cameras", "lights"):
+                for el in getattr(b, kind):
+                    el._fused = (bp, bq, getattr(el, "_fused", None))
+                    el.parent = parent
+                    getattr(parent, kind).append(el)
+            for c in b.bodies:
+                c._fused = (bp, bq, getattr(c, "_fused", None))
+                c.parent = parent
+            if b.inertial is not None or b.geoms:
+                self._fused_inertia = getattr(self, "_fused_inertia", [])
+            idx = parent.bodies.index(b)
+            parent.bodies[idx:idx + 1] = b.bodies
+            if b.inertial is not None:
+                raise NotImplementedError(
+                    "fusestatic of a body with an explicit <inertial> is not supported yet "
+                    f"({b.file}:{b.line})")
+
+    def _check_names(self):
+        for kind, els in (("body", self.bodies), ("geom", self.geoms), ("joint", self.joints),
+                          ("site", self.sites), ("camera", self.cams), ("light", self.lights)):
+            seen = {}
+            for el in els:
+                n = el.name
+                if n:
+                    if n in seen:
+                        raise err(el, f"repeated name '{n}' in {kind}", "name")
+                    seen[n] = el
+
+    # ==== helpers ===================================================================================
+    def local_pose(self, el, default_quat=None):
+        """Pose of a tree element in its body frame: enclosing frames composed with its own."""
+        pos = np.asarray(el.attrs.get("pos") if el.attrs.get("pos") is not None else (0, 0, 0),
+                         float)
+        quat = self.orient.quat(el.attrs, _where(el), default_quat)
+        fp, fq = frame_pose(el.frame, self.orient)
+        p, q = compose(fp, fq, pos, quat)
+        fused = getattr(el, "_fused", None)
+        while fused is not None:
+            bp, bq, fused = fused
+            p, q = compose(bp, bq, p, q)
+        return p, q
+
+    def body_local(self, b):
+        return self.local_pose(b)
+
+    def _mesh_name(self, mel):
+        n = mel.name
+        if n:
+            return n
+        f = mel.attrs.get("file")
+        if f:
+            return os.path.splitext(os.path.basename(f))[0]
+        return None
+
+    # ==== phase: meshes =============================================================================
+    def compile_meshes(self):
+        from . import mesh as meshlib
+        sp = self.spec
+        meshdir = self.c.get("meshdir") or self.c.get("assetdir") or ""
+        self.mesh_id, self.mesh_data = {}, []
+        names = []
+        for i, mel in enumerate(sp.meshes):
+            name = self._mesh_name(mel)
+            if name in self.mesh_id:
+                raise err(mel, f"repeated name '{name}' in mesh", "name")
+            self.mesh_id[name] = i
+            names.append(name)
+            a = mel.attrs
+            if a.get("builtin") or a.get("params"):
+                raise NotImplementedError(f"{mel.file}:{mel.line}: <mesh builtin=...> "
+                                          "(procedural meshes) is not supported yet")
+            if a.get("file"):
+                fname = a["file"]
+                if self.c["strippath"]:
+                    fname = os.path.basename(fname)
+                path = self.resolve_asset(fname, meshdir, mel)
+                try:
+                    vert, face, *_ = meshlib.load_mesh_file(path, a.get("content_type"))
+                except meshlib.MeshError as e:
+                    raise err(mel, str(e), "file") from None
+            elif a.get("vertex") is not None:
+                vert = np.asarray(a["vertex"], float).reshape(-1, 3)
+                face = (np.asarray(a["face"], np.int32).reshape(-1, 3)
+                        if a.get("face") is not None else None)
+            else:
+                raise err(mel, "mesh needs a 'file' or 'vertex' attribute", "file")
+            try:
+                md = meshlib.process_mesh(vert, face, scale=a["scale"], refpos=a["refpos"],
+                                          refquat=a["refquat"], inertia=a["inertia"],
+                                          maxhullvert=a["maxhullvert"])
+            except meshlib.MeshError as e:
+                raise err(mel, f"mesh '{name}': {e}") from None
+            self.mesh_data.append(md)
+        self.names["mesh"] = names
+        self.sz["nmesh"] = len(self.mesh_data)
+        v = self.v
+        nv_ = [len(md.vert) for md in self.mesh_data]
+        nf_ = [len(md.face) for md in self.mesh_data]
+        v["mesh_vertnum"] = nv_
+        v["mesh_vertadr"] = np.concatenate([[0], np.cumsum(nv_)[:-1]]) if nv_ else []
+        v["mesh_facenum"] = nf_
+        v["mesh_faceadr"] = np.concatenate([[0], np.cumsum(nf_)[:-1]]) if nf_ else []
+        v["mesh_graphadr"] = [-1] * len(nv_)
+        v["mesh_vert"] = (np.concatenate([md.vert for md in self.mesh_data])
+                          if nv_ else np.zeros((0, 3)))
+        v["mesh_face"] = (np.concatenate([md.face for md in self.mesh_data])
+                          if nf_ else np.zeros((0, 3)))
+        v["mesh_scale"] = [mel.attrs["scale"] for mel in sp.meshes]
+        v["mesh_pos"] = [md.pos for md in self.mesh_data]
+        v["mesh_quat"] = [md.quat for md in self.mesh_data]
+        self.sz.update(nmeshvert=int(sum(nv_)), nmeshface=int(sum(nf_)), nmeshgraph=0)
+
+    def resolve_asset(self, fname, subdir, el):
+        if fname in self.assets:
+            return self.assets[fname]
+        base = self.spec.dir
+        cands = [os.path.join(base, subdir, fname)] if not os.path.isabs(fname) else [fname]
+        for p in cands:
+            if os.path.exists(p):
+                return p
+        raise err(el, f"file not found: '{fname}' (looked in {os.path.join(base, subdir)})",
+                  "file")
+
+    # ==== phase: bodies =============================================================================
+    def compile_bodies(self):
+        nb = len(self.bodies)
+        pos = np.zeros((nb, 3))
+        quat = np.tile(IDENT, (nb, 1))
+        mocap = np.full(nb, -1)
+        gravcomp = np.zeros(nb)
+        nmocap = 0
+        user = []
+        for i, b in enumerate(self.bodies[1:], 1):
+            p, q = self.local_pose(b)
+            pos[i], quat[i] = p, q
+            if b.attrs.get("mocap"):
+                if self.parent[i] != 0:
+                    raise err(b, "mocap body must be a child of the world body", "mocap")
+                if b.joints:
+                    raise err(b, "mocap body cannot have joints", "mocap")
+                mocap[i] = nmocap
+                nmocap += 1
+            gravcomp[i] = b.attrs.get("gravcomp", 0.0)
+            user.append(b.attrs.get("user", ()))
+        self.body_pos, self.body_quat = pos, quat
+        self.v.update(body_pos=pos, body_quat=quat, body_mocapid=mocap, body_gravcomp=gravcomp,
+                      body_parentid=self.parent)
+        self.sz["nmocap"] = nmocap
+        self.sz["ngravcomp"] = int(np.count_nonzero(gravcomp))
+        self.names["body"] = [b.name if b.name else ("world" if i == 0 else None)
+                              for i, b in enumerate(self.bodies)]
+        self._user("body", [()] + user)
+
+    def _user(self, kind, rows, sizekey=None):
+        """user data: width from <size nuser_*> (or the longest given), zero padded."""
+        key = sizekey or f"nuser_{kind}"
+        n = self.spec.size.get(key, -1)
+        longest = max((len(r) for r in rows), default=0)
+        if n == -1:
+            n = longest
+        elif longest > n:
+            raise CompileError(f"user data longer than {key}={n}", self.spec.file, None, "size",
+                               key)
+        arr = np.zeros((len(rows), n))
+        for i, r in enumerate(rows):
+            arr[i, :len(r)] = r
+        self.sz[key] = n
+        field = {"body": "body_user", "jnt": "jnt_user", "geom": "geom_user", "site": "site_user",
+                 "cam": "cam_user", "tendon": "tendon_user", "actuator": "actuator_user",
+                 "sensor": "sensor_user"}[kind]
+        self.v[field] = arr
+
+    # ==== phase: joints =============================================================================
+    def compile_joints(self):
+        nj = len(self.joints)
+        v = self.v
+        jtype = np.zeros(nj, int)
+        jbody = np.zeros(nj, int)
+        jpos = np.zeros((nj, 3))
+        jaxis = np.zeros((nj, 3))
+        qposadr = np.zeros(nj, int)
+        dofadr = np.zeros(nj, int)
+        limited = np.zeros(nj, int)
+        actfrclimited = np.zeros(nj, int)
+        rng = np.zeros((nj, 2))
+        actfrcrange = np.zeros((nj, 2))
+        qpos0, qpos_spring = [], []
+        dof = {k: [] for k in ("bodyid", "jntid", "armature", "damping", "frictionloss",
+                                 "solref", "solimp")}
+        nq = nv = 0
+        names, user = [], []
+        for j, el in enumerate(self.joints):
+            a = el.attrs
+            b = el.parent
+            bid = self.body_id[id(b)]
+            t = 0 if el.kind == "freejoint" else JNT_TYPE[a["type"]]
+            if t == 0:
+                if self.parent[bid] != 0:
+                    raise err(el, "free joint can only be used on top level")
+                if len(b.joints) > 1:
+                    raise err(el, "free joint must be the only joint of its body")
+                a = {**{k: x[2] for k, x in S.JOINT.items()}, **a}
+            if t == 1 and any(JNT_TYPE.get(o.attrs.get("type"), 0) in (1, 3)
+                              for o in b.joints if o is not el and o.kind != "freejoint"):
+                raise err(el, "a ball joint cannot be combined with other rotational joints")
+            jtype[j], jbody[j] = t, bid
+            if t in (2, 3):
+                p, q = self.local_pose(el)
+                ax = np.asarray(a["axis"], float)
+                n = np.linalg.norm(ax)
+                if n < 1e-14:
+                    raise err(el, "joint axis cannot be zero", "axis")
+                jaxis[j] = quat2mat(q) @ (ax / n)
+                jpos[j] = p
+            else:
+                jaxis[j] = (0, 0, 1)
+                if t == 1:
+                    jpos[j], _ = self.local_pose(el)
+            qposadr[j], dofadr[j] = nq, nv
+            scale = self.deg if t in (1, 3) else 1.0
+            lim = a["limited"]
+            if lim == "auto":
+                if not self.c["autolimits"] and "range" in el.given:
+                    raise err(el, "limited must be set when autolimits is false and range is "
+                              "given", "limited")
+                lim = "true" if "range" in el.given else "false"
+            limited[j] = lim == "true"
+            # as MuJoCo does, an unlimited joint's range is kept as written (not converted)
+            r = np.asarray(a["range"], float) * (scale if limited[j] else 1.0)
+            if limited[j]:
+                if t == 0:
+                    raise err(el, "free joints cannot be limited", "range")
+                if t == 1 and r[0] != 0:
+                    raise err(el, "ball joint range[0] must be 0 (only range[1] is used)", "range")
+                if r[0] >= r[1] and t != 1:
+                    raise err(el, "joint range must be increasing (range[0] < range[1])", "range")
+            rng[j] = r
+            fl = a["actuatorfrclimited"]
+            if fl == "auto":
+                fl = "true" if "actuatorfrcrange" in el.given else "false"
+            actfrclimited[j] = fl == "true" and t in (2, 3)  # only hinge and slide joints
+            actfrcrange[j] = a["actuatorfrcrange"]
+            if actfrclimited[j] and actfrcrange[j][0] > actfrcrange[j][1]:
+                raise err(el, "actuatorfrcrange must be increasing", "actuatorfrcrange")
+            if t == 0:
+                bp, bq = self.body_pos[bid], self.body_quat[bid]
+                qpos0 += list(bp) + list(bq)
+                qpos_spring += list(bp) + list(bq)
+            elif t == 1:
+                qpos0 += [1.0, 0, 0, 0]
+                qpos_spring += [1.0, 0, 0, 0]
+            else:
+                qpos0.append(a["ref"] * scale)
+                qpos_spring.append(a["springref"] * scale)
+            for _ in range(NV[t]):
+                dof["bodyid"].append(bid)
+                dof["jntid"].append(j)
+                dof["armature"].append(a["armature"])
+                dof["damping"].append(a["damping"])
+                dof["frictionloss"].append(a["frictionloss"])
+                dof["solref"].append(a["solreffriction"])
+                dof["solimp"].append(a["solimpfriction"])
+            nq += NQ[t]
+            nv += NV[t]
+            names.append(el.name)
+            user.append(a.get("user", ()))
+            el._springdamper = a.get("springdamper", (0.0, 0.0))
+        self.sz.update(nq=nq, nv=nv)
+        v.update(jnt_type=jtype, jnt_bodyid=jbody, jnt_pos=jpos, jnt_axis=jaxis,
+                 jnt_qposadr=qposadr, jnt_dofadr=dofadr, jnt_limited=limited,
+                 jnt_actfrclimited=actfrclimited, jnt_range=rng, jnt_actfrcrange=actfrcrange,
+                 jnt_group=[el.attrs.get("group", 0) for el in self.joints],
+                 jnt_solref=[self._solref(el.attrs.get("solreflimit", S.SOLREF_DEFAULT))
+                             for el in self.joints],
+                 jnt_solimp=[el.attrs.get("solimplimit", S.SOLIMP_DEFAULT) for el in self.joints],
+                 jnt_stiffness=[el.attrs.get("stiffness", 0.0) for el in self.joints],
+                 jnt_margin=[el.attrs.get("margin", 0.0) for el in self.joints],
+                 jnt_actgravcomp=[el.attrs.get("actuatorgravcomp", False) for el in self.joints],
+                 qpos0=qpos0, qpos_spring=qpos_spring,
+                 dof_bodyid=dof["bodyid"], dof_jntid=dof["jntid"],
+                 dof_armature=dof["armature"], dof_damping=dof["damping"],
+                 dof_frictionloss=dof["frictionloss"],
+                 dof_solref=[self._solref(s) for s in dof["solref"]], dof_solimp=dof["solimp"])
+        self.names["joint"] = names
+        self._user("jnt", user)
+        self.jtype, self.jbody = jtype, jbody
+
+    @staticmethod
+    def _solref(s):
+        return s
+
+    # ==== phase: geoms ==============================================================================
+    def compile_geoms(self):
+        ng = len(self.geoms)
+        self.geom_mass = np.zeros(ng)
+        self.geom_inertia = np.zeros((ng, 3))
+        self.geom_pos = np.zeros((ng, 3))
+        self.geom_quat = np.tile(IDENT, (ng, 1))
+        self.geom_size = np.zeros((ng, 3))
+        gtype = np.zeros(ng, int)
+        dataid = np.full(ng, -1)
+        rbound = np.zeros(ng)
+        aabb = np.zeros((ng, 6))
+        fluid = np.zeros((ng, 12))
+        names, user = [], []
+        for i, el in enumerate(self.geoms):
+            a = el.attrs
+            t = GEOM_TYPE[a["type"]]
+            if t == GEOM_TYPE["sdf"]:
+                raise NotImplementedError(f"{el.file}:{el.line}: geom type 'sdf' (SDF plugins) "
+                                          "is not supported yet")
+            size = np.array(a["size"], float)
+            p, q = self.local_pose(el)
+            if a.get("fromto") is not None:
+                if t not in (3, 5, 4, 6):
+                    raise err(el, "fromto requires a capsule, cylinder, ellipsoid or box",
+                              "fromto")
+                fp, fq = frame_pose(el.frame, self.orient)
+                c, zq, half = fromto_pose(a["fromto"])
+                p, q = compose(fp, fq, c, zq)
+                fused = getattr(el, "_fused", None)
+                while fused is not None:
+                    bp, bq, fused = fused
+                    p, q = compose(bp, bq, p, q)
+                if t in (3, 5):
+                    size[1] = half
+                else:
+                    size[0] = size[0]
+                    size[1] = size[0] if len(el.attrs["size"]) < 2 or "size" not in el.given \
+                        else size[1]
+                    size[2] = half
+            mesh = None
+            if a.get("mesh"):
+                if a["mesh"] not in self.mesh_id:
+                    raise err(el, f"unknown mesh '{a['mesh']}'", "mesh")
+                mid = self.mesh_id[a["mesh"]]
+                mesh = self.mesh_data[mid]
+                if t == 7:
+                    dataid[i] = mid
+                    # half-extents of the box centred at the mesh frame's origin (the center of
+                    # mass) that contains every vertex
+                    size = np.abs(np.asarray(mesh.vert, float)).max(axis=0)
+                    # the mesh's vertices live in its principal frame: move the geom to it
+                    p, q = compose(p, q, np.asarray(mesh.pos, float), np.asarray(mesh.quat, float))
+                else:
+                    from .mesh import mesh_fit_size
+                    fs, fp_, fq_ = mesh_fit_size(mesh, a["type"], self.c["fitaabb"],
+                                                 a["fitscale"])
+                    size = np.asarray(fs, float)
+                    p, q = compose(p, q, np.asarray(mesh.pos, float), np.asarray(mesh.quat, float))
+                    p, q = compose(p, q, np.asarray(fp_, float), np.asarray(fq_, float))
+            elif t == 7:
+                raise err(el, "mesh geom needs a 'mesh' attribute", "mesh")
+            if t == 1:
+                raise NotImplementedError(f"{el.file}:{el.line}: hfield geoms are not supported "
+                                          "yet")
+            self._check_geom_size(el, t, size)
+            gtype[i] = t
+            self.geom_pos[i], self.geom_quat[i], self.geom_size[i] = p, q, size
+            rbound[i], aabb[i] = self._bound(t, size, mesh)
+            # mass and inertia (seed 000 geom: mass, density, shellinertia)
+            if t != 0 and t != 1:
+                if t == 7:
+                    shell = mesh.shell if hasattr(mesh, "shell") else False
+                    vol, inert = mesh.volume, np.asarray(mesh.inertia, float)
+                    if a.get("shellinertia"):
+                        raise NotImplementedError(f"{el.file}:{el.line}: geom shellinertia on a "
+                                                  "mesh (use <mesh inertia='shell'>)")
+                else:
+                    vol, inert = inertia_mod.primitive_volume_inertia(t, size,
+                                                                      a.get("shellinertia"))
+                if a.get("mass") is not None:
+                    if vol <= 0:
+                        raise err(el, "geom volume must be positive to set its mass", "mass")
+                    density = a["mass"] / vol
+                else:
+                    density = a["density"]
+                self.geom_mass[i] = density * vol
+                self.geom_inertia[i] = density * inert
+            if a["fluidshape"] == "ellipsoid":
+                fluid[i, 0] = 1.0
+                fluid[i, 1:6] = a["fluidcoef"]
+            names.append(el.name)
+            user.append(a.get("user", ()))
+        g = self.geoms
+        solmix = [el.attrs["solmix"] for el in g]
+        self.v.update(
+            geom_type=gtype, geom_dataid=dataid, geom_size=self.geom_size, geom_pos=self.geom_pos,
+            geom_quat=self.geom_quat, geom_rbound=rbound, geom_aabb=aabb, geom_fluid=fluid,
+            geom_bodyid=[self.body_id[id(el.parent)] for el in g],
+            geom_contype=[el.attrs["contype"] for el in g],
+            geom_conaffinity=[el.attrs["conaffinity"] for el in g],
+            geom_condim=[el.attrs["condim"] for el in g],
+            geom_group=[el.attrs["group"] for el in g],
+            geom_priority=[el.attrs["priority"] for el in g],
+            geom_plugin=[-1] * len(g),
+            geom_solmix=solmix,
+            geom_solref=[el.attrs["solref"] for el in g],
+            geom_solimp=[el.attrs["solimp"] for el in g],
+            geom_friction=[el.attrs["friction"] for el in g],
+            geom_margin=[el.attrs["margin"] for el in g],
+            geom_gap=[el.attrs["gap"] for el in g],
+            geom_rgba=[el.attrs["rgba"] for el in g],
+        )
+        for el in g:
+            if el.attrs["condim"] not in (1, 3, 4, 6):
+                raise err(el, "condim must be 1, 3, 4 or 6", "condim")
+        self.names["geom"] = names
+        self._user("geom", user)
+        self.gtype = gtype
+
+    def _check_geom_size(self, el, t, size):
+        need = {0: 3, 2: 1, 3: 2, 4: 3, 5: 2, 6: 3}.get(t, 0)
+        if t == 0:
+            return  # plane sizes: zero means infinite in rendering; no check needed for physics
+        for k in range(need):
+            if size[k] <= 0:
+                raise err(el, f"size {k} must be positive in geom", "size")
+
+    @staticmethod
+    def _bound(t, size, mesh):
+        """geom_rbound (bounding sphere radius) and geom_aabb (center, half-sizes), local frame."""
+        if t == 0:
+            return 0.0, np.array([0, 0, 0, size[0] if size[0] > 0 else 1e10,
+                                  size[1] if size[1] > 0 else 1e10, 0])
+        if t == 2:
+            r = size[0]
+            return r, np.array([0, 0, 0, r, r, r])
+        if t == 3:
+            return size[0] + size[1], np.array([0, 0, 0, size[0], size[0], size[0] + size[1]])
+        if t == 5:
+            return math.hypot(size[0], size[1]), np.array([0, 0, 0, size[0], size[0], size[1]])
+        if t == 4:
+            return max(size), np.array([0, 0, 0, *size])
+        if t == 6:
+            return float(np.linalg.norm(size)), np.array([0, 0, 0, *size])
+        if t == 7:
+            return float(mesh.rbound), np.asarray(mesh.aabb, float)
+        return 0.0, np.zeros(6)
+
+    # ==== phase: sites, cameras, lights =============================================================
+    def compile_sites_cameras_lights(self):
+        v = self.v
+        ns = len(self.sites)
+        spos, squat, ssize = np.zeros((ns, 3)), np.tile(IDENT, (ns, 1)), np.zeros((ns, 3))
+        stype = np.zeros(ns, int)
+        for i, el in enumerate(self.sites):
+            a = el.attrs
+            t = SITE_TYPE[a["type"]]
+            size = np.array(a["size"], float)
+            p, q = self.local_pose(el)
+            if a.get("fromto") is not None:
+                fp, fq = frame_pose(el.frame, self.orient)
+                c, zq, half = fromto_pose(a["fromto"])
+                p, q = compose(fp, fq, c, zq)
+                if t in (3, 5):
+                    size[1] = half
+                elif t in (4, 6):
+                    size[2] = half
+            spos[i], squat[i], ssize[i], stype[i] = p, q, size, t
+        v.update(site_type=stype, site_pos=spos, site_quat=squat, site_size=ssize,
+                 site_bodyid=[self.body_id[id(el.parent)] for el in self.sites],
+                 site_group=[el.attrs["group"] for el in self.sites],
+                 site_rgba=[el.attrs["rgba"] for el in self.sites])
+        self.site_pos, self.site_quat = spos, squat
+        self.names["site"] = [el.name for el in self.sites]
+        self._user("site", [el.attrs.get("user", ()) for el in self.sites])
+        # cameras
+        nc = len(self.cams)
+        cpos, cquat = np.zeros((nc, 3)), np.tile(IDENT, (nc, 1))
+        target = np.full(nc, -1)
+        for i, el in enumerate(self.cams):
+            cpos[i], cquat[i] = self.local_pose(el)
+            target[i] = self._target(el)
+        v.update(cam_pos=cpos, cam_quat=cquat, cam_targetbodyid=target,
+                 cam_mode=[CAM_MODE[el.attrs["mode"]] for el in self.cams],
+                 cam_bodyid=[self.body_id[id(el.parent)] for el in self.cams],
+                 cam_fovy=[el.attrs["fovy"] for el in self.cams],
+                 cam_ipd=[el.attrs["ipd"] for el in self.cams],
+                 cam_orthographic=[el.attrs["orthographic"] for el in self.cams],
+                 cam_resolution=[el.attrs["resolution"] for el in self.cams])
+        self.names["camera"] = [el.name for el in self.cams]
+        self._user("cam", [el.attrs.get("user", ()) for el in self.cams])
+        # lights
+        nl = len(self.lights)
+        lpos, ldir = np.zeros((nl, 3)), np.zeros((nl, 3))
+        ltarget = np.full(nl, -1)
+        for i, el in enumerate(self.lights):
+            p, q = self.local_pose(el)
+            lpos[i] = p
+            d = np.asarray(el.attrs["dir"], float)
+            d = d / max(np.linalg.norm(d), 1e-15)
+            ldir[i] = quat2mat(frame_pose(el.frame, self.orient)[1]) @ d
+            ltarget[i] = self._target(el)
+        ltype = []
+        for el in self.lights:
+            t = el.attrs["type"]
+            if el.attrs.get("directional"):
+                t = "directional"
+            ltype.append({"spot": 0, "directional": 1, "point": 2, "image": 3}[t])
+        v.update(light_pos=lpos, light_dir=ldir, light_targetbodyid=ltarget, light_type=ltype,
+                 light_mode=[CAM_MODE[el.attrs["mode"]] for el in self.lights],
+                 light_bodyid=[self.body_id[id(el.parent)] for el in self.lights],
+                 light_castshadow=[el.attrs["castshadow"] for el in self.lights],
+                 light_active=[el.attrs["active"] for el in self.lights],
+                 light_attenuation=[el.attrs["attenuation"] for el in self.lights],
+                 light_cutoff=[el.attrs["cutoff"] for el in self.lights],
+                 light_exponent=[el.attrs["exponent"] for el in self.lights],
+                 light_ambient=[el.attrs["ambient"] for el in self.lights],
+                 light_diffuse=[el.attrs["diffuse"] for el in self.lights],
+                 light_specular=[el.attrs["specular"] for el in self.lights])
+        self.names["light"] = [el.name for el in self.lights]
+
+    def _target(self, el):
+        t = el.attrs.get("target")
+        if el.attrs["mode"] in ("targetbody", "targetbodycom"):
+            if not t:
+                raise err(el, f"mode {el.attrs['mode']} needs a target body", "target")
+            b = next((i for i, b in enumerate(self.bodies) if b.name == t), None)
+            if b is None:
+                raise err(el, f"unknown target body '{t}'", "target")
+            return b
+        return -1
+
+    # ==== phase: inertia ============================================================================
+    def compile_inertia(self):
+        """body_mass/ipos/iquat/inertia from <inertial> or from geoms (compiler inertiafromgeom,
+        inertiagrouprange), then boundmass/boundinertia/balanceinertia/settotalmass."""
+        nb = len(self.bodies)
+        mass, ipos, iquat, inert = np.zeros(nb), np.zeros((nb, 3)), np.tile(IDENT, (nb, 1)), \
+            np.zeros((nb, 3))
+        ifg = self.c["inertiafromgeom"]
+        glo, ghi = self.c["inertiagrouprange"]
+        for i, b in enumerate(self.bodies[1:], 1):
+            use_geoms = ifg == "true" or (ifg == "auto" and b.inertial is None)
+            if not use_geoms and b.inertial is not None:
+                el = b.inertial
+                a = el.attrs
+                p, q = self.local_pose(el)
+                if a.get("fullinertia") is not None:
+                    if any(a.get(k) is not None for k in S.ORIENT) or a.get("diaginertia"):
+                        raise err(el, "fullinertia cannot be combined with an orientation or "
+                                  "diaginertia", "fullinertia")
+                    w, qq = inertia_mod.full_to_principal(a["fullinertia"])
+                    q = quat_mul(q, qq)
+                    d = w
+                elif a.get("diaginertia") is not None:
+                    d = np.asarray(a["diaginertia"], float)
+                else:
+                    raise err(el, "<inertial> needs diaginertia or fullinertia", "diaginertia")
+                mass[i], ipos[i], iquat[i], inert[i] = a["mass"], p, q, d
+                self._check_inertia(el, a["mass"], d)
+            elif use_geoms:
+                idx = [k for k, g in enumerate(self.geoms)
+                       if g.parent is b and glo <= g.attrs["group"] <= ghi
+                       and self.gtype[k] not in (0, 1)]
+                if idx:
+                    ms = self.geom_mass[idx]
+                    R = [quat2mat(self.geom_quat[k]) for k in idx]
+                    M, com, I = inertia_mod.combine(ms, self.geom_pos[idx], R,
+                                                    self.geom_inertia[idx])
+                    mass[i], ipos[i] = M, com
+                    heavy = [k for k in idx if self.geom_mass[k] > enums.mjMINVAL]
+                    if len(heavy) == 1:
+                        # one geom carries all the mass: its own frame is principal (unsorted)
+                        k = heavy[0]
+                        ipos[i], inert[i], iquat[i] = (self.geom_pos[k], self.geom_inertia[k],
+                                                       self.geom_quat[k])
+                    elif M > 0:
+                        inert[i], iquat[i] = inertia_mod.principal(I)
+        # bounds and balance (seed 000 compiler)
+        bm, bi = self.c["boundmass"], self.c["boundinertia"]
+        for i in range(1, nb):
+            if bm > 0:
+                mass[i] = max(mass[i], bm)
+            if bi > 0:
+                inert[i] = np.maximum(inert[i], bi)
+            if self.c["balanceinertia"]:
+                a_, b_, c_ = inert[i]
+                if a_ + b_ < c_ or a_ + c_ < b_ or b_ + c_ < a_:
+                    inert[i] = (a_ + b_ + c_) / 3
+        tm = self.c["settotalmass"]
+        if tm > 0:
+            total = mass[1:].sum()
+            if total > 0:
+                s = tm / total
+                mass *= s
+                inert *= s
+        for i in range(1, nb):
+            if mass[i] < enums.mjMINVAL and not inert[i].any():
+                # a massless body: MuJoCo puts its inertial frame at the body frame's local pose
+                ipos[i], iquat[i] = self.body_pos[i], self.body_quat[i]
+        self.mass, self.ipos, self.iquat, self.inert = mass, ipos, iquat, inert
+        for i, b in enumerate(self.bodies[1:], 1):
+            if b.joints and (mass[i] < enums.mjMINVAL or inert[i].min() < enums.mjMINVAL):
+                if not any(self._has_mass_below(c) for c in [b]):
+                    raise err(b, "mass and inertia of moving bodies must be larger than mjMINVAL")
+        self.v.update(body_mass=mass, body_ipos=ipos, body_iquat=iquat, body_inertia=inert)
+
+    def _has_mass_below(self, b):
+        """A moving body may be massless if a descendant carries mass (MuJoCo checks the chain)."""
+        for c in b.bodies:
+            i = self.body_id[id(c)]
+            if self.mass[i] > enums.mjMINVAL or self._has_mass_below(c):
+                return True
+        return False
+
+    def _check_inertia(self, el, m, d):
+        if m < 0:
+            raise err(el, "mass must be nonnegative", "mass")
+        if np.any(np.asarray(d) < 0):
+            raise err(el, "inertia must be nonnegative", "diaginertia")
+        a, b, c = d
+        if a + b < c - 1e-10 * max(1, c) or a + c < b - 1e-10 * max(1, b) or \
+                b + c < a - 1e-10 * max(1, a):
+            if not self.c["balanceinertia"]:
+                raise err(el, "invalid inertia: the principal moments must satisfy the triangle "
+                          "inequality (A + B >= C)", "diaginertia")
+
+    # ==== phase: tree indices =======================================================================
+    def compile_tree_indices(self):
+        nb = len(self.bodies)
+        par = self.parent
+        jntnum, jntadr = np.zeros(nb, int), np.full(nb, -1)
+        dofnum, dofadr = np.zeros(nb, int), np.full(nb, -1)
+        geomnum, geomadr = np.zeros(nb, int), np.full(nb, -1)
+        for j, b in enumerate(self.jbody):
+            if jntadr[b] < 0:
+                jntadr[b] = j
+            jntnum[b] += 1
+        dof_body = np.asarray(self.v["dof_bodyid"], int)
+        for k, b in enumerate(dof_body):
+            if dofadr[b] < 0:
+                dofadr[b] = k
+            dofnum[b] += 1
+        for g, el in enumerate(self.geoms):
+            b = self.body_id[id(el.parent)]
+            if geomadr[b] < 0:
+                geomadr[b] = g
+            geomnum[b] += 1
+        rootid = np.zeros(nb, int)
+        weldid = np.zeros(nb, int)
+        for i in range(1, nb):
+            rootid[i] = i if par[i] == 0 else rootid[par[i]]
+            weldid[i] = i if (jntnum[i] > 0 or self.v['body_mocapid'][i] >= 0) else weldid[par[i]]
+        # dof_parentid: previous dof of the same body, else the last dof of the nearest ancestor
+        nv = len(dof_body)
+        dof_parent = np.full(nv, -1)
+        last = np.full(nb, -1)     # last dof at or above each body
+        for i in range(1, nb):
+            last[i] = last[par[i]]
+            for k in range(dofadr[i], dofadr[i] + dofnum[i]) if dofnum[i] else ():
+                dof_parent[k] = last[i]
+                last[i] = k
+        # trees: a body with dofs whose parent is static starts a kinematic tree; bodies below
+        # it belong to that tree; static bodies above any dof have no tree (-1).
+        treeid = np.full(nb, -1)
+        trees = []
+        for i in range(1, nb):
+            if treeid[par[i]] >= 0:
+                treeid[i] = treeid[par[i]]
+            elif dofnum[i] > 0:
+                treeid[i] = len(trees)
+                trees.append(i)
+        dof_treeid = treeid[dof_body] if nv else np.zeros(0, int)
+        tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum = [], [], [], []
+        for t, r in enumerate(trees):
+            members = [i for i in range(nb) if treeid[i] == t]
+            tree_bodyadr.append(members[0])
+            tree_bodynum.append(len(members))
+            dofs = np.flatnonzero(dof_treeid == t)
+            tree_dofadr.append(int(dofs[0]))
+            tree_dofnum.append(len(dofs))
+        # sameframe and simple bodies
+        bsame = np.zeros(nb, int)
+        bsimple = np.zeros(nb, int)
+        bsame[0], bsimple[0] = 1, 1
+        for i in range(1, nb):
+            if _same(self.ipos[i], 0) and _is_ident(self.iquat[i]):
+                bsame[i] = 1
+            elif _is_ident(self.iquat[i]):
+                bsame[i] = 3
+        has_child = np.zeros(nb, bool)
+        for i in range(1, nb):
+            has_child[par[i]] = True
+        jt = self.jtype
+        for i in range(1, nb):
+            if bsame[i] != 1 or has_child[i] or par[i] != 0:
+                continue
+            jids = range(jntadr[i], jntadr[i] + jntnum[i]) if jntnum[i] else []
+            if any(np.any(self.v["jnt_pos"][j] != 0) for j in jids):
+                continue  # a joint off the center of mass couples the dofs
+            types = [jt[j] for j in jids]
+            bsimple[i] = 2 if types and all(t == 2 for t in types) else 1
+        simplenum = np.zeros(nv, int)
+        run = 0
+        for k in range(nv - 1, -1, -1):
+            run = run + 1 if bsimple[dof_body[k]] else 0
+            simplenum[k] = run
+        gsame = np.array([sameframe(self.geom_pos[g], self.geom_quat[g],
+                                    self.ipos[self.body_id[id(el.parent)]],
+                                    self.iquat[self.body_id[id(el.parent)]])
+                          for g, el in enumerate(self.geoms)], int)
+        ssame = np.array([sameframe(self.site_pos[s], self.site_quat[s],
+                                    self.ipos[self.body_id[id(el.parent)]],
+                                    self.iquat[self.body_id[id(el.parent)]])
+                          for s, el in enumerate(self.sites)], int)
+        # subtree mass
+        sub = self.mass.copy()
+        for i in range(nb - 1, 0, -1):
+            sub[par[i]] += sub[i]
+        # contact summaries per body
+        bcontype, bconaff, bmargin = np.zeros(nb, int), np.zeros(nb, int), np.zeros(nb)
+        for g, el in enumerate(self.geoms):
+            b = self.body_id[id(el.parent)]
+            bcontype[b] |= el.attrs["contype"]
+            bconaff[b] |= el.attrs["conaffinity"]
+            bmargin[b] = max(bmargin[b], el.attrs["margin"])
+        self.v.update(body_rootid=rootid, body_weldid=weldid, body_jntnum=jntnum,
+                      body_jntadr=jntadr, body_dofnum=dofnum, body_dofadr=dofadr,
+                      body_geomnum=geomnum, body_geomadr=geomadr, body_treeid=treeid,
+                      body_sameframe=bsame, body_simple=bsimple, body_subtreemass=sub,
+                      body_contype=bcontype, body_conaffinity=bconaff, body_margin=bmargin,
+                      dof_parentid=dof_parent, dof_treeid=dof_treeid, dof_simplenum=simplenum,
+                      geom_sameframe=gsame, site_sameframe=ssame,
+                      tree_bodyadr=tree_bodyadr, tree_bodynum=tree_bodynum,
+                      tree_dofadr=tree_dofadr, tree_dofnum=tree_dofnum)
+        self.sz["ntree"] = len(trees)
+        self.dof_parent, self.simplenum = dof_parent, simplenum
+
+    # ==== phase: mass matrix sparsity ================================================================
+    def compile_mass_sparsity(self):
+        """qM's ancestor-chain layout (dof_Madr), the CSR lower triangle M_* (rows of "simple"
+        dofs hold only their diagonal), the full symmetric pattern D_* and the maps between them."""
+        nv = self.sz["nv"]
+        par = self.dof_parent
+        chains = []
+        for i in range(nv):
+            c, j = [], i
+            while j >= 0:
+                c.append(j)
+                j = par[j]
+            chains.append(c)        # i, parent, grandparent, ...
+        madr = np.zeros(nv, int)
+        n = 0
+        for i in range(nv):
+            madr[i] = n
+            n += len(chains[i])
+        nM = n
+        rownnz, rowadr, colind, m2m = [], [], [], []
+        for i in range(nv):
+            cols = [i] if self.simplenum[i] else sorted(chains[i])
+            rowadr.append(len(colind))
+            rownnz.append(len(cols))
+            colind += cols
+            m2m += [madr[i] + chains[i].index(c) for c in cols]
+        nC = len(colind)
+        # D: ancestors, self and descendants of each dof
+        desc = [[] for _ in range(nv)]
+        for i in range(nv):
+            for a in chains[i][1:]:
+                desc[a].append(i)
+        drownnz, drowadr, dcolind, ddiag = [], [], [], []
+        for i in range(nv):
+            cols = sorted(set(chains[i]) | set(desc[i]))
+            drowadr.append(len(dcolind))
+            drownnz.append(len(cols))
+            ddiag.append(cols.index(i))
+            dcolind += cols
+        nD = len(dcolind)
+        csr = {}
+        for i in range(nv):
+            for k in range(rowadr[i], rowadr[i] + rownnz[i]):
+                csr[(i, colind[k])] = k
+        m2d = []
+        for i in range(nv):
+            for k in range(drowadr[i], drowadr[i] + drownnz[i]):
+                j = dcolind[k]
+                m2d.append(csr.get((i, j), csr.get((j, i), -1)))
+        dpos = {}
+        for i in range(nv):
+            for k in range(drowadr[i], drowadr[i] + drownnz[i]):
+                dpos[(i, dcolind[k])] = k
+        d2m = [dpos[(i, colind[k])] for i in range(nv)
+               for k in range(rowadr[i], rowadr[i] + rownnz[i])]
+        self.sz.update(nM=nM, nC=nC, nD=nD)
+        self.v.update(dof_Madr=madr, M_rownnz=rownnz, M_rowadr=rowadr, M_colind=colind,
+                      mapM2M=m2m, D_rownnz=drownnz, D_rowadr=drowadr, D_colind=dcolind,
+                      D_diag=ddiag, mapM2D=m2d, mapD2M=d2m)
+
+    # ==== name lookups ================================================================================
+    def _id(self, kind, name, el, attr):
+        table = {"body": self.names["body"], "joint": self.names["joint"],
+                 "geom": self.names["geom"], "site": self.names["site"],
+                 "camera": self.names["camera"], "tendon": self.names.get("tendon", []),
+                 "actuator": self.names.get("actuator", []), "mesh": self.names["mesh"]}[kind]
+        try:
+            return table.index(name)
+        except ValueError:
+            raise err(el, f"unknown {kind} '{name}'", attr) from None
+
+    # ==== phase: tendons ============================================================================
+    def compile_tendons(self):
+        tendons = self.spec.tendons
+        v = self.v
+        wtype, wobj, wprm = [], [], []
+        adr, num = [], []
+        limited, actfrclimited, lspring = [], [], []
+        for el in tendons:
+            a = el.attrs
+            adr.append(len(wtype))
+            spatial = el.tag == "spatial"
+            for p in el.path:
+                if p.tag == "joint":
+                    wtype.append(1)
+                    wobj.append(self._id("joint", p.attrs["joint"], p, "joint"))
+                    wprm.append(p.attrs["coef"])
+                elif p.tag == "site":
+                    wtype.append(3)
+                    wobj.append(self._id("site", p.attrs["site"], p, "site"))
+                    wprm.append(0.0)
+                elif p.tag == "pulley":
+                    wtype.append(2)
+                    wobj.append(-1)
+                    if p.attrs["divisor"] <= 0:
+                        raise err(p, "pulley divisor must be positive", "divisor")
+                    wprm.append(p.attrs["divisor"])
+                else:
+                    g = self._id("geom", p.attrs["geom"], p, "geom")
+                    gt = self.gtype[g]
+                    if gt not in (2, 5):
+                        raise err(p, "wrapping geom must be a sphere or a cylinder", "geom")
+                    wtype.append(4 if gt == 2 else 5)
+                    wobj.append(g)
+                    side = p.attrs.get("sidesite")
+                    wprm.append(self._id("site", side, p, "sidesite") if side else -1)
+            num.append(len(wtype) - adr[-1])
+            if spatial:
+                self._check_spatial(el)
+            lim = a["limited"]
+            if lim == "auto":
+                lim = "true" if "range" in el.given else "false"
+            limited.append(lim == "true")
+            fl = a["actuatorfrclimited"]
+            if fl == "auto":
+                fl = "true" if "actuatorfrcrange" in el.given else "false"
+            actfrclimited.append(fl == "true")
+            sl = a["springlength"]
+            lspring.append((sl[0], sl[0]) if len(sl) == 1 or sl[1] == -1 and sl[0] != -1 and
+                           "springlength" in el.given and len(sl) == 1 else sl)
+        self.sz.update(ntendon=len(tendons), nwrap=len(wtype))
+        v.update(tendon_adr=adr, tendon_num=num, wrap_type=wtype, wrap_objid=wobj, wrap_prm=wprm,
+                 tendon_limited=limited, tendon_actfrclimited=actfrclimited,
+                 tendon_lengthspring=lspring,
+                 tendon_group=[el.attrs["group"] for el in tendons],
+                 tendon_width=[el.attrs["width"] for el in tendons],
+                 tendon_range=[el.attrs["range"] for el in tendons],
+                 tendon_actfrcrange=[el.attrs["actuatorfrcrange"] for el in tendons],
+                 tendon_solref_lim=[el.attrs["solreflimit"] for el in tendons],
+                 tendon_solimp_lim=[el.attrs["solimplimit"] for el in tendons],
+                 tendon_solref_fri=[el.attrs["solreffriction"] for el in tendons],
+                 tendon_solimp_fri=[el.attrs["solimpfriction"] for el in tendons],
+                 tendon_margin=[el.attrs["margin"] for el in tendons],
+                 tendon_stiffness=[el.attrs["stiffness"] for el in tendons],
+                 tendon_damping=[el.attrs["damping"] for el in tendons],
+                 tendon_armature=[el.attrs["armature"] for el in tendons],
+                 tendon_frictionloss=[el.attrs["frictionloss"] for el in tendons],
+                 tendon_rgba=[el.attrs["rgba"] for el in tendons],
+                 tendon_matid=[-1] * len(tendons))
+        self.names["tendon"] = [el.name for el in tendons]
+        self._user("tendon", [el.attrs.get("user", ()) for el in tendons])
+
+    def _check_spatial(self, el):
+        kinds = [p.tag for p in el.path]
+        if not kinds or kinds[0] != "site" or kinds[-1] != "site":
+            raise err(el, "a spatial tendon path must start and end with a site")
+        for i, k in enumerate(kinds):
+            if k == "geom" and (kinds[i - 1] != "site" or kinds[i + 1] != "site"):
+                raise err(el.path[i], "a wrapping geom must sit between two sites")
+
+    # ==== phase: equality constraints ===============================================================
+    def compile_equalities(self):
+        eqs = self.spec.equalities
+        n = len(eqs)
+        etype, o1, o2, otype = np.zeros(n, int), np.full(n, -1), np.full(n, -1), np.zeros(n, int)
+        data = np.zeros((n, 12))
+        for i, el in enumerate(eqs):
+            a = el.attrs
+            t = el.tag
+            if t == "connect":
+                etype[i] = 0
+                if a.get("site1"):
+                    otype[i] = int(mjtObj.mjOBJ_SITE)
+                    o1[i] = self._id("site", a["site1"], el, "site1")
+                    o2[i] = self._id("site", a["site2"], el, "site2") if a.get("site2") else -1
+                    if not a.get("site2"):
+                        raise err(el, "connect with site1 needs site2", "site2")
+                else:
+                    otype[i] = int(mjtObj.mjOBJ_BODY)
+                    if not a.get("body1"):
+                        raise err(el, "connect needs body1 (or site1/site2)", "body1")
+                    if a.get("anchor") is None:
+                        raise err(el, "connect with bodies needs 'anchor'", "anchor")
+                    o1[i] = self._id("body", a["body1"], el, "body1")
+                    o2[i] = self._id("body", a["body2"], el, "body2") if a.get("body2") else 0
+                    data[i, :3] = a["anchor"]
+            elif t == "weld":
+                etype[i] = 1
+                if a.get("site1"):
+                    otype[i] = int(mjtObj.mjOBJ_SITE)
+                    o1[i] = self._id("site", a["site1"], el, "site1")
+                    if not a.get("site2"):
+                        raise err(el, "weld with site1 needs site2", "site2")
+                    o2[i] = self._id("site", a["site2"], el, "site2")
+                else:
+                    otype[i] = int(mjtObj.mjOBJ_BODY)
+                    if not a.get("body1"):
+                        raise err(el, "weld needs body1 (or site1/site2)", "body1")
+                    o1[i] = self._id("body", a["body1"], el, "body1")
+                    o2[i] = self._id("body", a["body2"], el, "body2") if a.get("body2") else 0
+                data[i, :3] = a["anchor"]
+                data[i, 3:10] = a["relpose"]
+                data[i, 10] = a["torquescale"]
+            elif t in ("joint", "tendon"):
+                etype[i] = 2 if t == "joint" else 3
+                otype[i] = 0  # mujoco leaves eq_objtype unset for joint/tendon equalities
+                k1, k2 = (t + "1", t + "2")
+                if not a.get(k1):
+                    raise err(el, f"equality {t} needs {k1}", k1)
+                o1[i] = self._id(t, a[k1], el, k1)
+                o2[i] = self._id(t, a[k2], el, k2) if a.get(k2) else -1
+                data[i, :5] = a["polycoef"]
+            else:
+                raise NotImplementedError(f"{el.file}:{el.line}: equality <{t}> is not supported "
+                                          "yet")
+        self.sz["neq"] = n
+        self.v.update(eq_type=etype, eq_obj1id=o1, eq_obj2id=o2, eq_objtype=otype, eq_data=data,
+                      eq_active0=[el.attrs["active"] for el in eqs],
+                      eq_solref=[el.attrs["solref"] for el in eqs],
+                      eq_solimp=[el.attrs["solimp"] for el in eqs])
+        self.names["equality"] = [el.name for el in eqs]
+
+    # ==== phase: actuators ==========================================================================
+    def compile_actuators(self):
+        acts = self.spec.actuators
+        n = len(acts)
+        v = self.v
+        trntype, trnid = np.zeros(n, int), np.full((n, 2), -1)
+        ctrllim, forcelim, actlim = np.zeros(n, int), np.zeros(n, int), np.zeros(n, int)
+        actadr, actnum = np.full(n, -1), np.zeros(n, int)
+        ctrlrange = np.zeros((n, 2))
+        na = 0
+        for i, el in enumerate(acts):
+            a = el.attrs
+            targets = [k for k in ("joint", "jointinparent", "tendon", "site", "body",
+                                   "cranksite") if a.get(k)]
+            if len(targets) != 1:
+                raise err(el, "actuator needs exactly one transmission target (joint, "
+                          "jointinparent, tendon, site, cranksite or body)")
+            k = targets[0]
+            if k == "joint":
+                trntype[i], trnid[i, 0] = 0, self._id("joint", a["joint"], el, "joint")
+            elif k == "jointinparent":
+                trntype[i], trnid[i, 0] = 1, self._id("joint", a["jointinparent"], el,
+                                                      "jointinparent")
+            elif k == "tendon":
+                trntype[i], trnid[i, 0] = 3, self._id("tendon", a["tendon"], el, "tendon")
+            elif k == "site":
+                trntype[i], trnid[i, 0] = 4, self._id("site", a["site"], el, "site")
+                if a.get("refsite"):
+                    trnid[i, 1] = self._id("site", a["refsite"], el, "refsite")
+            elif k == "body":
+                trntype[i], trnid[i, 0] = 5, self._id("body", a["body"], el, "body")
+            else:
+                if not a.get("slidersite"):
+                    raise err(el, "slider-crank transmission needs slidersite", "slidersite")
+                trntype[i] = 2
+                trnid[i] = (self._id("site", a["cranksite"], el, "cranksite"),
+                            self._id("site", a["slidersite"], el, "slidersite"))
+                if a["cranklength"] <= 0:
+                    raise err(el, "slider-crank needs a positive cranklength", "cranklength")
+            # limits (autolimits: limited when the range is given)
+            for key, rkey, out in (("ctrllimited", "ctrlrange", ctrllim),
+                                   ("forcelimited", "forcerange", forcelim),
+                                   ("actlimited", "actrange", actlim)):
+                lim = a.get(key, "auto")
+                if lim == "auto":
+                    if not self.c["autolimits"] and rkey in el.given:
+                        raise err(el, f"{key} must be set when autolimits is false", key)
+                    lim = "true" if rkey in el.given else "false"
+                out[i] = lim == "true"
+                r = a.get(rkey, (0.0, 0.0))
+                if out[i] and r[0] >= r[1] and not (key == "ctrllimited" and el.tag in
+                                                      ("damper", "adhesion") and False):
+                    if el.tag in ("damper", "adhesion", "intvelocity") and rkey != "forcerange" \
+                            and key != "forcelimited" and rkey not in el.given:
+                        raise err(el, f"{el.tag} actuator needs {rkey}", rkey)
+                    raise err(el, f"invalid {rkey}: must be increasing", rkey)
+            if el.tag in ("damper", "adhesion") and a["ctrlrange"][0] < 0:
+                raise err(el, f"{el.tag} control range cannot be negative", "ctrlrange")
+            ctrlrange[i] = a["ctrlrange"]
+            dyn = DYN[a["dyntype"]]
+            nact = a.get("actdim", -1)
+            if nact is None or nact < 0:
+                nact = 0 if dyn == 0 else 1
+            if nact:
+                actadr[i], actnum[i] = na, nact
+                na += nact
+        self.sz.update(nu=n, na=na)
+        v.update(actuator_trntype=trntype, actuator_trnid=trnid,
+                 actuator_dyntype=[DYN[el.attrs["dyntype"]] for el in acts],
+                 actuator_gaintype=[GAIN[el.attrs["gaintype"]] for el in acts],
+                 actuator_biastype=[BIAS[el.attrs["biastype"]] for el in acts],
+                 actuator_dynprm=[el.attrs["dynprm"] for el in acts],
+                 actuator_gainprm=[el.attrs["gainprm"] for el in acts],
+                 actuator_biasprm=[el.attrs["biasprm"] for el in acts],
+                 actuator_actadr=actadr, actuator_actnum=actnum,
+                 actuator_group=[el.attrs.get("group", 0) for el in acts],
+                 actuator_ctrllimited=ctrllim, actuator_forcelimited=forcelim,
+                 actuator_actlimited=actlim, actuator_ctrlrange=ctrlrange,
+                 actuator_forcerange=[el.attrs.get("forcerange", (0, 0)) for el in acts],
+                 actuator_actrange=[el.attrs.get("actrange", (0, 0)) for el in acts],
+                 actuator_actearly=[el.attrs.get("actearly", False) for el in acts],
+                 actuator_gear=[el.attrs.get("gear", (1, 0, 0, 0, 0, 0)) for el in acts],
+                 actuator_cranklength=[el.attrs.get("cranklength", 0.0) for el in acts],
+                 actuator_lengthrange=[el.attrs.get("lengthrange", (0, 0)) for el in acts],
+                 actuator_plugin=[-1] * n)
+        self.names["actuator"] = [el.name for el in acts]
+        self._user("actuator", [el.attrs.get("user", ()) for el in acts])
+
+    # ==== phase: sensors ============================================================================
+    def compile_sensors(self):
+        from .sensors import compile_sensors
+        compile_sensors(self)
+
+    # ==== phase: contact pairs and excludes ==========================================================
+    def compile_pairs_excludes(self):
+        pairs = self.spec.pairs
+        v = self.v
+        g1 = [self._id("geom", el.attrs["geom1"], el, "geom1") for el in pairs]
+        g2 = [self._id("geom", el.attrs["geom2"], el, "geom2") for el in pairs]
+        gb = np.asarray(v["geom_bodyid"], int)
+        sig = [(int(gb[a]) << 16) + int(gb[b]) for a, b in zip(g1, g2)]
+        self.sz["npair"] = len(pairs)
+        v.update(pair_geom1=g1, pair_geom2=g2, pair_signature=sig,
+                 pair_dim=[el.attrs["condim"] for el in pairs],
+                 pair_solref=[el.attrs["solref"] for el in pairs],
+                 pair_solreffriction=[el.attrs["solreffriction"] for el in pairs],
+                 pair_solimp=[el.attrs["solimp"] for el in pairs],
+                 pair_margin=[el.attrs["margin"] for el in pairs],
+                 pair_gap=[el.attrs["gap"] for el in pairs],
+                 pair_friction=[el.attrs["friction"] for el in pairs])
+        self.names["pair"] = [el.name for el in pairs]
+        ex = self.spec.excludes
+        b1 = [self._id("body", el.attrs["body1"], el, "body1") for el in ex]
+        b2 = [self._id("body", el.attrs["body2"], el, "body2") for el in ex]
+        self.sz["nexclude"] = len(ex)
+        # as MuJoCo, keep excludes sorted by signature (collision filtering bisects them)
+        order = sorted(range(len(ex)), key=lambda k: ((min(b1[k], b2[k]) << 16)
+                                                      + max(b1[k], b2[k])))
+        v["exclude_signature"] = [(min(b1[k], b2[k]) << 16) + max(b1[k], b2[k]) for k in order]
+        self.spec.excludes = [ex[k] for k in order]
+        self.names["exclude"] = [el.name for el in ex]
+
+    # ==== phase: custom =============================================================================
+    def compile_custom(self):
+        sp, v = self.spec, self.v
+        adr, size, data = [], [], []
+        for el in sp.numerics:
+            d = list(el.attrs.get("data") or ())
+            n = el.attrs.get("size")
+            if n is None:
+                n = len(d)
+            if len(d) > n:
+                raise err(el, "numeric data longer than size", "data")
+            adr.append(len(data))
+            size.append(n)
+            data += d + [0.0] * (n - len(d))
+        self.sz.update(nnumeric=len(adr), nnumericdata=len(data))
+        v.update(numeric_adr=adr, numeric_size=size, numeric_data=data)
+        self.names["numeric"] = [el.name for el in sp.numerics]
+        tadr, tsize, ttype, tid, tprm = [], [], [], [], []
+        for el in sp.tuples:
+            tadr.append(len(ttype))
+            tsize.append(len(el.elements))
+            for e in el.elements:
+                kind = e.attrs["objtype"]
+                ttype.append(int(getattr(mjtObj, "mjOBJ_" + kind.upper())))
+                tid.append(self._id(kind if kind != "jnt" else "joint", e.attrs["objname"], e,
+                                    "objname"))
+                tprm.append(e.attrs["prm"])
+        self.sz.update(ntuple=len(tadr), ntupledata=len(ttype))
+        v.update(tuple_adr=tadr, tuple_size=tsize, tuple_objtype=ttype, tuple_objid=tid,
+                 tuple_objprm=tprm)
+        self.names["tuple"] = [el.name for el in sp.tuples]
+        self.sz.update(ntext=len(sp.texts),
+                       ntextdata=sum(len(el.attrs.get("data") or "") + 1 for el in sp.texts))
+
+    # ==== phase: options ============================================================================
+    def compile_options(self):
+        o = {k: x[2] for k, x in S.OPTION.items()}
+        o.update(self.spec.option)
+        v = self.v
+        for k in ("timestep", "impratio", "tolerance", "ls_tolerance", "noslip_tolerance",
+                  "ccd_tolerance", "sleep_tolerance", "density", "viscosity", "o_margin",
+                  "iterations", "ls_iterations", "noslip_iterations", "ccd_iterations",
+                  "sdf_initpoints", "sdf_iterations"):
+            v["opt_" + k] = o[k]
+        for k in ("gravity", "wind", "magnetic", "o_solref", "o_solimp", "o_friction"):
+            v["opt_" + k] = o[k]
+        if o["timestep"] <= 0:
+            raise CompileError("timestep must be positive", self.spec.file, None, "option",
+                               "timestep")
+        v["opt_integrator"] = {"Euler": 0, "RK4": 1, "implicit": 2, "implicitfast": 3}[
+            o["integrator"]]
+        v["opt_cone"] = {"pyramidal": 0, "elliptic": 1}[o["cone"]]
+        v["opt_jacobian"] = {"dense": 0, "sparse": 1, "auto": 2}[o["jacobian"]]
+        v["opt_solver"] = {"PGS": 0, "CG": 1, "Newton": 2}[o["solver"]]
+        dis = en = 0
+        flags = dict(self.spec.flags)
+        if "passive" in flags:
+            # legacy flag: spring and damper together
+            val = flags.pop("passive")
+            flags.setdefault("spring", val)
+            flags.setdefault("damper", val)
+        for i, name in enumerate(S.DISABLE_FLAGS):
+            if flags.get(name, "enable") == "disable":
+                dis |= 1 << i
+        for i, name in enumerate(S.ENABLE_FLAGS):
+            if flags.get(name, "disable") == "enable":
+                en |= 1 << i
+        v["opt_disableflags"], v["opt_enableflags"] = dis, en
+        groups = o.get("actuatorgroupdisable") or ()
+        da = 0
+        for g in groups:
+            if not 0 <= g <= 30:
+                raise CompileError("actuatorgroupdisable entries must be in [0, 30]",
+                                   self.spec.file, None, "option", "actuatorgroupdisable")
+            da |= 1 << g
+        v["opt_disableactuator"] = da
+        size = self.spec.size
+        self.sz["nuserdata"] = size.get("nuserdata", 0)
+        self.sz["nkey"] = max(size.get("nkey", 0), len(self.spec.keys))
+
+    def compile_materials_hfields(self):
+        mats = self.spec.materials
+        self.sz["nmat"] = len(mats)
+        self.v.update(mat_rgba=[el.attrs["rgba"] for el in mats],
+                      mat_emission=[el.attrs["emission"] for el in mats],
+                      mat_specular=[el.attrs["specular"] for el in mats],
+                      mat_shininess=[el.attrs["shininess"] for el in mats],
+                      mat_reflectance=[el.attrs["reflectance"] for el in mats],
+                      mat_metallic=[el.attrs["metallic"] for el in mats],
+                      mat_roughness=[el.attrs["roughness"] for el in mats],
+                      mat_texrepeat=[el.attrs["texrepeat"] for el in mats],
+                      mat_texuniform=[el.attrs["texuniform"] for el in mats],
+                      mat_texid=[[-1] * 10 for _ in mats])
+        mnames = [el.name for el in mats]
+        self.names["material"] = mnames
+        self.mat_id = {n: i for i, n in enumerate(mnames) if n}
+        for kind, els, field in (("geom", self.geoms, "geom_matid"),
+                                 ("site", self.sites, "site_matid"),
+                                 ("tendon", self.spec.tendons, "tendon_matid")):
+            ids = []
+            for el in els:
+                mname = el.attrs.get("material")
+                if mname:
+                    if mname not in self.mat_id:
+                        raise err(el, f"unknown material '{mname}'", "material")
+                    ids.append(self.mat_id[mname])
+                else:
+                    ids.append(-1)
+            self.v[field] = ids
+        if self.spec.hfields:
+            raise NotImplementedError(f"{self.spec.hfields[0].file}:{self.spec.hfields[0].line}: "
+                                      "<hfield> assets are not supported yet")
+        self.sz.update(nhfield=0, nhfielddata=0, ntex=len(self.spec.textures))
+
+    def _normalize_quats(self, qpos):
+        """Normalise the quaternions of ball and free joints in a qpos vector, in place."""
+        for t, adr in zip(self.jtype, self.v["jnt_qposadr"]):
+            o = adr + (3 if t == 0 else 0) if t in (0, 1) else None
+            if o is not None:
+                qpos[o:o + 4] /= max(np.linalg.norm(qpos[o:o + 4]), 1e-15)
+
+    # ==== phase: keyframes ===========================================================================
+    def compile_keyframes(self):
+        nkey = self.sz["nkey"]
+        nq, nv, na, nu, nmocap = (self.sz["nq"], self.sz["nv"], self.sz["na"], self.sz["nu"],
+                                  self.sz["nmocap"])
+        qpos0 = np.asarray(self.v["qpos0"], float)
+        mocap_bodies = [i for i in range(len(self.bodies)) if self.v["body_mocapid"][i] >= 0]
+        mpos0 = np.concatenate([self.body_pos[i] for i in mocap_bodies]) if nmocap else \
+            np.zeros(0)
+        mquat0 = np.concatenate([self.body_quat[i] for i in mocap_bodies]) if nmocap else \
+            np.zeros(0)
+        out = {k: [] for k in ("key_time", "key_qpos", "key_qvel", "key_act", "key_ctrl",
+                               "key_mpos", "key_mquat")}
+        names = []
+        for k in range(nkey):
+            el = self.spec.keys[k] if k < len(self.spec.keys) else None
+            a = el.attrs if el else {}
+            for field, n, default in (("qpos", nq, qpos0), ("qvel", nv, np.zeros(nv)),
+                                      ("act", na, np.zeros(na)), ("ctrl", nu, np.zeros(nu)),
+                                      ("mpos", 3 * nmocap, mpos0), ("mquat", 4 * nmocap, mquat0)):
+                val = a.get(field)
+                if val is None:
+                    val = default
+                elif len(val) != n:
+                    raise err(el, f"keyframe {field} has {len(val)} values, expected {n}", field)
+                val = np.array(val, float)
+                if field == "qpos":
+                    self._normalize_quats(val)
+                elif field == "mquat":
+                    for j in range(nmocap):
+                        val[4 * j:4 * j + 4] /= max(np.linalg.norm(val[4 * j:4 * j + 4]), 1e-15)
+                out["key_" + field].append(val)
+            out["key_time"].append(a.get("time", 0.0))
+            names.append(a.get("name"))
+        for k, val in out.items():
+            self.v[k] = val
+        self.names["key"] = names

@@ -1,0 +1,183 @@
+"""Compile-time frame math: orientation specifiers, frame composition, fromto (seed 000,
+"frame orientations"; seed 004, "frames"). Plain numpy: this runs once per model, not per step."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import CompileError
+
+IDENT = np.array([1.0, 0.0, 0.0, 0.0])
+
+
+def quat_mul(a, b):
+    w1, x1, y1, z1 = a
+    w2, x2, y2, z2 = b
+    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+                     w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+                     w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
+
+
+def quat_conj(q):
+    return np.array([q[0], -q[1], -q[2], -q[3]])
+
+
+def quat_rotate(q, v):
+    """Rotate vector v by unit quaternion q."""
+    return quat2mat(q) @ np.asarray(v, float)
+
+
+def quat2mat(q):
+    w, x, y, z = q
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def mat2quat(R):
+    """Unit quaternion (w >= 0 not enforced) of rotation matrix R, numerically robust."""
+    R = np.asarray(R, float)
+    tr = R[0, 0] + R[1, 1] + R[2, 2]
+    if tr > 0:
+        s = math.sqrt(tr + 1.0) * 2
+        q = [0.25 * s, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
+    elif R[0, 0] > R[1, 1] and R[0, 0] > R[2, 2]:
+        s = math.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2]) * 2
+        q = [(R[2, 1] - R[1, 2]) / s, 0.25 * s, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s]
+    elif R[1, 1] > R[2, 2]:
+        s = math.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2]) * 2
+        q = [(R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, 0.25 * s, (R[1, 2] + R[2, 1]) / s]
+    else:
+        s = math.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1]) * 2
+        q = [(R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, 0.25 * s]
+    q = np.array(q)
+    return q / np.linalg.norm(q)
+
+
+def normalize_quat(q, where=None):
+    q = np.asarray(q, float)
+    n = np.linalg.norm(q)
+    if n < 1e-10:
+        raise CompileError("quaternion has zero norm", *(where or (None, None, None)))
+    return q / n
+
+
+def axisangle2quat(axis, angle):
+    axis = np.asarray(axis, float)
+    n = np.linalg.norm(axis)
+    if n < 1e-10:
+        raise CompileError("axisangle axis has zero norm")
+    axis = axis / n
+    return np.array([math.cos(angle / 2), *(math.sin(angle / 2) * axis)])
+
+
+def euler2quat(euler, seq):
+    """Euler angles (radians) in sequence ``seq`` (3 of xyzXYZ: lowercase = intrinsic axes, which
+    rotate with the frame; uppercase = extrinsic, fixed axes)."""
+    q = IDENT.copy()
+    for a, c in zip(euler, seq):
+        axis = {"x": (1, 0, 0), "y": (0, 1, 0), "z": (0, 0, 1)}[c.lower()]
+        r = axisangle2quat(axis, a)
+        q = quat_mul(q, r) if c.islower() else quat_mul(r, q)
+    return q
+
+
+def zaxis2quat(z):
+    """The minimal rotation taking (0,0,1) to z."""
+    z = np.asarray(z, float)
+    n = np.linalg.norm(z)
+    if n < 1e-10:
+        raise CompileError("zaxis has zero norm")
+    z = z / n
+    axis = np.cross([0.0, 0.0, 1.0], z)
+    s = np.linalg.norm(axis)
+    if s < 1e-10:
+        return IDENT.copy() if z[2] > 0 else np.array([0.0, 1.0, 0.0, 0.0])
+    ang = math.atan2(s, z[2])
+    return axisangle2quat(axis / s, ang)
+
+
+def xyaxes2quat(xy):
+    x = np.asarray(xy[:3], float)
+    y = np.asarray(xy[3:], float)
+    nx = np.linalg.norm(x)
+    if nx < 1e-10:
+        raise CompileError("xyaxes x axis has zero norm")
+    x = x / nx
+    y = y - x * np.dot(x, y)
+    ny = np.linalg.norm(y)
+    if ny < 1e-10:
+        raise CompileError("xyaxes y axis is parallel to x")
+    y = y / ny
+    z = np.cross(x, y)
+    return mat2quat(np.column_stack([x, y, z]))
+
+
+class Orienter:
+    """Turns an element's orientation attributes into a unit quaternion per the compiler settings."""
+
+    def __init__(self, degree: bool, eulerseq: str):
+        self.scale = math.pi / 180.0 if degree else 1.0
+        if len(eulerseq) != 3 or any(c not in "xyzXYZ" for c in eulerseq):
+            raise CompileError(f"eulerseq must be 3 characters from xyzXYZ, got '{eulerseq}'",
+                               None, None, "compiler", "eulerseq")
+        self.seq = eulerseq
+
+    def quat(self, attrs, where=None, default=None):
+        """The element's orientation; ``default`` (or identity) when none is given."""
+        try:
+            if attrs.get("quat") is not None:
+                return normalize_quat(attrs["quat"], where)
+            if attrs.get("axisangle") is not None:
+                aa = attrs["axisangle"]
+                return axisangle2quat(aa[:3], aa[3] * self.scale)
+            if attrs.get("euler") is not None:
+                return euler2quat([a * self.scale for a in attrs["euler"]], self.seq)
+            if attrs.get("xyaxes") is not None:
+                return xyaxes2quat(attrs["xyaxes"])
+            if attrs.get("zaxis") is not None:
+                return zaxis2quat(attrs["zaxis"])
+        except CompileError as e:
+            if where:
+                raise CompileError(e.message, *where) from None
+            raise
+        return (np.array(default, float) if default is not None else IDENT.copy())
+
+
+def compose(p1, q1, p2, q2):
+    """Pose (p1, q1) composed with local pose (p2, q2): the result in p1's parent frame."""
+    return p1 + quat_rotate(q1, p2), quat_mul(q1, q2)
+
+
+def frame_pose(frame, orienter):
+    """Accumulated pose of a <frame>/<replicate> chain (outermost first), relative to the body."""
+    if frame is None:
+        return np.zeros(3), IDENT.copy()
+    pp, pq = frame_pose(frame.frame, orienter)
+    if frame.tag == "replicate":
+        offset, euler = frame.attrs["replicate"]
+        step_q = (euler2quat([a * orienter.scale for a in euler], orienter.seq)
+                  if euler is not None else IDENT.copy())
+        p, q = np.zeros(3), IDENT.copy()
+        for _ in range(frame.attrs["index"]):
+            p, q = compose(p, q, np.asarray(offset, float), step_q)
+    else:
+        p = np.asarray(frame.attrs.get("pos", (0.0, 0.0, 0.0)), float)
+        q = orienter.quat(frame.attrs, frame.where())
+    return compose(pp, pq, p, q)
+
+
+def fromto_pose(fromto):
+    """pos, quat and half-length of a capsule/cylinder/box/ellipsoid given by fromto.
+
+    As MuJoCo does, the frame's z axis points from the 'to' point back to the 'from' point."""
+    a = np.asarray(fromto[:3], float)
+    b = np.asarray(fromto[3:], float)
+    d = a - b
+    L = np.linalg.norm(d)
+    if L < 1e-10:
+        raise CompileError("fromto points coincide")
+    return (a + b) / 2, zaxis2quat(d / L), L / 2

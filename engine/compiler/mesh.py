@@ -1,0 +1,1052 @@
+"""Mesh assets: file loading and the compiler's mesh processing.
+
+This module does for a ``<mesh>`` asset what MuJoCo's model compiler does
+(seed ``000_*.txt``, section *asset/mesh*, "the full list of processing steps
+the compiler applies to each mesh"; section *body/geom*, attributes ``mesh``,
+``fitscale``, ``shellinertia``; section *compiler*, attribute ``fitaabb``):
+
+1. read the file (binary/ASCII STL, OBJ, MuJoCo's legacy binary MSH, and
+   Collada ``.dae`` as ROS/URDF users expect it), removing duplicate vertices
+   for STL only;
+2. scale, translate and rotate the vertices by the ``scale``, ``refpos`` and
+   ``refquat`` attributes;
+3. build the convex hull when it is needed;
+4. compute volume (or area), centre of mass and inertia by the method the
+   ``inertia`` attribute selects (``legacy``, ``convex``, ``exact``, ``shell``);
+5. move the vertices into the mesh's principal inertial frame and keep the
+   applied offset (``mjModel.mesh_pos`` / ``mjModel.mesh_quat``).
+
+Units and frames
+----------------
+* Lengths are in the file's units multiplied by ``scale`` (MuJoCo does not
+  interpret units; for Collada the ``<unit meter=...>`` factor is applied, see
+  :func:`load_mesh_file`).
+* The *asset frame* is the file's frame after ``refpos``/``refquat``/``scale``:
+  ``v_asset = scale * (R(refquat)^T (v_file - refpos))``.  ``mesh_pos`` and
+  ``mesh_quat`` are the position and orientation of the *mesh frame* (origin at
+  the centre of mass, axes along the principal axes of inertia, sorted by
+  decreasing principal moment) expressed in the asset frame, so that
+  ``v_asset = mesh_pos + R(mesh_quat) v_mesh``.  A geom referencing the mesh
+  composes its own pos/quat with them.
+* Quaternions are ``(w, x, y, z)``; rotation matrices act on column vectors.
+* ``MeshData.volume`` is the measure mass is proportional to: volume [L^3]
+  for solid inertia, surface area [L^2] for ``inertia="shell"`` (the density
+  is then a surface density, seed body/geom ``density``).
+* ``MeshData.inertia`` holds the principal moments per unit density
+  [L^5] (solid) or [L^4] (shell): a geom of density ``rho`` has mass
+  ``rho * volume`` and diagonal inertia ``rho * inertia`` in the mesh frame.
+
+No ROS and no ``mujoco`` import here: the official package is only the test
+oracle (test/engine/test_mesh.py).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import struct
+from dataclasses import dataclass, field
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+
+__all__ = [
+    "MeshError",
+    "LoadedMesh",
+    "MeshData",
+    "load_mesh_file",
+    "process_mesh",
+    "mesh_fit_size",
+    "mesh_geom_bounds",
+    "convex_hull",
+    "eig3",
+    "MJ_MINVAL",
+    "INERTIA_TYPES",
+]
+
+MJ_MINVAL = 1e-15          # mjMINVAL: smallest volume / area / mass accepted
+INERTIA_TYPES = ("legacy", "convex", "exact", "shell")
+
+# Jacobi eigen-solver: stop when the largest off-diagonal element is below
+# this fraction of the largest diagonal element (calibrated against the
+# official compiler: it reproduces mesh_quat to ~1e-14 on all menagerie meshes).
+_EIG_REL_TOL = 1e-7
+_EIG_MAX_ITER = 500
+
+_CONTENT_TYPES = {
+    "model/stl": "stl",
+    "model/obj": "obj",
+    "model/vnd.mujoco.msh": "msh",
+    "model/vnd.collada+xml": "dae",
+    "model/collada": "dae",
+}
+
+
+class MeshError(ValueError):
+    """A mesh file or mesh asset that cannot be loaded or compiled."""
+
+
+# --------------------------------------------------------------------------
+# small quaternion helpers (w, x, y, z)
+# --------------------------------------------------------------------------
+
+def _quat2mat(q) -> np.ndarray:
+    w, x, y, z = q
+    return np.array([
+        [w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z],
+    ])
+
+
+def _mulquat(a, b) -> np.ndarray:
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return np.array([
+        aw * bw - ax * bx - ay * by - az * bz,
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+    ])
+
+
+def _mat2quat(R) -> np.ndarray:
+    """Rotation matrix -> unit quaternion with w >= 0."""
+    R = np.asarray(R, dtype=float)
+    tr = R[0, 0] + R[1, 1] + R[2, 2]
+    if tr > 0:
+        s = math.sqrt(tr + 1.0) * 2
+        q = [0.25 * s, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
+    elif R[0, 0] > R[1, 1] and R[0, 0] > R[2, 2]:
+        s = math.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2]) * 2
+        q = [(R[2, 1] - R[1, 2]) / s, 0.25 * s, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s]
+    elif R[1, 1] > R[2, 2]:
+        s = math.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2]) * 2
+        q = [(R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, 0.25 * s, (R[1, 2] + R[2, 1]) / s]
+    else:
+        s = math.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1]) * 2
+        q = [(R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, 0.25 * s]
+    q = np.array(q)
+    q /= np.linalg.norm(q)
+    return q if q[0] >= 0 else -q
+
+
+def eig3(A, sort: bool = True) -> Tuple[np.ndarray, np.ndarray]:
+    """Eigen-decomposition of a symmetric 3x3 matrix, MuJoCo style.
+
+    Returns ``(eigval, quat)``: eigenvalues in decreasing order and the unit
+    quaternion whose rotation matrix ``R`` has the eigenvectors as columns
+    (``R.T @ A @ R`` is diagonal).  The rotation is built by cyclic Jacobi
+    steps, each a rotation about one coordinate axis accumulated into the
+    quaternion, followed by 90-degree rotations that sort the eigenvalues.
+    This particular construction matters: it fixes the signs and order of
+    the principal axes exactly as the official compiler does, so that
+    mesh_quat / mesh_vert agree (not just up to axis flips).
+    """
+    A = np.asarray(A, dtype=float).reshape(3, 3)
+    q = np.array([1.0, 0.0, 0.0, 0.0])
+    scale = float(np.max(np.abs(np.diag(A))))
+    tol = _EIG_REL_TOL * scale
+    ev = np.diag(A).copy()
+    for _ in range(_EIG_MAX_ITER):
+        R = _quat2mat(q)
+        D = R.T @ A @ R
+        ev = np.diag(D).copy()
+        a01, a02, a12 = abs(D[0, 1]), abs(D[0, 2]), abs(D[1, 2])
+        if a01 > a02 and a01 > a12:
+            r, c, axis = 0, 1, 2
+        elif a02 > a12:
+            r, c, axis = 0, 2, 1
+        else:
+            r, c, axis = 1, 2, 0
+        off = D[r, c]
+        if not abs(off) >= tol or off == 0.0:
+            break
+        # 2x2 symmetric Schur step: tangent t, cosine cs, sine sn
+        tau = (D[c, c] - D[r, r]) / (2.0 * off)
+        if tau >= 0:
+            t = 1.0 / (tau + math.sqrt(1.0 + tau * tau))
+        else:
+            t = -1.0 / (-tau + math.sqrt(1.0 + tau * tau))
+        cs = 1.0 / math.sqrt(1.0 + t * t)
+        sn = t * cs
+        # the plane rotation as a rotation about `axis` (angle sign depends on
+        # the cyclic order of the plane); half-angle without cancellation
+        w = math.sqrt(0.5 * (1.0 + cs))
+        dq = np.zeros(4)
+        dq[0] = w
+        dq[axis + 1] = (sn if axis == 1 else -sn) / (2.0 * w)
+        q = _mulquat(q, dq)
+        q /= np.linalg.norm(q)
+    if not sort:
+        # bodies keep the Jacobi order (MuJoCo sorts only mesh principal axes)
+        return ev, q
+    # sort in decreasing order with axis-swapping quarter turns
+    h = math.sqrt(0.5)
+    for j in (0, 1, 0):
+        if ev[j] < ev[j + 1]:
+            ev[j], ev[j + 1] = ev[j + 1], ev[j]
+            dq = np.zeros(4)
+            dq[0] = h
+            dq[(j + 2) % 3 + 1] = h
+            q = _mulquat(q, dq)
+            q /= np.linalg.norm(q)
+    return ev, q
+
+
+# --------------------------------------------------------------------------
+# file loading
+# --------------------------------------------------------------------------
+
+class LoadedMesh(tuple):
+    """``(vert, face, normal, texcoord)`` as returned by :func:`load_mesh_file`.
+
+    A 4-tuple (so ``v, f, n, t = load_mesh_file(p)`` works) with extra
+    attributes:
+
+    * ``facenormal``, ``facetexcoord``: (m,3) int32 indices into ``normal`` /
+      ``texcoord`` per face corner (OBJ keeps separate index streams), or None;
+    * ``path``, ``kind`` (``'stl'``, ``'obj'``, ``'msh'``, ``'dae'``);
+    * ``nfile``: vertex count in the file before STL de-duplication.
+    """
+
+    def __new__(cls, vert, face, normal=None, texcoord=None, *, facenormal=None,
+                facetexcoord=None, path="", kind="", nfile=None):
+        self = super().__new__(cls, (vert, face, normal, texcoord))
+        self.facenormal = facenormal
+        self.facetexcoord = facetexcoord
+        self.path = path
+        self.kind = kind
+        self.nfile = len(vert) if nfile is None else nfile
+        return self
+
+    vert = property(lambda self: self[0])
+    face = property(lambda self: self[1])
+    normal = property(lambda self: self[2])
+    texcoord = property(lambda self: self[3])
+
+
+def _kind_of(path: str, content_type: Optional[str]) -> str:
+    if content_type:
+        ct = content_type.strip().lower()
+        if ct in _CONTENT_TYPES:
+            return _CONTENT_TYPES[ct]
+        raise MeshError(f"mesh file '{path}': unsupported content_type '{content_type}' "
+                        f"(supported: {', '.join(sorted(_CONTENT_TYPES))})")
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if ext in ("stl", "obj", "msh", "dae"):
+        return ext
+    raise MeshError(f"mesh file '{path}': unknown mesh file type '.{ext}' "
+                    "(expected .stl, .obj, .msh or .dae, or a content_type)")
+
+
+def load_mesh_file(path, content_type: Optional[str] = None) -> LoadedMesh:
+    """Read a mesh file.
+
+    Returns a :class:`LoadedMesh` 4-tuple ``(vert, face, normal, texcoord)``:
+    ``vert`` (n,3) float64 in file units (values are those of the file's
+    single-precision numbers for STL/OBJ/MSH, exactly as MuJoCo reads them),
+    ``face`` (m,3) int32 counter-clockwise triangles (0-based), ``normal``
+    (k,3) float64 or None, ``texcoord`` (k,2) float64 or None (as stored in
+    the file, no v-flip).
+
+    Formats (seed asset/mesh: type from ``content_type`` if given, else from
+    the file extension):
+
+    * **STL** binary (``84 + 50*ntri`` bytes, whatever the header says) or
+      ASCII (``solid ... facet ... vertex``).  Duplicate vertices (bitwise
+      equal single-precision triples) are removed and faces re-indexed, keeping
+      vertices in order of first appearance - processing step 1 of the seed;
+      facet normals are ignored (MuJoCo recomputes them).
+    * **OBJ**: ``v``/``vn``/``vt``/``f`` records (negative indices allowed);
+      all ``v`` records are kept, used or not, as MuJoCo does; quads are split
+      along the shorter diagonal; larger polygons by ear clipping against the
+      normal of their first corner (a fan for convex polygons); lines,
+      points, groups and materials are ignored.
+    * **MSH** (MuJoCo's legacy binary format, layout in the seed):
+      int32 nvertex, nnormal, ntexcoord, nface, then float32 data and int32
+      face indices; ``nface == 0`` gives a point cloud (faces from the hull).
+    * **DAE** (Collada 1.4/1.5, via pycollada): every ``<instance_geometry>``
+      of the scene with its node transforms applied, triangles from
+      ``triangles``/``polylist``/``polygons``, all geometries concatenated,
+      then multiplied by ``<asset><unit meter=...>``.  ``<up_axis>`` is ignored,
+      as RViz, Gazebo and the URDF tool chain ignore it.  Vertices that no
+      triangle uses are dropped; shared positions within one geometry are
+      not duplicated.  MuJoCo itself cannot read Collada.
+
+    Raises :class:`MeshError` naming the file for a missing, unreadable or
+    corrupt file.
+    """
+    path = os.fspath(path)
+    kind = _kind_of(path, content_type)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise MeshError(f"Error opening mesh file '{path}': {exc.strerror or exc}") from None
+    try:
+        if kind == "stl":
+            return _load_stl(data, path)
+        if kind == "obj":
+            return _load_obj(data, path)
+        if kind == "msh":
+            return _load_msh(data, path)
+        return _load_dae(path)
+    except MeshError:
+        raise
+    except Exception as exc:  # corrupt content: one clear error
+        raise MeshError(f"mesh file '{path}': cannot parse {kind.upper()} data ({exc})") from None
+
+
+def _dedup_f32(v32: np.ndarray):
+    """Unique rows of a float32 (n,3) array, in order of first appearance.
+
+    Returns (unique_rows, inverse).  Rows are compared by their bit patterns
+    (0.0 and -0.0 are distinct).  One stable lexsort over two integer keys.
+    """
+    v32 = np.ascontiguousarray(v32, dtype=np.float32)
+    n = len(v32)
+    bits = v32.view(np.uint32)
+    kxy = (bits[:, 0].astype(np.uint64) << np.uint64(32)) | bits[:, 1]
+    kz = bits[:, 2]
+    order = np.lexsort((kz, kxy))                      # stable: ties keep file order
+    sxy, sz = kxy[order], kz[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (sxy[1:] != sxy[:-1]) | (sz[1:] != sz[:-1])
+    group = np.cumsum(new) - 1                         # group id in sorted order
+    first = order[new]                                 # first appearance of each group
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    inverse = np.empty(n, dtype=np.int32)
+    inverse[order] = rank[group]
+    return v32[np.sort(first)], inverse
+
+
+def _load_stl(data: bytes, path: str) -> LoadedMesh:
+    n = len(data)
+    ntri = struct.unpack_from("<I", data, 80)[0] if n >= 84 else -1
+    if n >= 84 and n == 84 + 50 * ntri:
+        rec = np.frombuffer(data, dtype=np.dtype([("n", "<f4", (3,)), ("v", "<f4", (3, 3)),
+                                                  ("attr", "<u2")]),
+                            count=ntri, offset=84)
+        corners = rec["v"].reshape(-1, 3)
+    elif data.lstrip()[:5].lower() == b"solid":
+        text = data.decode("ascii", errors="replace")
+        nums = re.findall(r"^\s*vertex\s+(\S+)\s+(\S+)\s+(\S+)", text, flags=re.M | re.I)
+        if not nums or len(nums) % 3:
+            raise MeshError(f"mesh file '{path}': invalid ASCII STL (vertex count "
+                            f"{len(nums)} is not a positive multiple of 3)")
+        corners = np.array(nums, dtype=np.float64).astype(np.float32)
+        ntri = len(corners) // 3
+    else:
+        raise MeshError(f"mesh file '{path}': invalid STL file (size {n} bytes does not "
+                        f"match 84 + 50*{ntri} triangles and it is not ASCII STL)")
+    if ntri < 1:
+        raise MeshError(f"mesh file '{path}': STL file has no triangles")
+    if not np.all(np.isfinite(corners)):
+        raise MeshError(f"mesh file '{path}': STL file contains non-finite coordinates")
+    uniq, inv = _dedup_f32(corners)
+    return LoadedMesh(uniq.astype(np.float64), inv.reshape(-1, 3), None, None,
+                      path=path, kind="stl", nfile=len(corners))
+
+
+def _triangulate(counts: np.ndarray, streams, vert32: np.ndarray):
+    """Split polygons into triangles, vectorised for triangles and quads.
+
+    ``counts`` (p,) corners per polygon; ``streams`` a list of flat corner
+    index arrays (vertex first, then optional texcoord / normal streams, or
+    None) of length ``counts.sum()``.  Triangles keep the file order.  Quads
+    are split along the shorter diagonal (ties: the 0-2 diagonal), larger
+    polygons by :func:`_ear_clip`.  Returns one (t,3) array per stream.
+    """
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    ntri = counts - 2
+    tstart = np.concatenate([[0], np.cumsum(ntri)[:-1]])
+    local = np.zeros((int(ntri.sum()), 3), dtype=np.int64)   # corner offsets
+    owner = np.repeat(np.arange(len(counts)), ntri)           # polygon of each triangle
+    # triangles
+    k3 = np.flatnonzero(counts == 3)
+    local[tstart[k3]] = [0, 1, 2]
+    # quads: compare the squared diagonals in single precision
+    k4 = np.flatnonzero(counts == 4)
+    if len(k4):
+        vi = streams[0]
+        c = start[k4][:, None] + np.arange(4)
+        q = vert32[vi[c]]
+        d02 = np.sum((q[:, 0] - q[:, 2]) ** 2, axis=1, dtype=np.float32)
+        d13 = np.sum((q[:, 1] - q[:, 3]) ** 2, axis=1, dtype=np.float32)
+        split13 = d02 > d13
+        local[tstart[k4]] = np.where(split13[:, None], [0, 1, 3], [0, 1, 2])
+        local[tstart[k4] + 1] = np.where(split13[:, None], [1, 2, 3], [0, 2, 3])
+    # general polygons
+    for k in np.flatnonzero(counts > 4):
+        idx = streams[0][start[k]:start[k] + counts[k]]
+        tris = _ear_clip(np.asarray(vert32, dtype=np.float64)[idx])
+        local[tstart[k]:tstart[k] + len(tris)] = tris
+    corner = start[owner][:, None] + local
+    return [None if st is None else st[corner].astype(np.int32) for st in streams]
+
+
+def _ear_clip(P: np.ndarray):
+    """Triangulate one polygon given its corner positions (m,3).
+
+    Ears are taken in order; convexity is judged against the normal of the
+    polygon's first corner triangle; when no ear is found the rest is a fan.
+    Returns local index triples.
+    """
+    m = len(P)
+    ref = np.cross(P[1] - P[0], P[2] - P[0])
+    remaining = list(range(m))
+    tris = []
+    i = 0
+    misses = 0
+    while len(remaining) > 3:
+        n = len(remaining)
+        a, b, c = remaining[i % n], remaining[(i + 1) % n], remaining[(i + 2) % n]
+        nrm = np.cross(P[b] - P[a], P[c] - P[a])
+        ok = float(nrm @ ref) > 0
+        if ok:
+            for o in remaining:
+                if o in (a, b, c):
+                    continue
+                # inside test with the triangle's own normal
+                e = [np.cross(P[b] - P[a], P[o] - P[a]), np.cross(P[c] - P[b], P[o] - P[b]),
+                     np.cross(P[a] - P[c], P[o] - P[c])]
+                if all(float(x @ nrm) >= 0 for x in e):
+                    ok = False
+                    break
+        if ok:
+            tris.append((a, b, c))
+            remaining.remove(b)
+            misses = 0
+            i = i % max(len(remaining), 1)
+        else:
+            i += 1
+            misses += 1
+            if misses >= n:
+                break
+    r0 = remaining[0]
+    for k in range(1, len(remaining) - 1):
+        tris.append((r0, remaining[k], remaining[k + 1]))
+    return tris
+
+
+_OBJ_CORNER = re.compile(rb"(-?\d+)(?:/(-?\d*)(?:/(-?\d*))?)?")
+
+
+def _floats(rows, ncol: int, path: str, what: str) -> np.ndarray:
+    """Parse OBJ number records (byte strings) into a (n, ncol) float64 array
+    of their single-precision values (MuJoCo reads OBJ numbers as floats)."""
+    toks = [r.split() for r in rows]
+    lens = set(map(len, toks))
+    if min(lens) < ncol:
+        raise MeshError(f"mesh file '{path}': OBJ {what} record with fewer than {ncol} numbers")
+    if len(lens) == 1:
+        flat = b" ".join(rows).split()
+        arr = np.array(flat, dtype="S").astype(np.float64).reshape(len(rows), -1)[:, :ncol]
+    else:
+        arr = np.array([t[:ncol] for t in toks], dtype="S").astype(np.float64)
+    return arr.astype(np.float32).astype(np.float64)
+
+
+def _load_obj(data: bytes, path: str) -> LoadedMesh:
+    # join backslash line continuations
+    data = data.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ")
+    lines = [ln.lstrip() for ln in data.splitlines()]
+    heads = np.array([ln.split(None, 1)[0] if ln else b"" for ln in lines], dtype="S8")
+    rest = lambda mask: [lines[i][len(heads[i]):] for i in np.flatnonzero(mask)]
+    is_v, is_vt, is_vn, is_f = (heads == b"v"), (heads == b"vt"), (heads == b"vn"), (heads == b"f")
+    vrows, trows, nrows, frows = rest(is_v), rest(is_vt), rest(is_vn), rest(is_f)
+    # (#v, #vt, #vn) defined before each face record, for negative indices
+    fcount = np.stack([np.cumsum(is_v)[is_f], np.cumsum(is_vt)[is_f], np.cumsum(is_vn)[is_f]], 1)
+    if not vrows:
+        raise MeshError(f"mesh file '{path}': OBJ file has no vertices")
+    vert = _floats(vrows, 3, path, "vertex")
+    normal = _floats(nrows, 3, path, "normal") if nrows else None
+    texcoord = None
+    if trows:
+        # 1-component texcoords get v = 0
+        trows = [r if len(r.split()) >= 2 else r + b" 0" for r in trows]
+        texcoord = _floats(trows, 2, path, "texcoord")
+    if not frows:
+        return LoadedMesh(vert, np.zeros((0, 3), np.int32), normal, texcoord, path=path,
+                          kind="obj")
+
+    counts = np.array([len(r.split()) for r in frows], dtype=np.int64)
+    if counts.min() < 3:
+        k = int(np.argmin(counts))
+        raise MeshError(f"mesh file '{path}': OBJ face {k + 1} has fewer than 3 corners")
+    corners = _OBJ_CORNER.findall(b" ".join(frows))
+    if len(corners) != counts.sum():
+        raise MeshError(f"mesh file '{path}': malformed OBJ face record")
+    raw = np.array(corners, dtype="S").reshape(-1, 3)
+    raw[raw == b""] = b"0"
+    raw = raw.astype(np.int64)
+    before = np.repeat(fcount.astype(np.int64), counts, axis=0)
+
+    def resolve(col: int, what: str, optional: bool):
+        i = raw[:, col]
+        n = before[:, col]
+        if optional and np.all(i == 0):
+            return None
+        j = np.where(i > 0, i - 1, n + i)
+        bad = (i == 0) | (j < 0) | (j >= n)
+        if np.any(bad):
+            if optional and np.all(i[bad] == 0):
+                return None          # some corners without this attribute
+            k = int(np.flatnonzero(bad)[0])
+            raise MeshError(f"mesh file '{path}': OBJ face refers to {what} {int(i[k])}, but "
+                            f"only {int(n[k])} are defined before it")
+        return j
+
+    streams = [resolve(0, "vertex", False), resolve(1, "texcoord", True),
+               resolve(2, "normal", True)]
+    vert32 = vert.astype(np.float32)
+    face, ft, fn = _triangulate(counts, streams, vert32)
+    return LoadedMesh(vert, face, normal, texcoord, facenormal=fn, facetexcoord=ft,
+                      path=path, kind="obj")
+
+
+def _load_msh(data: bytes, path: str) -> LoadedMesh:
+    if len(data) < 16:
+        raise MeshError(f"mesh file '{path}': MSH file too short ({len(data)} bytes)")
+    nv, nn, nt, nf = struct.unpack_from("<4i", data, 0)
+    if nv < 4 or nn < 0 or nt < 0 or nf < 0 or nn not in (0, nv) or nt not in (0, nv):
+        raise MeshError(f"mesh file '{path}': invalid MSH header (nvertex={nv}, nnormal={nn}, "
+                        f"ntexcoord={nt}, nface={nf}); need nvertex >= 4 and "
+                        "nnormal, ntexcoord equal to 0 or nvertex")
+    size = 16 + 12 * (nv + nn + nf) + 8 * nt
+    if len(data) != size:
+        raise MeshError(f"mesh file '{path}': MSH file size {len(data)} bytes, expected {size}")
+    off = 16
+    vert = np.frombuffer(data, "<f4", 3 * nv, off).reshape(-1, 3).astype(np.float64)
+    off += 12 * nv
+    normal = np.frombuffer(data, "<f4", 3 * nn, off).reshape(-1, 3).astype(np.float64) if nn else None
+    off += 12 * nn
+    tex = np.frombuffer(data, "<f4", 2 * nt, off).reshape(-1, 2).astype(np.float64) if nt else None
+    off += 8 * nt
+    face = np.frombuffer(data, "<i4", 3 * nf, off).reshape(-1, 3).astype(np.int32)
+    return LoadedMesh(vert, face, normal, tex, path=path, kind="msh")
+
+
+def _local(tag) -> str:
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+def _dae_numbers(el, n: int, path: str) -> np.ndarray:
+    vals = np.array((el.text or "").split(), dtype=np.float64)
+    if vals.size != n:
+        raise MeshError(f"mesh file '{path}': Collada <{_local(el.tag)}> needs {n} numbers, "
+                        f"got {vals.size}")
+    return vals
+
+
+def _dae_node_matrix(node, path: str) -> np.ndarray:
+    """Product, in document order, of a <node>'s transform elements (float64)."""
+    M = np.eye(4)
+    for el in node:
+        tag = _local(el.tag)
+        T = None
+        if tag == "translate":
+            T = np.eye(4)
+            T[:3, 3] = _dae_numbers(el, 3, path)
+        elif tag == "scale":
+            T = np.diag(np.append(_dae_numbers(el, 3, path), 1.0))
+        elif tag == "rotate":
+            x, y, z, deg = _dae_numbers(el, 4, path)
+            axis = np.array([x, y, z])
+            nrm = np.linalg.norm(axis)
+            T = np.eye(4)
+            if nrm > 0:
+                half = 0.5 * math.radians(deg)
+                T[:3, :3] = _quat2mat(np.concatenate([[math.cos(half)],
+                                                      math.sin(half) * axis / nrm]))
+        elif tag == "matrix":
+            T = _dae_numbers(el, 16, path).reshape(4, 4)
+        elif tag == "lookat":
+            eye, target, up = _dae_numbers(el, 9, path).reshape(3, 3)
+            zax = eye - target
+            zax /= np.linalg.norm(zax)
+            xax = np.cross(up, zax)
+            xax /= np.linalg.norm(xax)
+            T = np.eye(4)
+            T[:3, :3] = np.column_stack([xax, np.cross(zax, xax), zax])
+            T[:3, 3] = eye
+        elif tag == "skew":
+            raise MeshError(f"mesh file '{path}': Collada <skew> transforms are not supported")
+        if T is not None:
+            M = M @ T
+    return M
+
+
+def _load_dae(path: str) -> LoadedMesh:
+    try:
+        import collada  # pycollada: geometry sources and primitives
+        from collada import triangleset, polylist, polygons
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise MeshError(f"mesh file '{path}': reading Collada needs the 'pycollada' "
+                        "package") from None
+    try:
+        doc = collada.Collada(path, ignore=[collada.common.DaeUnsupportedError,
+                                            collada.common.DaeBrokenRefError])
+    except Exception as exc:
+        raise MeshError(f"mesh file '{path}': invalid Collada file ({exc})") from None
+    unit = 1.0
+    if doc.assetInfo is not None and doc.assetInfo.unitmeter:
+        unit = float(doc.assetInfo.unitmeter)
+
+    # The scene graph is walked on the XML itself (pycollada drops nodes whose
+    # materials do not resolve; transforms are composed here in float64).
+    root = doc.xmlnode.getroot()
+    by_id = {}
+    for el in root.iter():
+        i = el.get("id") if hasattr(el, "get") else None
+        if i:
+            by_id[i] = el
+    geoms = {g.id: g for g in doc.geometries}
+    instances = []          # (geometry, 4x4 world matrix)
+
+    def ref(url):
+        return by_id.get((url or "").lstrip("#"))
+
+    def walk(node, M, depth):
+        if depth > 64:
+            raise MeshError(f"mesh file '{path}': Collada node hierarchy too deep (cycle?)")
+        M = M @ _dae_node_matrix(node, path)
+        for el in node:
+            tag = _local(el.tag)
+            if tag == "node":
+                walk(el, M, depth + 1)
+            elif tag == "instance_node":
+                target = ref(el.get("url"))
+                if target is not None:
+                    walk(target, M, depth + 1)
+            elif tag == "instance_geometry":
+                g = geoms.get((el.get("url") or "").lstrip("#"))
+                if g is not None:
+                    instances.append((g, M))
+            elif tag == "instance_controller":          # skin: bind-pose geometry
+                ctrl = ref(el.get("url"))
+                if ctrl is not None:
+                    for sk in ctrl.iter():
+                        if _local(sk.tag) in ("skin", "morph"):
+                            g = geoms.get((sk.get("source") or "").lstrip("#"))
+                            if g is not None:
+                                instances.append((g, M))
+                            break
+
+    scene_el = next((el for el in root if _local(el.tag) == "scene"), None)
+    vs = None
+    if scene_el is not None:
+        ivs = next((el for el in scene_el if _local(el.tag) == "instance_visual_scene"), None)
+        vs = ref(ivs.get("url")) if ivs is not None else None
+    if vs is not None:
+        for node in vs:
+            if _local(node.tag) == "node":
+                walk(node, np.eye(4), 0)
+    else:                      # no scene: the geometry library, untransformed
+        instances = [(g, np.eye(4)) for g in doc.geometries]
+
+    verts, faces = [], []
+    base = 0
+    for geom, M in instances:
+        # one vertex block per position source; all primitives using it index it
+        blocks = {}
+        for prim in geom.primitives:
+            if isinstance(prim, (polylist.Polylist, polygons.Polygons)):
+                prim = prim.triangleset()
+            if not isinstance(prim, triangleset.TriangleSet) or prim.vertex is None:
+                continue                                   # lines, points
+            idx = np.asarray(prim.vertex_index, dtype=np.int64).reshape(-1, 3)
+            if len(idx) == 0:
+                continue
+            blk = blocks.setdefault(id(prim.vertex), [prim.vertex, []])
+            blk[1].append(idx)
+        for vsrc, idx_list in blocks.values():
+            vsrc = np.asarray(vsrc, dtype=np.float64).reshape(-1, 3)
+            idx = np.concatenate(idx_list)
+            if idx.min() < 0 or idx.max() >= len(vsrc):
+                raise MeshError(f"mesh file '{path}': Collada triangle index out of range")
+            used, inv = np.unique(idx, return_inverse=True)
+            v = vsrc[used] @ M[:3, :3].T + M[:3, 3]
+            f = inv.reshape(-1, 3)
+            if np.linalg.det(M[:3, :3]) < 0:                # mirrored instance
+                f = f[:, [0, 2, 1]]
+            verts.append(v)
+            faces.append(f + base)
+            base += len(used)
+    if not verts:
+        raise MeshError(f"mesh file '{path}': Collada file contains no triangles")
+    vert = np.concatenate(verts) * unit
+    face = np.concatenate(faces).astype(np.int32)
+    return LoadedMesh(vert, face, None, None, path=path, kind="dae")
+
+
+# --------------------------------------------------------------------------
+# convex hull
+# --------------------------------------------------------------------------
+
+def convex_hull(vert: np.ndarray, maxhullvert: int = -1, name: str = "mesh"):
+    """Convex hull of a point set with qhull (scipy), as MuJoCo's compiler.
+
+    Returns ``(hull_vert, hull_face)``: sorted indices into ``vert`` of the
+    hull's vertices and (k,3) int32 outward-oriented triangles (indices into
+    ``vert``).  ``maxhullvert > 0`` stops qhull after that many vertices
+    (qhull option ``TA``, seed asset/mesh ``maxhullvert``).  Raises
+    :class:`MeshError` for a flat (coplanar) point set.
+    """
+    from scipy.spatial import ConvexHull, QhullError
+
+    vert = np.asarray(vert, dtype=np.float64)
+    opts = "Qt"
+    if maxhullvert is not None and maxhullvert > 0:
+        if maxhullvert < 4:
+            raise MeshError(f"mesh '{name}': maxhullvert must be larger than 3")
+        opts += f" TA{maxhullvert - 4}"
+    try:
+        hull = ConvexHull(vert, qhull_options=opts)
+    except QhullError:
+        raise MeshError(f"mesh '{name}' has coplanar vertices, cannot compute convex hull. "
+                        "Consider using a primitive geom type (plane or thin box) "
+                        "instead") from None
+    tri = hull.simplices.astype(np.int32)
+    p = vert[tri]
+    nrm = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+    flip = np.einsum("ij,ij->i", nrm, hull.equations[:, :3]) < 0
+    tri[flip] = tri[flip][:, ::-1]
+    return np.unique(tri), tri
+
+
+# --------------------------------------------------------------------------
+# mass properties
+# --------------------------------------------------------------------------
+
+def _face_areas_centroids(tri: np.ndarray):
+    cr = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    area = 0.5 * np.sqrt(np.einsum("ij,ij->i", cr, cr))
+    return area, tri.mean(axis=1)
+
+
+def _pyramid_volumes(tri: np.ndarray, apex: np.ndarray, absolute: bool) -> np.ndarray:
+    a = tri[:, 0] - apex
+    b = tri[:, 1] - apex
+    c = tri[:, 2] - apex
+    vol = np.einsum("ij,ij->i", a, np.cross(b, c)) / 6.0
+    return np.abs(vol) if absolute else vol
+
+
+def _second_moment(tri: np.ndarray, weight: np.ndarray, denom: float) -> np.ndarray:
+    """sum_k weight_k/denom * (sum_i x_i x_i^T + s s^T) over triangles, s=sum_i x_i."""
+    s = tri.sum(axis=1)
+    outer = np.einsum("nij,nik->jk", tri * weight[:, None, None], tri)
+    outer += np.einsum("nj,nk->jk", s * weight[:, None], s)
+    return outer / denom
+
+
+def _mass_properties(tri: np.ndarray, inertia: str, name: str):
+    """Volume (or area), centre of mass and inertia tensor (about the CoM, per
+    unit density) of triangles (m,3,3) in the asset frame.
+
+    Solid: the seed's pyramid decomposition - every face joined to an apex;
+    pass 1 with the apex at the area-weighted centroid of the faces gives the
+    centre of mass; pass 2, with the apex at that centre, gives the volume and
+    the inertia.  ``legacy`` adds |pyramid volumes| (so non-convex meshes
+    count some volume twice, as documented); ``exact``/``convex`` add signed
+    volumes (exact for closed, consistently oriented meshes).
+    Shell: area-weighted triangles (uniform surface density).
+    """
+    area, cen = _face_areas_centroids(tri)
+    total_area = float(area.sum())
+    if inertia == "shell":
+        if not total_area >= MJ_MINVAL:
+            raise MeshError(f"mesh surface area is too small: {name}")
+        com = (cen * area[:, None]).sum(axis=0) / total_area
+        t = tri - com
+        C = _second_moment(t, area, 12.0)
+        measure = total_area
+    else:
+        absolute = inertia == "legacy"
+        if total_area > 0:
+            facecen = (cen * area[:, None]).sum(axis=0) / total_area
+        else:
+            facecen = cen.mean(axis=0)
+        vol = _pyramid_volumes(tri, facecen, absolute)
+        total = float(vol.sum())
+        if inertia == "exact" and total < 0 and -total >= MJ_MINVAL:
+            raise MeshError(f"mesh volume is negative (misoriented triangles): {name}")
+        if not total >= MJ_MINVAL:
+            raise MeshError(f"mesh volume is too small: {name} . Try setting inertia to shell")
+        com = ((tri.sum(axis=1) + facecen) * vol[:, None]).sum(axis=0) / (4.0 * total)
+        t = tri - com
+        vol = _pyramid_volumes(t, np.zeros(3), absolute)
+        measure = float(vol.sum())
+        if not measure >= MJ_MINVAL:
+            raise MeshError(f"mesh volume is too small: {name} . Try setting inertia to shell")
+        C = _second_moment(t, vol, 20.0)
+    I = np.trace(C) * np.eye(3) - C
+    return measure, com, I, total_area
+
+
+def _check_orientation(vert: np.ndarray, face: np.ndarray, name: str) -> None:
+    """Every directed edge may appear in at most one face (``exact`` inertia).
+
+    Faces smaller than sqrt(mjMINVAL) in the file's units are left out of the
+    test, as in the official compiler (measured: a duplicated face of area
+    3.2e-8 is reported, one of 3.1e-8 is not).  The error names the
+    lexicographically first repeated directed edge with 1-based vertex
+    numbers, like the official compiler's message.
+    """
+    p = vert[face]
+    cr = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+    area = 0.5 * np.sqrt(np.einsum("ij,ij->i", cr, cr))
+    face = face[area >= math.sqrt(MJ_MINVAL)]
+    if len(face) == 0:
+        return
+    e = np.concatenate([face[:, [0, 1]], face[:, [1, 2]], face[:, [2, 0]]]).astype(np.int64)
+    n = int(e.max()) + 1
+    key = np.sort(e[:, 0] * n + e[:, 1])
+    dup = key[1:][key[1:] == key[:-1]]
+    if len(dup):
+        k = int(dup.min())
+        raise MeshError(f"faces of mesh '{name}' have inconsistent orientation. Please check "
+                        f"the faces containing the vertices {k // n + 1} and {k % n + 1}.")
+
+
+# --------------------------------------------------------------------------
+# processing
+# --------------------------------------------------------------------------
+
+@dataclass
+class MeshData:
+    """A compiled mesh asset (what mjModel.mesh_* and the geom compiler need).
+
+    All arrays are float64/int32 numpy arrays; frames and units as in the
+    module docstring.
+    """
+    name: str
+    vert: np.ndarray            # (n,3) vertices in the mesh frame (mesh_vert)
+    face: np.ndarray            # (m,3) int32 triangles (mesh_face)
+    pos: np.ndarray             # (3,) mesh_pos: CoM in the asset frame
+    quat: np.ndarray            # (4,) mesh_quat: principal axes in the asset frame
+    scale: np.ndarray           # (3,) mesh_scale
+    inertia_type: str           # 'legacy' | 'convex' | 'exact' | 'shell'
+    volume: float               # volume (solid) or surface area (shell): mass = density*volume
+    inertia: np.ndarray         # (3,) principal moments per unit density, decreasing
+    surface_area: float         # total area of the faces
+    hull_vert: Optional[np.ndarray] = None   # (k,) int32 indices of hull vertices
+    hull_face: Optional[np.ndarray] = None   # (h,3) int32 outward hull triangles
+    normal: Optional[np.ndarray] = None      # file normals rotated into the mesh frame
+    texcoord: Optional[np.ndarray] = None
+    facenormal: Optional[np.ndarray] = None
+    facetexcoord: Optional[np.ndarray] = None
+    aabb: np.ndarray = field(default_factory=lambda: np.zeros(6))  # center(3), half-size(3)
+    rbound: float = 0.0         # distance of the farthest AABB corner from the origin
+
+    @property
+    def vert_f32(self) -> np.ndarray:
+        """Vertices as stored in mjModel.mesh_vert (single precision)."""
+        return self.vert.astype(np.float32)
+
+    @property
+    def boxsz(self) -> np.ndarray:
+        """Half-sizes of the box with the same mass and principal inertia."""
+        return _inertia_box(self.volume, self.inertia)
+
+    def geom_mass_inertia(self, density: float = 1000.0):
+        """(mass, diagonal inertia) of a mesh geom of this density, in the mesh frame."""
+        return density * self.volume, density * self.inertia
+
+
+def _as_vec(x, n, what):
+    a = np.asarray(x, dtype=np.float64).reshape(-1)
+    if a.size != n:
+        raise MeshError(f"mesh {what} must have {n} numbers, got {a.size}")
+    return a
+
+
+def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
+                 refquat=(1.0, 0.0, 0.0, 0.0), inertia: str = "legacy",
+                 maxhullvert: int = -1, need_hull: bool = True, name: str = "mesh",
+                 normal=None, texcoord=None, facenormal=None, facetexcoord=None) -> MeshData:
+    """Compile a mesh asset as MuJoCo does (seed asset/mesh, steps 3-6).
+
+    Parameters
+    ----------
+    vert, face : vertices (n,3) in file units and triangles (m,3) (0-based);
+        ``face`` None or empty means a point cloud whose faces are those of
+        its convex hull.
+    scale, refpos, refquat : the ``<mesh>`` attributes; the asset-frame
+        vertices are ``scale * (R(refquat)^T (vert - refpos))`` (refquat is
+        normalised; negative scales mirror the mesh).
+    inertia : ``<mesh inertia=...>``: ``legacy`` (default; mesh faces,
+        absolute pyramid volumes), ``convex`` (convex hull), ``exact``
+        (signed volumes; requires consistent orientation), ``shell``
+        (surface mass).
+    maxhullvert : ``<mesh maxhullvert>`` (-1 = no limit, else > 3).
+    need_hull : whether the hull is wanted (a collision geom uses the mesh,
+        or the compiler attribute ``convexhull``); it is always built for
+        ``inertia="convex"`` and for point clouds.  Building it on a flat
+        mesh raises the official compiler's "coplanar vertices" error.
+    name : used in error messages.
+
+    Returns a :class:`MeshData`.  Raises :class:`MeshError` with the official
+    compiler's wording for: fewer than 4 vertices, face indices out of range,
+    coplanar vertices (hull), inconsistent orientation and negative volume
+    (``exact``), volume (or area for ``shell``) below mjMINVAL.
+    """
+    if inertia not in INERTIA_TYPES:
+        raise MeshError(f"mesh '{name}': invalid inertia type '{inertia}' "
+                        f"(expected one of {', '.join(INERTIA_TYPES)})")
+    v = np.asarray(vert, dtype=np.float64).reshape(-1, 3)
+    if len(v) < 4:
+        raise MeshError(f"mesh '{name}': at least 4 vertices required")
+    if not np.all(np.isfinite(v)):
+        raise MeshError(f"mesh '{name}': vertex coordinates must be finite")
+    f = None if face is None else np.asarray(face, dtype=np.int64).reshape(-1, 3)
+    if f is not None and len(f):
+        bad = np.flatnonzero((f < 0).any(axis=1) | (f >= len(v)).any(axis=1))
+        if len(bad):
+            k = int(bad[0])
+            col = int(np.flatnonzero((f[k] < 0) | (f[k] >= len(v)))[0])
+            raise MeshError(f"mesh '{name}': in face {k}, vertex index {int(f[k, col])} "
+                            "does not exist")
+    scale = _as_vec(scale, 3, "scale")
+    refpos = _as_vec(refpos, 3, "refpos")
+    rq = _as_vec(refquat, 4, "refquat")
+    nq = np.linalg.norm(rq)
+    if nq < MJ_MINVAL:
+        raise MeshError(f"mesh '{name}': refquat must be a non-zero quaternion")
+    rq = rq / nq
+
+    # step 3: reference frame and scale
+    v_file = v
+    Rref = _quat2mat(rq)
+    v = ((v - refpos) @ Rref) * scale
+    nrm = None
+    if normal is not None:
+        nrm = (np.asarray(normal, dtype=np.float64).reshape(-1, 3) @ Rref) / np.where(scale == 0, 1, scale)
+        nn = np.linalg.norm(nrm, axis=1, keepdims=True)
+        nrm = nrm / np.where(nn > 0, nn, 1)
+
+    if inertia == "exact" and f is not None and len(f):
+        # on the file's faces and vertices, before scaling/mirroring
+        _check_orientation(v_file, f, name)
+
+    # a mirroring scale (odd number of negative factors) turns the faces
+    # inside out: swap two corners to keep them counter-clockwise
+    mirrored = bool(np.prod(np.sign(scale)) < 0)
+    if mirrored and f is not None:
+        f = f[:, [0, 2, 1]]
+        if facenormal is not None:
+            facenormal = np.asarray(facenormal).reshape(-1, 3)[:, [0, 2, 1]]
+        if facetexcoord is not None:
+            facetexcoord = np.asarray(facetexcoord).reshape(-1, 3)[:, [0, 2, 1]]
+
+    # step 4: convex hull
+    pointcloud = f is None or len(f) == 0
+    hull_vert = hull_face = None
+    if need_hull or pointcloud or inertia == "convex":
+        hull_vert, hull_face = convex_hull(v, maxhullvert, name)
+    if pointcloud:
+        f = hull_face.astype(np.int64)
+
+    # steps 5-6: mass properties and principal frame
+    src = hull_face if inertia == "convex" else f
+    measure, com, I, _ = _mass_properties(v[src], inertia, name)
+    evals, quat = eig3(I)
+    R = _quat2mat(quat)
+    vloc = (v - com) @ R
+    surface = float(_face_areas_centroids(v[f])[0].sum())
+    if nrm is not None:
+        nrm = nrm @ R
+
+    lo, hi = vloc.min(axis=0), vloc.max(axis=0)
+    aabb = np.concatenate([(lo + hi) / 2, (hi - lo) / 2])
+    # geom_rbound of a mesh geom: the AABB corner farthest from the origin
+    rbound = float(np.linalg.norm(np.abs(aabb[:3]) + aabb[3:]))
+    return MeshData(
+        name=name, vert=vloc, face=f.astype(np.int32), pos=com, quat=quat, scale=scale,
+        inertia_type=inertia, volume=float(measure), inertia=np.asarray(evals, dtype=float),
+        surface_area=surface,
+        hull_vert=None if hull_vert is None else hull_vert.astype(np.int32),
+        hull_face=hull_face, normal=nrm,
+        texcoord=None if texcoord is None else np.asarray(texcoord, dtype=np.float64),
+        facenormal=None if facenormal is None else np.asarray(facenormal, dtype=np.int32),
+        facetexcoord=None if facetexcoord is None else np.asarray(facetexcoord, dtype=np.int32),
+        aabb=aabb, rbound=rbound,
+    )
+
+
+# --------------------------------------------------------------------------
+# geom helpers
+# --------------------------------------------------------------------------
+
+def _inertia_box(mass: float, inertia: np.ndarray) -> np.ndarray:
+    """Half-sizes of a uniform box with this mass and principal inertia.
+
+    A box of half-sizes (a,b,c) has I_x = m (b^2+c^2)/3, etc., so
+    a = sqrt(3 (I_y + I_z - I_x) / (2 m)).
+    """
+    I = np.asarray(inertia, dtype=float)
+    if mass <= 0:
+        return np.zeros(3)
+    d = np.array([I[1] + I[2] - I[0], I[0] + I[2] - I[1], I[0] + I[1] - I[2]])
+    return np.sqrt(np.maximum(0.0, 3.0 * d / (2.0 * mass)))
+
+
+def mesh_fit_size(meshdata: MeshData, geom_type: str, fitaabb: bool = False,
+                  fitscale: float = 1.0):
+    """Size of a primitive geom fitted to a mesh (geom ``type=... mesh=...``).
+
+    Seed body/geom ``mesh``/``fitscale`` and compiler ``fitaabb``: the
+    primitive is fitted either to the mesh's equivalent-inertia box
+    (``fitaabb=False``) or to its axis-aligned bounding box in the mesh frame
+    (``fitaabb=True``); the result is multiplied by ``fitscale``.
+
+    Returns ``(size, pos, quat)``: ``size`` (3,) as mjModel.geom_size, and the
+    offset of the fitted primitive's frame relative to the *mesh frame*
+    (``pos`` is the AABB centre for ``fitaabb``, zero otherwise; ``quat`` is
+    identity).  The geom compiler composes geom pos/quat, then
+    ``mesh_pos/mesh_quat``, then this offset.
+    """
+    gt = geom_type.lower()
+    if fitaabb:
+        half = meshdata.aabb[3:]
+        center = meshdata.aabb[:3].copy()
+        if gt == "sphere":
+            size = [float(np.max(half)), 0, 0]
+        elif gt in ("capsule", "cylinder"):
+            r = float(max(half[0], half[1]))
+            size = [r, float(half[2]) - (r if gt == "capsule" else 0.0), 0]
+            size[1] = max(size[1], 0.0) if gt == "capsule" else size[1]
+        elif gt in ("ellipsoid", "box"):
+            size = list(map(float, half))
+        else:
+            raise MeshError(f"cannot fit geom type '{geom_type}' to a mesh")
+    else:
+        center = np.zeros(3)
+        b = meshdata.boxsz
+        if gt == "sphere":
+            size = [float(b.mean()), 0, 0]
+        elif gt == "capsule":
+            r = float(0.5 * (b[0] + b[1]))
+            size = [r, float(max(0.0, b[2] - r / 2)), 0]
+        elif gt == "cylinder":
+            size = [float(0.5 * (b[0] + b[1])), float(b[2]), 0]
+        elif gt in ("ellipsoid", "box"):
+            size = list(map(float, b))
+        else:
+            raise MeshError(f"cannot fit geom type '{geom_type}' to a mesh")
+    size = np.asarray(size, dtype=float) * float(fitscale)
+    return size, center, np.array([1.0, 0.0, 0.0, 0.0])
+
+
+def mesh_geom_bounds(meshdata: MeshData):
+    """Bounding data of a mesh geom in its (mesh) frame.
+
+    Returns ``(rbound, aabb)``: geom_rbound (distance from the origin of the
+    farthest corner of the AABB, as MuJoCo computes it - not the farthest
+    vertex) and geom_aabb (centre(3), half-size(3)).
+    """
+    return meshdata.rbound, meshdata.aabb.copy()

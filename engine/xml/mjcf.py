@@ -1,0 +1,795 @@
+"""MJCF reader: XML file -> `engine.spec.Spec` (seed 000, the XML reference).
+
+Like MuJoCo's own reader, this only fills the spec: defaults are prototypes (a default class holds
+one element of each kind; an element starts as a copy of its class's prototype, then its own
+attributes apply), ``<include>`` is expanded before parsing, ``<frame>`` and ``<replicate>`` become
+transforms of their children, and everything derived (sizes, inertias, ids) is the compiler's job.
+Every attribute is checked against `engine.xml.schema`; any problem is one `XMLError` naming file,
+line, element and attribute.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from ..errors import XMLError
+from ..spec import Body, DefaultClass, Element, Frame, Spec
+from . import schema as S
+
+
+# ---- a small DOM with file and line on every node -------------------------------------------------
+@dataclass
+class Node:
+    tag: str
+    attrib: dict
+    file: str | None
+    line: int | None
+    children: list = field(default_factory=list)
+
+    def copy(self):
+        return Node(self.tag, dict(self.attrib), self.file, self.line,
+                    [c.copy() for c in self.children])
+
+
+def _parse_xml_text(text, file):
+    try:
+        parser = etree.XMLParser(remove_comments=True, remove_pis=True, resolve_entities=False)
+        root = etree.fromstring(text.encode() if isinstance(text, str) else text, parser)
+    except etree.XMLSyntaxError as e:
+        raise XMLError(f"malformed XML: {e.msg}", file=file, line=e.lineno) from None
+    return _convert(root, file)
+
+
+def _convert(el, file):
+    node = Node(el.tag, dict(el.attrib), file, el.sourceline)
+    for c in el:
+        if isinstance(c.tag, str):
+            node.children.append(_convert(c, file))
+    return node
+
+
+def load_xml(path=None, text=None, assets=None):
+    """Parse a file (or a string) into a Node tree with every <include> expanded."""
+    if text is None:
+        try:
+            with open(path, "rb") as f:
+                text = f.read()
+        except OSError as e:
+            raise XMLError(f"cannot read model file: {e.strerror}", file=path) from None
+    root = _parse_xml_text(text, path)
+    base = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
+    _expand_includes(root, base, assets or {}, seen=set([os.path.abspath(path)] if path else []))
+    return root
+
+
+def _expand_includes(node, base, assets, seen):
+    out = []
+    for c in node.children:
+        if c.tag != "include":
+            _expand_includes(c, base, assets, seen)
+            out.append(c)
+            continue
+        fname = c.attrib.get("file")
+        if not fname:
+            raise XMLError("<include> needs a 'file' attribute", c.file, c.line, "include", "file")
+        path = os.path.join(base, fname)
+        key = os.path.abspath(path)
+        if key in seen:
+            raise XMLError(f"file '{fname}' is included more than once", c.file, c.line,
+                           "include", "file")
+        seen.add(key)
+        if fname in assets:
+            sub = _parse_xml_text(assets[fname], fname)
+        else:
+            if not os.path.exists(path):
+                raise XMLError(f"included file '{fname}' not found (looked in {base})",
+                               c.file, c.line, "include", "file")
+            with open(path, "rb") as f:
+                sub = _parse_xml_text(f.read(), path)
+        # The included file's top element is dropped; its children take the include's place.
+        _expand_includes(sub, base, assets, seen)
+        if not sub.children:
+            raise XMLError(f"included file '{fname}' has no elements to insert", c.file, c.line,
+                           "include", "file")
+        out.extend(sub.children)
+    node.children = out
+
+
+# ---- attribute values -----------------------------------------------------------------------------
+def parse_value(node, attr, spec, raw):
+    """Convert the string ``raw`` of ``attr`` per its schema ``spec`` = (kind, count, default)."""
+    kind, count, _ = spec
+
+    def err(msg):
+        return XMLError(msg, node.file, node.line, node.tag, attr)
+
+    if kind == S.S:
+        return raw
+    if kind == S.B:
+        if raw not in ("true", "false"):
+            raise err(f"expected 'true' or 'false', got '{raw}'")
+        return raw == "true"
+    if kind == S.T:
+        if raw not in ("true", "false", "auto"):
+            raise err(f"expected 'true', 'false' or 'auto', got '{raw}'")
+        return raw
+    if isinstance(kind, tuple):
+        if raw not in kind:
+            raise err(f"expected one of {', '.join(kind)}; got '{raw}'")
+        return raw
+    words = raw.split()
+    vals = []
+    for w in words:
+        try:
+            if kind == S.I:
+                v = int(w)
+            else:
+                v = float(w)
+        except ValueError:
+            what = "an integer" if kind == S.I else "a number"
+            raise err(f"expected {what}, got '{w}'") from None
+        if kind == S.R and not math.isfinite(v):
+            raise err(f"expected a finite number, got '{w}'")
+        vals.append(v)
+    if count is None:
+        if len(vals) != 1:
+            raise err(f"expected 1 value, got {len(vals)}")
+        return vals[0]
+    if count == S.ANY:
+        return tuple(vals)
+    if isinstance(count, tuple):
+        lo, hi = count
+        if not lo <= len(vals) <= hi:
+            raise err(f"expected {lo} to {hi} values, got {len(vals)}")
+        return tuple(vals)
+    if len(vals) != count:
+        raise err(f"expected {count} values, got {len(vals)}")
+    return tuple(vals)
+
+
+def parse_attrs(node, table, skip=()):
+    """Explicit attributes of ``node`` parsed per ``table``; unknown attributes are errors."""
+    out = {}
+    for attr, raw in node.attrib.items():
+        if attr in skip:
+            continue
+        spec = table.get(attr)
+        if spec is None:
+            raise XMLError(f"unrecognized attribute '{attr}'", node.file, node.line, node.tag, attr)
+        out[attr] = parse_value(node, attr, spec, raw)
+    return out
+
+
+def schema_defaults(table):
+    return {k: v[2] for k, v in table.items()}
+
+
+def _merge_vector(default, value):
+    """A shorter vector fills the front of the default (MuJoCo's rule for size, friction, solref...)."""
+    if isinstance(default, tuple) and isinstance(value, tuple) and len(value) < len(default):
+        return value + default[len(value):]
+    return value
+
+
+def _check_children(node, allowed):
+    for c in node.children:
+        if c.tag not in allowed:
+            if c.tag in S.UNSUPPORTED:
+                raise NotImplementedError(
+                    f"{c.file or '<string>'}:{c.line}: MJCF element <{c.tag}> "
+                    f"({S.UNSUPPORTED[c.tag]}) is not supported yet")
+            raise XMLError(f"unrecognized element <{c.tag}> inside <{node.tag}>",
+                           c.file, c.line, c.tag)
+
+
+# ---- actuator shortcuts (seed 000, actuator/*) ---------------------------------------------------
+_GENERAL = S.ACTUATOR["general"]
+
+
+def apply_actuator_shortcut(node, tag, proto, explicit):
+    """The general-actuator attributes that element ``tag`` with ``explicit`` attributes means.
+
+    ``proto`` is the class's general actuator (schema defaults merged with the class). Shortcut
+    parameters a file leaves out are read back from the prototype, so a default class's
+    ``<position kp="..."/>`` is what a later ``<position>`` of that class uses.
+    """
+    a = dict(proto)
+    common = {k: v for k, v in explicit.items() if k in _GENERAL}
+    for k, v in common.items():
+        a[k] = _merge_vector(_GENERAL[k][2], v) if k in ("gear", "dynprm", "gainprm", "biasprm") \
+            else v
+    if tag == "general":
+        return a
+    g = list(a["gainprm"])
+    b = list(a["biasprm"])
+    dn = list(a["dynprm"])
+
+    def err(msg, attr=None):
+        return XMLError(msg, node.file, node.line, tag, attr)
+
+    if tag == "motor":
+        a.update(gaintype="fixed", biastype="none", dyntype="none")
+        g = [1.0] + [0.0] * 9
+        b = [0.0] * 10
+    elif tag in ("position", "intvelocity"):
+        kp = explicit.get("kp", g[0] if a["gaintype"] == "fixed" else 1.0)
+        if "kv" in explicit and "dampratio" in explicit:
+            raise err("kv and dampratio cannot both be set", "dampratio")
+        if kp < 0:
+            raise err("kp must be nonnegative", "kp")
+        kv = explicit.get("kv")
+        dampratio = explicit.get("dampratio")
+        if kv is None and dampratio is None:
+            prev = b[2]
+            kv, dampratio = (-prev, 0.0) if prev <= 0 else (0.0, prev)
+        kv = kv or 0.0
+        if kv < 0:
+            raise err("kv must be nonnegative", "kv")
+        g = [kp] + [0.0] * 9
+        b = [0.0, -kp, dampratio if dampratio else -kv] + [0.0] * 7
+        a.update(gaintype="fixed", biastype="affine")
+        if tag == "position":
+            tc = explicit.get("timeconst", dn[0] if a["dyntype"] == "filterexact" else 0.0)
+            if tc < 0:
+                raise err("timeconst must be nonnegative", "timeconst")
+            if tc > 0:
+                a.update(dyntype="filterexact")
+                dn = [tc] + [0.0] * 9
+            else:
+                a.update(dyntype="none")
+                dn = [1.0] + [0.0] * 9
+        else:
+            a.update(dyntype="integrator", actlimited="true")
+            dn = [1.0] + [0.0] * 9
+        if "inheritrange" in explicit:
+            a["inheritrange"] = explicit["inheritrange"]
+    elif tag == "velocity":
+        kv = explicit.get("kv", g[0] if a["gaintype"] == "fixed" else 1.0)
+        g = [kv] + [0.0] * 9
+        b = [0.0, 0.0, -kv] + [0.0] * 7
+        a.update(gaintype="fixed", biastype="affine", dyntype="none")
+    elif tag == "damper":
+        kv = explicit.get("kv", -g[2] if a["gaintype"] == "affine" else 1.0)
+        if kv < 0:
+            raise err("damping coefficient cannot be negative", "kv")
+        g = [0.0, 0.0, -kv] + [0.0] * 7
+        b = [0.0] * 10
+        a.update(gaintype="affine", biastype="none", dyntype="none", ctrllimited="true")
+    elif tag == "cylinder":
+        tc = explicit.get("timeconst", dn[0] if a["dyntype"] == "filter" else 1.0)
+        area = explicit.get("area", g[0] if a["gaintype"] == "fixed" else 1.0)
+        if "diameter" in explicit:
+            area = math.pi / 4 * explicit["diameter"] ** 2
+        bias = explicit.get("bias", tuple(b[:3]))
+        dn = [tc] + [0.0] * 9
+        g = [area] + [0.0] * 9
+        b = list(bias) + [0.0] * 7
+        a.update(gaintype="fixed", biastype="affine", dyntype="filter")
+    elif tag == "muscle":
+        if a["gaintype"] == "muscle":
+            prm = {"range": (g[0], g[1]), "force": g[2], "scale": g[3], "lmin": g[4],
+                   "lmax": g[5], "vmax": g[6], "fpmax": g[7], "fvmax": g[8]}
+            tcs = {"timeconst": (dn[0], dn[1]), "tausmooth": dn[2]}
+        else:
+            prm = {k: S.ACTUATOR["muscle"][k][2] for k in
+                   ("range", "force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax")}
+            tcs = {"timeconst": (0.01, 0.04), "tausmooth": 0.0}
+        prm.update({k: v for k, v in explicit.items() if k in prm})
+        tcs.update({k: v for k, v in explicit.items() if k in tcs})
+        if tcs["tausmooth"] < 0:
+            raise err("muscle tausmooth cannot be negative", "tausmooth")
+        vec = [prm["range"][0], prm["range"][1], prm["force"], prm["scale"], prm["lmin"],
+               prm["lmax"], prm["vmax"], prm["fpmax"], prm["fvmax"], 0.0]
+        g, b = list(vec), list(vec)
+        dn = [tcs["timeconst"][0], tcs["timeconst"][1], tcs["tausmooth"]] + [0.0] * 7
+        a.update(gaintype="muscle", biastype="muscle", dyntype="muscle")
+    elif tag == "adhesion":
+        gain = explicit.get("gain", g[0] if a["gaintype"] == "fixed" else 1.0)
+        if gain < 0:
+            raise err("adhesion gain cannot be negative", "gain")
+        g = [gain] + [0.0] * 9
+        b = [0.0] * 10
+        a.update(gaintype="fixed", biastype="none", dyntype="none", ctrllimited="true")
+    elif tag == "plugin":
+        raise NotImplementedError(f"{node.file or '<string>'}:{node.line}: actuator <plugin> "
+                                  "(engine plugins) is not supported yet")
+    else:
+        raise err(f"unknown actuator type <{tag}>")
+    a["gainprm"], a["biasprm"], a["dynprm"] = tuple(g), tuple(b), tuple(dn)
+    return a
+
+
+# ---- the reader -------------------------------------------------------------------------------------
+TREE_TAGS = {"body", "joint", "freejoint", "geom", "site", "camera", "light", "inertial", "frame",
+             "replicate", "composite", "flexcomp", "plugin", "attach"}
+WORLD_KINDS = {"geom", "site", "camera", "light", "body", "frame", "replicate", "composite",
+               "flexcomp", "plugin", "attach"}
+BODY_KINDS = {"joint": S.JOINT, "geom": S.GEOM, "site": S.SITE, "camera": S.CAMERA,
+              "light": S.LIGHT}
+
+
+class MJCFReader:
+    """Fills a Spec from an MJCF Node tree."""
+
+    def __init__(self, root: Node, file=None, spec=None):
+        self.root = root
+        self.file = file
+        self.spec = spec or Spec(file=file, dir=os.path.dirname(os.path.abspath(file)) if file
+                                 else os.getcwd())
+
+    # -- entry ---------------------------------------------------------------------------------------
+    def read(self) -> Spec:
+        root = self.root
+        if root.tag != "mujoco":
+            raise XMLError(f"the top element must be <mujoco>, got <{root.tag}>", root.file,
+                           root.line, root.tag)
+        for attr in root.attrib:
+            if attr != "model":
+                raise XMLError(f"unrecognized attribute '{attr}'", root.file, root.line,
+                               "mujoco", attr)
+        self.spec.modelname = root.attrib.get("model", "MuJoCo Model")
+        if self.spec.worldbody is None:
+            self.spec.worldbody = Body(attrs={"name": "world"}, file=root.file, line=root.line)
+        if "main" not in self.spec.defaults:
+            self.spec.defaults["main"] = DefaultClass("main", None)
+        sections = {
+            "compiler": self.compiler, "option": self.option, "size": self.size,
+            "statistic": self.statistic, "visual": self.visual, "default": None,
+            "asset": self.asset, "worldbody": self.worldbody, "contact": self.contact,
+            "equality": self.equality, "tendon": self.tendon, "actuator": self.actuator,
+            "sensor": self.sensor, "keyframe": self.keyframe, "custom": self.custom,
+            "extension": self.extension, "deformable": self.deformable,
+        }
+        _check_children(root, sections)
+        # Defaults first: later sections' elements copy their class prototypes.
+        for c in root.children:
+            if c.tag == "default":
+                self.default(c, self.spec.defaults["main"], top=True)
+        self._origin = {}
+        for c in root.children:
+            if c.tag != "default":
+                sections[c.tag](c)
+        self._replicate_references()
+        return self.spec
+
+    # -- simple sections -----------------------------------------------------------------------------
+    def compiler(self, node):
+        _check_children(node, {"lengthrange", "plugin"})
+        self.spec.compiler.update(parse_attrs(node, S.COMPILER))
+        for c in node.children:
+            if c.tag == "lengthrange":
+                self.spec.lengthrange.update(parse_attrs(c, S.LENGTHRANGE))
+            else:
+                _check_children(Node("compiler", {}, c.file, c.line, [c]), {"lengthrange"})
+
+    def option(self, node):
+        _check_children(node, {"flag"})
+        self.spec.option.update(parse_attrs(node, S.OPTION))
+        for c in node.children:
+            self.spec.flags.update(parse_attrs(c, S.FLAG))
+
+    def size(self, node):
+        _check_children(node, set())
+        self.spec.size.update(parse_attrs(node, S.SIZE))
+
+    def statistic(self, node):
+        _check_children(node, set())
+        self.spec.statistic.update(parse_attrs(node, S.STATISTIC))
+
+    def visual(self, node):
+        _check_children(node, S.VISUAL)
+        for c in node.children:
+            self.spec.visual.setdefault(c.tag, {}).update(parse_attrs(c, S.VISUAL[c.tag]))
+
+    # -- defaults -------------------------------------------------------------------------------------
+    def default(self, node, cls, top=False):
+        if top:
+            for attr in node.attrib:
+                if attr != "class":
+                    raise XMLError(f"unrecognized attribute '{attr}'", node.file, node.line,
+                                   "default", attr)
+            name = node.attrib.get("class", "main")
+            if name != "main":
+                # A named top-level default: a child of main.
+                cls = self._new_class(node, name, self.spec.defaults["main"])
+        for c in node.children:
+            if c.tag == "default":
+                for attr in c.attrib:
+                    if attr != "class":
+                        raise XMLError(f"unrecognized attribute '{attr}'", c.file, c.line,
+                                       "default", attr)
+                name = c.attrib.get("class")
+                if not name:
+                    raise XMLError("a nested <default> needs a 'class' attribute", c.file,
+                                   c.line, "default", "class")
+                self.default(c, self._new_class(c, name, cls))
+                continue
+            if c.tag not in S.DEFAULT_KINDS:
+                raise XMLError(f"unrecognized element <{c.tag}> inside <default>", c.file,
+                               c.line, c.tag)
+            if c.children:
+                raise XMLError(f"<{c.tag}> in <default> cannot have child elements",
+                               c.file, c.line, c.tag)
+            table = S.DEFAULT_KINDS[c.tag]
+            skip = ("class", "name") if c.tag in ("joint", "geom", "site", "camera", "light",
+                                                  "pair", "tendon", "material") else ()
+            for bad in ("name", "class"):
+                if bad in c.attrib and c.tag not in ("mesh",):
+                    raise XMLError(f"'{bad}' is not allowed in a default element", c.file,
+                                   c.line, c.tag, bad)
+            explicit = parse_attrs(c, table, skip=skip)
+            if c.tag in S.ACTUATOR:
+                proto = {**schema_defaults(_GENERAL), **cls.values.get("general", {})}
+                new = apply_actuator_shortcut(c, c.tag, proto, explicit)
+                changed = {k for k in new if new[k] != proto.get(k)} | set(
+                    k for k in explicit if k in _GENERAL)
+                if c.tag == "position" and "inheritrange" in explicit:
+                    changed.add("inheritrange")
+                cls.values["general"] = {**cls.values.get("general", {}),
+                                         **{k: new[k] for k in changed}}
+                cls.given.setdefault("general", set()).update(changed)
+            else:
+                vals = cls.values.setdefault(c.tag, {})
+                for k, v in explicit.items():
+                    vals[k] = _merge_vector(vals.get(k, table[k][2]), v)
+                cls.given.setdefault(c.tag, set()).update(explicit)
+
+    def _new_class(self, node, name, parent):
+        if name in self.spec.defaults:
+            raise XMLError(f"repeated default class name '{name}'", node.file, node.line,
+                           "default", "class")
+        cls = DefaultClass(name, parent,
+                           values={k: dict(v) for k, v in parent.values.items()},
+                           given={k: set(v) for k, v in parent.given.items()},
+                           file=node.file, line=node.line)
+        self.spec.defaults[name] = cls
+        return cls
+
+    def _class(self, node, active):
+        name = node.attrib.get("class")
+        if name is None:
+            return active
+        cls = self.spec.defaults.get(name)
+        if cls is None:
+            raise XMLError(f"unknown default class '{name}'", node.file, node.line, node.tag,
+                           "class")
+        return cls
+
+    def make(self, node, kind, table, cls, element_type=Element, skip=()):
+        """An element of ``kind`` from ``node``: schema defaults <- class prototype <- node."""
+        explicit = parse_attrs(node, table, skip=skip)
+        attrs = schema_defaults(table)
+        given = set()
+        if cls is not None:
+            attrs.update({k: v for k, v in cls.values.get(kind, {}).items() if k in table})
+            given |= cls.given.get(kind, set()) & set(table)
+        for k, v in explicit.items():
+            # a short vector fills the front of the value it overrides (class or schema default)
+            attrs[k] = _merge_vector(attrs.get(k), v)
+        given |= set(explicit)
+        _check_orientation(node, explicit)
+        el = element_type(kind=kind, tag=node.tag, attrs=attrs, given=given, file=node.file,
+                          line=node.line) if element_type is not Body else Body(
+            attrs=attrs, given=given, file=node.file, line=node.line)
+        return el
+
+    # -- assets ----------------------------------------------------------------------------------------
+    def asset(self, node):
+        tables = {"mesh": S.MESH, "hfield": S.HFIELD, "texture": S.TEXTURE,
+                  "material": S.MATERIAL}
+        _check_children(node, tables)
+        main = self.spec.defaults["main"]
+        for c in node.children:
+            if c.tag == "mesh":
+                _check_children(c, set())
+                el = self.make(c, "mesh", S.MESH, self._class(c, main))
+                self.spec.meshes.append(el)
+            elif c.tag == "material":
+                _check_children(c, {"layer"})
+                el = self.make(c, "material", S.MATERIAL, self._class(c, main))
+                self.spec.materials.append(el)
+            elif c.tag == "texture":
+                _check_children(c, set())
+                self.spec.textures.append(self.make(c, "texture", S.TEXTURE, None))
+            else:
+                _check_children(c, set())
+                self.spec.hfields.append(self.make(c, "hfield", S.HFIELD, None))
+
+    # -- the kinematic tree ------------------------------------------------------------------------------
+    def worldbody(self, node):
+        for attr in node.attrib:
+            raise XMLError(f"unrecognized attribute '{attr}'", node.file, node.line, "worldbody",
+                           attr)
+        node = self._expand_replicates(node)
+        self.body_children(node, self.spec.worldbody, self.spec.defaults["main"], None,
+                           world=True)
+
+    def body_children(self, node, body, active, frame, world=False):
+        allowed = WORLD_KINDS if world else TREE_TAGS
+        _check_children(node, allowed)
+        for c in node.children:
+            tag = c.tag
+            if tag == "body":
+                cls = active
+                if "childclass" in c.attrib:
+                    cls = self._named_class(c, c.attrib["childclass"], "childclass")
+                child = self.make(c, "body", S.BODY, None, element_type=Body)
+                child.frame = frame
+                body.add(child)
+                self.body_children(c, child, cls, None)
+            elif tag == "frame" and "_replicate_step" in c.attrib:
+                # A replicate copy: the step transform (offset, euler) applied `index` times.
+                f = Frame("frame", "replicate", {"replicate": c.attrib["_replicate_step"],
+                                                  "index": c.attrib["_replicate_index"]},
+                          (), c.file, c.line)
+                f.frame = frame
+                self.body_children(c, body, active, f, world=world)
+            elif tag == "frame":
+                cls = active
+                if "childclass" in c.attrib:
+                    cls = self._named_class(c, c.attrib["childclass"], "childclass")
+                f = self.make(c, "frame", S.FRAME, None, element_type=Frame)
+                f.frame = frame
+                self.body_children(c, body, cls, f, world=world)
+            elif tag == "inertial":
+                _check_children(c, set())
+                if body.inertial is not None:
+                    raise XMLError("a body can have only one <inertial>", c.file, c.line,
+                                   "inertial")
+                el = self.make(c, "inertial", S.INERTIAL, None)
+                for req in ("pos", "mass"):
+                    if req not in el.given:
+                        raise XMLError(f"<inertial> requires attribute '{req}'", c.file, c.line,
+                                       "inertial", req)
+                el.frame = frame
+                body.inertial = el
+            elif tag == "freejoint":
+                _check_children(c, set())
+                el = self.make(c, "freejoint", S.FREEJOINT, None)
+                el.frame = frame
+                body.add(el)
+            elif tag in BODY_KINDS:
+                _check_children(c, {"plugin"} if tag == "geom" else set())
+                if world and tag == "joint":
+                    raise XMLError("joints cannot be defined in the world body", c.file, c.line,
+                                   "joint")
+                el = self.make(c, tag, BODY_KINDS[tag], self._class(c, active))
+                el.frame = frame
+                body.add(el)
+            else:
+                _check_children(Node(node.tag, {}, c.file, c.line, [c]), allowed - {c.tag})
+
+    def _named_class(self, node, name, attr):
+        cls = self.spec.defaults.get(name)
+        if cls is None:
+            raise XMLError(f"unknown default class '{name}'", node.file, node.line, node.tag, attr)
+        return cls
+
+    # -- replicate: copies with cumulative offsets and name suffixes (seed 000 "replicate") ----------
+    def _expand_replicates(self, node):
+        node.children = [self._expand_replicates(c) for c in node.children]
+        out = []
+        for c in node.children:
+            if c.tag != "replicate":
+                out.append(c)
+                continue
+            attrs = parse_attrs(c, S.REPLICATE)
+            count = attrs.get("count")
+            if count is None or count < 1:
+                raise XMLError("replicate 'count' must be a positive integer", c.file, c.line,
+                               "replicate", "count")
+            sep = attrs.get("sep", "")
+            width = len(str(count - 1)) if count > 1 else 1
+            for i in range(count):
+                suffix = sep + str(i).zfill(width)
+                # Copy i sits in a frame that applies the step transform i times.
+                frame = Node("frame", {"_replicate_step": (attrs.get("offset", (0.0, 0.0, 0.0)),
+                                                           attrs.get("euler")),
+                                       "_replicate_index": i}, c.file, c.line,
+                             [g.copy() for g in c.children])
+                self._rename(frame, suffix)
+                out.append(frame)
+        node.children = out
+        return node
+
+    def _rename(self, node, suffix):
+        for c in node.children:
+            name = c.attrib.get("name")
+            if name:
+                c.attrib["name"] = name + suffix
+                # Nested replicates rename twice: remember the original name.
+                self._origin[name + suffix] = self._origin.get(name, name)
+            self._rename(c, suffix)
+
+    def _replicate_references(self):
+        """Elements outside the tree that reference replicated elements are replicated too, one
+        copy per replica, named with the replica's suffix (seed 000, "replicate")."""
+        if not self._origin:
+            return
+        finals = {}
+
+        def walk(b):
+            for el in [b] + b.joints + b.geoms + b.sites + b.cameras + b.lights:
+                n = el.attrs.get("name")
+                if n in self._origin:
+                    finals.setdefault(self._origin[n], []).append(n)
+            for c in b.bodies:
+                walk(c)
+        walk(self.spec.worldbody)
+        refs = ("site", "joint", "tendon", "actuator", "objname", "refname", "body", "geom1",
+                "geom2", "body1", "body2", "jointinparent", "refsite", "cranksite", "slidersite",
+                "site1", "site2", "joint1", "joint2", "tendon1", "tendon2", "geom", "sidesite")
+
+        def expand(elements):
+            out = []
+            for el in elements:
+                hit = [(a, el.attrs[a]) for a in refs
+                       if isinstance(el.attrs.get(a), str) and el.attrs[a] in finals]
+                for p in getattr(el, "path", ()):
+                    hit += [(None, p.attrs[a]) for a in refs
+                            if isinstance(p.attrs.get(a), str) and p.attrs[a] in finals]
+                if not hit:
+                    out.append(el)
+                    continue
+                n = len(finals[hit[0][1]])
+                for k in range(n):
+                    suffix = finals[hit[0][1]][k][len(hit[0][1]):]
+                    cp = Element(el.kind, el.tag, dict(el.attrs), el.given, el.file, el.line)
+                    cp.__dict__.update({x: y for x, y in el.__dict__.items()
+                                        if x not in cp.__dict__})
+                    for a in refs:
+                        v = cp.attrs.get(a)
+                        if isinstance(v, str) and v in finals:
+                            cp.attrs[a] = v + suffix
+                    if getattr(el, "path", None):
+                        cp.path = []
+                        for p in el.path:
+                            q = Element(p.kind, p.tag, dict(p.attrs), p.given, p.file, p.line)
+                            for a in refs:
+                                v = q.attrs.get(a)
+                                if isinstance(v, str) and v in finals:
+                                    q.attrs[a] = v + suffix
+                            cp.path.append(q)
+                    if cp.attrs.get("name"):
+                        cp.attrs["name"] = cp.attrs["name"] + suffix
+                    out.append(cp)
+            return out
+        sp = self.spec
+        sp.sensors, sp.actuators, sp.tendons = (expand(sp.sensors), expand(sp.actuators),
+                                                 expand(sp.tendons))
+        sp.equalities, sp.pairs, sp.excludes = (expand(sp.equalities), expand(sp.pairs),
+                                                 expand(sp.excludes))
+
+    # -- non-tree sections ------------------------------------------------------------------------------
+    def contact(self, node):
+        _check_children(node, {"pair", "exclude"})
+        main = self.spec.defaults["main"]
+        for c in node.children:
+            _check_children(c, set())
+            if c.tag == "pair":
+                el = self.make(c, "pair", S.PAIR, self._class(c, main))
+                for req in ("geom1", "geom2"):
+                    if not el.attrs.get(req):
+                        raise XMLError(f"<pair> requires attribute '{req}'", c.file, c.line,
+                                       "pair", req)
+                self.spec.pairs.append(el)
+            else:
+                el = self.make(c, "exclude", {"name": (S.S, None, None), "body1": (S.S, None, None),
+                                              "body2": (S.S, None, None)}, None)
+                self.spec.excludes.append(el)
+
+    def equality(self, node):
+        _check_children(node, S.EQUALITY)
+        main = self.spec.defaults["main"]
+        for c in node.children:
+            _check_children(c, set())
+            cls = self._class(c, main)
+            el = self.make(c, "equality", S.EQUALITY[c.tag], None)
+            # The class's <equality> prototype holds what all kinds share.
+            for k in cls.given.get("equality", ()):
+                if k not in el.given - cls.given.get("equality", set()) and \
+                        k not in parse_attrs(c, S.EQUALITY[c.tag]):
+                    el.attrs[k] = cls.values["equality"][k]
+                    el.given.add(k)
+            self.spec.equalities.append(el)
+
+    def tendon(self, node):
+        _check_children(node, {"spatial", "fixed"})
+        main = self.spec.defaults["main"]
+        for c in node.children:
+            table = S.TENDON
+            el = self.make(c, "tendon", table, self._class(c, main))
+            el.path = []
+            if c.tag == "spatial":
+                _check_children(c, {"site", "geom", "pulley"})
+                tables = {"site": {"site": (S.S, None, None)},
+                          "geom": {"geom": (S.S, None, None), "sidesite": (S.S, None, None)},
+                          "pulley": {"divisor": (S.R, None, None)}}
+            else:
+                _check_children(c, {"joint"})
+                tables = {"joint": {"joint": (S.S, None, None), "coef": (S.R, None, None)}}
+            for p in c.children:
+                _check_children(p, set())
+                w = self.make(p, p.tag, tables[p.tag], None)
+                for req in tables[p.tag]:
+                    if req != "sidesite" and w.attrs.get(req) is None:
+                        raise XMLError(f"<{p.tag}> requires attribute '{req}'", p.file, p.line,
+                                       p.tag, req)
+                el.path.append(w)
+            self.spec.tendons.append(el)
+
+    def actuator(self, node):
+        _check_children(node, S.ACTUATOR)
+        main = self.spec.defaults["main"]
+        for c in node.children:
+            _check_children(c, set())
+            if c.tag == "plugin":
+                raise NotImplementedError(f"{c.file or '<string>'}:{c.line}: actuator <plugin> "
+                                          "(engine plugins) is not supported yet")
+            cls = self._class(c, main)
+            explicit = parse_attrs(c, S.ACTUATOR[c.tag])
+            proto = {**schema_defaults(_GENERAL), **cls.values.get("general", {})}
+            attrs = apply_actuator_shortcut(c, c.tag, proto, explicit)
+            given = (cls.given.get("general", set()) | set(explicit))
+            if c.tag in ("damper", "adhesion", "intvelocity"):
+                given |= {"ctrllimited"} if c.tag != "intvelocity" else {"actlimited"}
+            el = Element("actuator", c.tag, attrs, given, c.file, c.line)
+            el.explicit = explicit
+            self.spec.actuators.append(el)
+
+    def sensor(self, node):
+        _check_children(node, S.SENSOR)
+        for c in node.children:
+            _check_children(c, {"config"} if c.tag == "plugin" else set())
+            if c.tag == "plugin":
+                raise NotImplementedError(f"{c.file or '<string>'}:{c.line}: sensor <plugin> "
+                                          "(engine plugins) is not supported yet")
+            el = self.make(c, "sensor", S.SENSOR[c.tag], None)
+            self.spec.sensors.append(el)
+
+    def keyframe(self, node):
+        _check_children(node, {"key"})
+        for c in node.children:
+            _check_children(c, set())
+            self.spec.keys.append(self.make(c, "key", S.KEY, None))
+
+    def custom(self, node):
+        _check_children(node, S.CUSTOM)
+        for c in node.children:
+            if c.tag == "tuple":
+                _check_children(c, {"element"})
+                el = self.make(c, "tuple", S.CUSTOM["tuple"], None)
+                el.elements = [self.make(e, "element", S.TUPLE_ELEMENT, None) for e in c.children]
+                self.spec.tuples.append(el)
+            else:
+                _check_children(c, set())
+                el = self.make(c, c.tag, S.CUSTOM[c.tag], None)
+                (self.spec.numerics if c.tag == "numeric" else self.spec.texts).append(el)
+
+    def extension(self, node):
+        if node.children:
+            c = node.children[0]
+            raise NotImplementedError(f"{c.file or '<string>'}:{c.line}: <extension> engine "
+                                      "plugins are not supported yet")
+
+    def deformable(self, node):
+        if node.children:
+            c = node.children[0]
+            raise NotImplementedError(f"{c.file or '<string>'}:{c.line}: MJCF element "
+                                      f"<deformable/{c.tag}> is not supported yet")
+
+
+def _check_orientation(node, explicit):
+    given = [k for k in S.ORIENT if k in explicit]
+    if len(given) > 1:
+        raise XMLError(f"multiple orientation specifiers: {', '.join(given)}", node.file,
+                       node.line, node.tag, given[1])
+
+
+def parse_mjcf(path=None, text=None, assets=None) -> Spec:
+    """Read an MJCF file (or string) into a Spec."""
+    root = load_xml(path, text, assets)
+    return MJCFReader(root, file=path).read()
