@@ -1,0 +1,172 @@
+"""Node throughput and latency (not a test). Prints a table.
+
+    python bench/node.py [--model PATH] [--seconds 10] [--roundtrips 1000]
+
+1. Real-time factor at speed 0 on the default robot at 1 kHz with every stream published (clock,
+   joint_states, IMU, wrench, touch sensors: rate 0 = every step), a subscriber receiving /clock
+   and /joint_states in another process; once with the default max_publish_rate (1000 per wall
+   second) and once unlimited. RTF = sim seconds / wall seconds, from received stamps.
+2. Command-to-state latency in lockstep (lockstep_steps 1): publish a JointState command, wait for
+   the joint_states it produces; wall-clock round trip p50 / p90 / p99.
+The simulator runs as `python -m mj_ros.sim_node` in a subprocess; ROS_AUTOMATIC_DISCOVERY_RANGE is
+forced to LOCALHOST.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+
+import rclpy  # noqa: E402
+from rclpy.experimental import EventsExecutor  # noqa: E402
+from rosgraph_msgs.msg import Clock  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+
+DOMAIN = int(os.environ.get("MJ_ROS_BENCH_DOMAIN", "97"))
+
+
+def start_sim(params: dict, log) -> subprocess.Popen:
+    args = [sys.executable, "-m", "mj_ros.sim_node", "--ros-args"]
+    for k, v in params.items():
+        v = ("true" if v else "false") if isinstance(v, bool) else v
+        args += ["-p", f"{k}:={v}"]
+    env = dict(os.environ, ROS_DOMAIN_ID=str(DOMAIN), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
+    return subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            cwd=tempfile.gettempdir())
+
+
+def stop_sim(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+def stamp(s) -> float:
+    return s.sec + s.nanosec * 1e-9
+
+
+class Probe:
+    def __init__(self):
+        self.ctx = rclpy.Context()
+        rclpy.init(context=self.ctx, domain_id=DOMAIN)
+        self.node = rclpy.create_node("bench_probe", context=self.ctx)
+        self.ex = EventsExecutor(context=self.ctx)
+        self.ex.add_node(self.node)
+
+    def wait(self, pred, timeout, what):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if pred():
+                return
+            self.ex.spin_once(timeout_sec=0.01)
+        raise SystemExit(f"bench: timed out waiting for {what}")
+
+    def close(self):
+        self.ex.shutdown()
+        self.node.destroy_node()
+        rclpy.try_shutdown(context=self.ctx)
+
+
+def bench_rtf(model: str, seconds: float, log, limit: float) -> dict:
+    params = dict(speed=0.0, max_publish_rate=limit, clock_rate=0.0, joint_states_rate=0.0, imu_rate=0.0,
+                  wrench_rate=0.0, sensor_rate=0.0, diagnostics_rate=1.0)
+    if model:
+        params["model"] = model
+    proc = start_sim(params, log)
+    probe = Probe()
+    clocks, js = [], []
+    probe.node.create_subscription(Clock, "/clock",
+                                   lambda m: clocks.append((time.monotonic(), stamp(m.clock))),
+                                   100)
+    probe.node.create_subscription(JointState, "/joint_states",
+                                   lambda m: js.append(stamp(m.header.stamp)), 100)
+    try:
+        probe.wait(lambda: len(clocks) > 100, 180, "/clock")
+        probe.ex.spin_once(timeout_sec=0.5)
+        i0, n_js0 = len(clocks) - 1, len(js)
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            probe.ex.spin_once(timeout_sec=0.05)
+        (w0, s0), (w1, s1) = clocks[i0], clocks[-1]
+        steps = round((s1 - s0) / 0.001)
+        return {"rtf": (s1 - s0) / (w1 - w0), "steps_per_s": steps / (w1 - w0),
+                "clock_received": (len(clocks) - i0) / max(1, steps),
+                "js_received": (len(js) - n_js0) / max(1, steps)}
+    finally:
+        probe.close()
+        stop_sim(proc)
+
+
+def bench_latency(model: str, roundtrips: int, log) -> dict:
+    params = dict(lockstep=True, lockstep_steps=1, clock_rate=0.0, joint_states_rate=0.0,
+                  imu_rate=0.0, wrench_rate=0.0, sensor_rate=0.0)
+    if model:
+        params["model"] = model
+    proc = start_sim(params, log)
+    probe = Probe()
+    js = []
+    probe.node.create_subscription(JointState, "/joint_states",
+                                   lambda m: js.append(stamp(m.header.stamp)), 100)
+    pub = probe.node.create_publisher(JointState, "/mj_ros_sim/joint_commands", 10)
+    cmd = JointState(name=["shoulder_pan_joint"], position=[0.3])
+    lat = []
+    try:
+        probe.wait(lambda: pub.get_subscription_count() > 0, 180, "command subscriber")
+        probe.ex.spin_once(timeout_sec=1.0)
+        for _ in range(roundtrips + 20):
+            last = js[-1] if js else -1.0
+            t0 = time.perf_counter()
+            pub.publish(cmd)
+            probe.wait(lambda: js and js[-1] > last, 10, "lockstep state")
+            lat.append(time.perf_counter() - t0)
+        lat = sorted(lat[20:])
+        q = statistics.quantiles(lat, n=100)
+        return {"p50_ms": q[49] * 1e3, "p90_ms": q[89] * 1e3, "p99_ms": q[98] * 1e3,
+                "steps_per_s": len(lat) / sum(lat)}
+    finally:
+        probe.close()
+        stop_sim(proc)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default="", help="model file (default: the default robot)")
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--roundtrips", type=int, default=1000)
+    a = ap.parse_args()
+    import engine
+    with tempfile.NamedTemporaryFile("w", prefix="mj_ros_bench_", suffix=".log",
+                                     delete=False) as log:
+        rtf = bench_rtf(a.model, a.seconds, log, 1000.0)
+        full = bench_rtf(a.model, a.seconds, log, 0.0)
+        lat = bench_latency(a.model, a.roundtrips, log)
+    print(f"engine: {engine.__name__} from {os.path.dirname(engine.__file__ or '?')}")
+    print(f"model: {a.model or 'default robot (urdf/mj_arm.urdf)'}, timestep 1 ms; log {log.name}")
+    print("| measure | value |")
+    print("|---|---|")
+    for label, r in (("every stream, max_publish_rate 1000 (default)", rtf),
+                     ("every stream every step (max_publish_rate 0)", full)):
+        print(f"| RTF at speed 0, {label} | {r['rtf']:.2f}x |")
+        print(f"| ... steps per second | {r['steps_per_s']:.0f} |")
+        print(f"| ... /clock, /joint_states received per step | {r['clock_received']:.3f}, "
+              f"{r['js_received']:.3f} |")
+    print(f"| lockstep command->state latency p50 | {lat['p50_ms']:.3f} ms |")
+    print(f"| lockstep command->state latency p90 | {lat['p90_ms']:.3f} ms |")
+    print(f"| lockstep command->state latency p99 | {lat['p99_ms']:.3f} ms |")
+    print(f"| lockstep round trips per second | {lat['steps_per_s']:.0f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from mj_ros.sim_node import main
+
+sys.exit(main())

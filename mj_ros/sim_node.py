@@ -1,0 +1,723 @@
+"""The simulator node: loads a model, steps the engine, publishes state, takes commands.
+
+One thread does everything: a loop steps the engine and, between steps, lets rclpy's
+EventsExecutor run the callbacks (commands, services), so callbacks never race the physics.
+Idle waits (pacing at speed > 0, pause, lockstep) happen inside `spin_once(timeout_sec=...)`, so a
+command or service call is handled as soon as it arrives. At speed 0 the loop polls the executor
+every `POLL_PERIOD` of wall time (one idle `spin_once` costs ~80 us, too much for every step).
+
+Topics, services and parameters: see README and config/sim.yaml; the table is mj_ros/params.py.
+"""
+from __future__ import annotations
+
+import math
+import re
+import sys
+import time
+
+import numpy as np
+import rclpy
+from builtin_interfaces.msg import Time as TimeMsg
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import QuaternionStamped, Vector3Stamped, WrenchStamped
+from nav_msgs.msg import Odometry
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rclpy.exceptions import ParameterUninitializedException
+from rclpy.executors import ExternalShutdownException
+from rclpy.experimental import EventsExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import Imu, JointState
+from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
+from std_srvs.srv import SetBool, Trigger
+from trajectory_msgs.msg import JointTrajectory
+
+import engine as mj
+from mj_ros import commands as cmds
+from mj_ros import diagnostics as diag
+from mj_ros import model_io, sensors
+from mj_ros.clock import Pacer, RateMeter, SimClock, to_stamp
+from mj_ros.params import ARRAY_TYPES, PARAMETERS
+
+POLL_PERIOD = 0.001       # s of wall time between executor polls at speed 0
+WAIT_SLICE = 0.05         # s: longest single wait, so shutdown is seen promptly
+WARN_PERIOD = 2.0         # s between two warnings of one kind
+COMMAND_QOS = 10          # keep-last depth of command subscriptions: a flood is cut here
+_TOPIC_BAD = re.compile(r"[^A-Za-z0-9_/]")
+
+
+def topic_name(name: str) -> str:
+    """A ROS-valid topic token from a model name."""
+    t = _TOPIC_BAD.sub("_", name).strip("/")
+    if not t or t[0].isdigit():
+        t = "s_" + t
+    return t
+
+
+class Throttle:
+    """Warn at most once per period per key, saying how many were suppressed meanwhile."""
+
+    def __init__(self, logger, period: float = WARN_PERIOD):
+        self._logger, self._period = logger, period
+        self._last: dict[str, float] = {}
+        self._suppressed: dict[str, int] = {}
+
+    def warn(self, key: str, text: str) -> None:
+        now = time.monotonic()
+        if now - self._last.get(key, -math.inf) < self._period:
+            self._suppressed[key] = self._suppressed.get(key, 0) + 1
+            return
+        n = self._suppressed.pop(key, 0)
+        self._last[key] = now
+        self._logger.warning(text + (f" ({n} more since the last warning)" if n else ""))
+
+
+class _Stream:
+    """A decimated publication: due when `every` steps passed since it was last published
+    (0 = off)."""
+
+    __slots__ = ("every", "last")
+
+    def __init__(self, rate: float, timestep: float):
+        if rate < 0:
+            self.every = 0
+        elif rate == 0:
+            self.every = 1
+        else:
+            self.every = max(1, int(round(1.0 / (rate * timestep))))
+        self.last = 0
+
+    def due(self, step: int) -> bool:
+        if self.every == 0 or step - self.last < self.every:
+            return False
+        self.last = step
+        return True
+
+
+class SimNode(Node):
+    """ROS 2 node around one engine Model/Data pair."""
+
+    def __init__(self, node_name: str = "mj_ros_sim", **kwargs):
+        super().__init__(node_name, **kwargs)
+        self._declare_parameters()
+        p = self._p
+        if not p("headless"):
+            raise NotImplementedError("viewer (headless:=false): mj_ros has no viewer yet")
+        self._warn = Throttle(self.get_logger())
+
+        source = model_io.choose_source(p("model"), p("robot_description"))
+        if source is None and p("robot_description_topic"):
+            source = self._wait_robot_description(p("robot_description_topic"),
+                                                  p("robot_description_timeout"))
+        if source is None:
+            source = model_io.ModelSource("file", str(model_io.default_model_path()),
+                                          "default robot")
+        self.model = model_io.load(source, mj)
+        if p("timestep") > 0:
+            self.model.opt.timestep = p("timestep")
+        self.data = mj.MjData(self.model)
+        m = self.model
+        self.timestep = float(m.opt.timestep)
+        self.get_logger().info(
+            f"model {source.describe()}: {m.njnt} joints, {m.nu} actuators, {m.nsensor} sensors,"
+            f" timestep {self.timestep} s")
+
+        self.cmap = cmds.CommandMap.from_model(m, mj)
+        self.layout = sensors.layout_from_model(m, mj)
+        self._ctrl_cmd = np.zeros(m.nu)
+        self._qfrc_cmd = np.zeros(m.nv)
+        self._traj: cmds.Trajectory | None = None
+        self._last_command_time = 0.0
+        self._timed_out = False
+        self._timeout_action = cmds.TimeoutAction(p("command_timeout_action"))
+        self._command_timeout = float(p("command_timeout"))
+        self._lockstep_steps = max(1, int(p("lockstep_steps")))
+        self._div_idx = diag.divergence_indices(mj)
+        self._div_seen = 0
+        self._events = 0            # callbacks run (lets the poll loop drain queued work)
+        self._steps = 0
+        self._lockstep_credit = 0
+        self.stats = diag.SimStats()
+        self.simclock = SimClock()
+        self.paused = bool(p("paused"))
+        self.lockstep = bool(p("lockstep"))
+        self.pacer = Pacer(p("speed"), self.timestep)
+        self.rate = RateMeter()
+        self._init_key = self._initial_keyframe(p("initial_keyframe"))
+        self._init_joints = self._initial_joints()
+
+        self._make_publishers()
+        self._make_inputs()
+        self._drive_own_clock()
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+        self.reset_state(first=True)
+        self.get_logger().info(
+            f"publishing {len(self.layout.imus)} IMU, {len(self.layout.wrenches)} wrench, "
+            f"{len(self.layout.others)} other sensor topics; speed {self.pacer.speed:g}"
+            + (", paused" if self.paused else "") + (", lockstep" if self.lockstep else ""))
+
+    # -- parameters -------------------------------------------------------------------------------
+    def _declare_parameters(self) -> None:
+        for name, (default, text) in PARAMETERS.items():
+            desc = ParameterDescriptor(description=text)
+            if name in ARRAY_TYPES:
+                ptype = {"string_array": Parameter.Type.STRING_ARRAY,
+                         "double_array": Parameter.Type.DOUBLE_ARRAY}[ARRAY_TYPES[name]]
+                self.declare_parameter(name, ptype, desc)
+            else:
+                self.declare_parameter(name, default, desc)
+
+    def _p(self, name: str):
+        try:
+            value = self.get_parameter(name).value
+        except ParameterUninitializedException:  # a typed array declared without a value
+            return []
+        if value is None and name in ARRAY_TYPES:
+            return []
+        default = PARAMETERS[name][0]
+        if isinstance(default, float) and isinstance(value, int):
+            return float(value)
+        return value
+
+    def _on_set_parameters(self, params) -> SetParametersResult:
+        for prm in params:
+            if prm.name == "speed":
+                if not (isinstance(prm.value, (int, float)) and prm.value >= 0):
+                    return SetParametersResult(successful=False, reason="speed must be >= 0")
+                self.pacer.set_speed(float(prm.value))
+            elif prm.name == "step_count":
+                if not (isinstance(prm.value, int) and prm.value >= 1):
+                    return SetParametersResult(successful=False, reason="step_count must be >= 1")
+            elif prm.name == "command_timeout_action":
+                try:
+                    self._timeout_action = cmds.TimeoutAction(prm.value)
+                except ValueError:
+                    return SetParametersResult(successful=False,
+                                               reason="command_timeout_action: hold or zero")
+            elif prm.name == "lockstep":
+                self.lockstep = bool(prm.value)
+                self.pacer.anchor()
+            elif prm.name == "paused":
+                self._set_paused(bool(prm.value))
+            elif prm.name == "command_timeout":
+                self._command_timeout = float(prm.value)
+            elif prm.name == "lockstep_steps":
+                if not (isinstance(prm.value, int) and prm.value >= 1):
+                    return SetParametersResult(successful=False,
+                                               reason="lockstep_steps must be >= 1")
+                self._lockstep_steps = prm.value
+            elif prm.name in PARAMETERS and prm.name not in ("diagnostics_rate",):
+                return SetParametersResult(
+                    successful=False, reason=f"{prm.name} is read at start-up only")
+        return SetParametersResult(successful=True)
+
+    def _wait_robot_description(self, topic: str, timeout: float):
+        got: list[str] = []
+        qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                         reliability=ReliabilityPolicy.RELIABLE)
+        sub = self.create_subscription(String, topic, lambda msg: got.append(msg.data), qos)
+        self.get_logger().info(f"waiting up to {timeout:g} s for the model on {topic}")
+        deadline = time.monotonic() + timeout
+        executor = rclpy.executors.SingleThreadedExecutor(context=self.context)
+        executor.add_node(self)
+        try:
+            while not got and time.monotonic() < deadline and self.context.ok():
+                executor.spin_once(timeout_sec=0.1)
+        finally:
+            executor.remove_node(self)
+            executor.shutdown()
+            self.destroy_subscription(sub)
+        if not got:
+            raise model_io.ModelLoadError(f"no robot description on {topic} within {timeout:g} s")
+        return model_io.ModelSource("xml", got[-1], f"topic {topic}")
+
+    def _initial_keyframe(self, name: str) -> int:
+        m = self.model
+        if name:
+            k = mj.mj_name2id(m, mj.mjtObj.mjOBJ_KEY, name)
+            if k < 0:
+                raise model_io.ModelLoadError(f"initial_keyframe '{name}' is not in the model")
+            return k
+        if m.nkey:
+            k = mj.mj_name2id(m, mj.mjtObj.mjOBJ_KEY, "home")
+            return k if k >= 0 else -1
+        return -1
+
+    def _initial_joints(self) -> list[tuple[int, float]]:
+        names, values = self._p("initial_joint_names"), self._p("initial_joint_positions")
+        if len(names) != len(values):
+            raise model_io.ModelLoadError("initial_joint_names and initial_joint_positions differ "
+                                          "in length")
+        out = []
+        for n, v in zip(names, values):
+            j = self.cmap.joints.get(n)
+            if j is None:
+                raise model_io.ModelLoadError(f"initial_joint_names: unknown joint '{n}'")
+            out.append((j.qposadr, float(v)))
+        return out
+
+    # -- ROS interfaces ---------------------------------------------------------------------------
+    def _make_publishers(self) -> None:
+        p, dt, L = self._p, self.timestep, self.layout
+        tp, fp = p("topic_prefix"), p("frame_prefix")
+        self.clock_pub = self.create_publisher(Clock, "/clock", 10)
+        self._clock_msg = Clock()
+        self._s_clock = _Stream(p("clock_rate"), dt)
+        self._s_js = _Stream(p("joint_states_rate"), dt)
+        self._s_imu = _Stream(p("imu_rate"), dt)
+        self._s_wrench = _Stream(p("wrench_rate"), dt)
+        self._s_other = _Stream(p("sensor_rate"), dt)
+        self._s_odom = _Stream(p("odometry_rate"), dt)
+
+        joints = list(self.cmap.joints.values())
+        self._js_qadr = np.array([j.qposadr for j in joints], dtype=int)
+        self._js_dadr = np.array([j.dofadr for j in joints], dtype=int)
+        self.js_pub = self.create_publisher(JointState, tp + "joint_states", 10)
+        self._js_msg = JointState()
+        self._js_msg.name = [j.name for j in joints]
+
+        self._imus = []
+        for g in L.imus:
+            msg = Imu()
+            msg.header.frame_id = fp + g.frame
+            oc, gc, ac = sensors.imu_covariances(g)
+            msg.orientation_covariance, msg.angular_velocity_covariance = oc, gc
+            msg.linear_acceleration_covariance = ac
+            if g.quat is None:
+                msg.orientation.w = 1.0
+            pub = self.create_publisher(Imu, tp + topic_name(g.name), 10)
+            self._imus.append((pub, msg, g))
+        self._wrenches = []
+        for g in L.wrenches:
+            msg = WrenchStamped()
+            msg.header.frame_id = fp + g.frame
+            pub = self.create_publisher(WrenchStamped, tp + topic_name(g.name), 10)
+            self._wrenches.append((pub, msg, g.force.adr, g.torque.adr))
+        self._others = []
+        for o in L.others:
+            if o.kind == "vector3":
+                msg_t = Vector3Stamped
+            elif o.kind == "quaternion":
+                msg_t = QuaternionStamped
+            else:
+                msg_t = Float64MultiArray
+            msg = msg_t()
+            if msg_t is Float64MultiArray:
+                msg.layout.dim = [MultiArrayDimension(label=o.name, size=o.sensor.dim,
+                                                      stride=o.sensor.dim)]
+            else:
+                msg.header.frame_id = fp + (o.frame or p("world_frame"))
+            pub = self.create_publisher(msg_t, tp + topic_name(o.name), 10)
+            self._others.append((pub, msg, o.kind, o.sensor.adr, o.sensor.dim))
+
+        self._odoms = []
+        m = self.model
+        free = int(mj.mjtJoint.mjJNT_FREE)
+        for body in p("odometry_bodies"):
+            b = mj.mj_name2id(m, mj.mjtObj.mjOBJ_BODY, body)
+            if b < 0:
+                raise model_io.ModelLoadError(f"odometry_bodies: unknown body '{body}'")
+            jadr = int(m.body_jntadr[b])
+            if jadr < 0 or int(m.jnt_type[jadr]) != free:
+                raise model_io.ModelLoadError(f"odometry_bodies: body '{body}' has no free joint")
+            msg = Odometry()
+            msg.header.frame_id = fp + p("world_frame")
+            msg.child_frame_id = fp + body
+            pub = self.create_publisher(Odometry, tp + topic_name(body) + "/odom", 10)
+            self._odoms.append((pub, msg, int(m.jnt_qposadr[jadr]), int(m.jnt_dofadr[jadr])))
+
+        limit = p("max_publish_rate")
+        self._publish_period = 1.0 / limit if limit > 0 else 0.0
+        self._next_publish = 0.0
+        self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
+        rate = p("diagnostics_rate")
+        self._diag_period = 1.0 / rate if rate > 0 else math.inf
+        self._diag_next = time.monotonic() + min(self._diag_period, 1.0)
+        self._diag_name = f"{self.get_name()}: simulation"
+
+    def _make_inputs(self) -> None:
+        self.create_subscription(JointState, "~/joint_commands", self._on_joint_commands,
+                                 COMMAND_QOS)
+        self.create_subscription(Float64MultiArray, "~/ctrl", self._on_ctrl, COMMAND_QOS)
+        self.create_subscription(JointTrajectory, "~/joint_trajectory", self._on_trajectory,
+                                 COMMAND_QOS)
+        self.create_service(SetBool, "~/pause", self._srv_pause)
+        self.create_service(Trigger, "~/reset", self._srv_reset)
+        self.create_service(Trigger, "~/step", self._srv_step)
+
+    def _drive_own_clock(self) -> None:
+        """With use_sim_time, set this node's ROS clock from the simulation directly instead of
+        through its own /clock subscription (which would cost one callback per step)."""
+        ts = getattr(self, "_time_source", None)
+        sub = getattr(ts, "_clock_sub", None)
+        self._own_time_source = ts if sub is not None else None
+        if sub is not None:
+            self.destroy_subscription(sub)
+            ts._clock_sub = None
+
+    # -- commands ---------------------------------------------------------------------------------
+    def _drop(self, kind: str, err: Exception) -> None:
+        self.stats.dropped_commands += 1
+        self._warn.warn("drop_" + kind, f"dropped a {kind} message: {err}")
+
+    def _accept(self, command: cmds.Command) -> None:
+        self._ctrl_cmd[command.ctrl_idx] = command.ctrl_val
+        self._qfrc_cmd[command.dof_idx] = command.dof_val
+        if command.clamped:
+            self._warn.warn("clamp", f"{command.clamped} command values clamped to ctrlrange")
+        self._commanded()
+
+    def _commanded(self) -> None:
+        self._last_command_time = self.simclock.last
+        self._timed_out = False
+        if self.lockstep:
+            per = self._lockstep_steps
+            self._lockstep_credit = min(self._lockstep_credit + per, 100 * per)
+
+    def _on_joint_commands(self, msg: JointState) -> None:
+        self._events += 1
+        try:
+            command = self.cmap.joint_state(msg.name, msg.position, msg.velocity, msg.effort)
+        except cmds.CommandError as e:
+            return self._drop("joint_commands", e)
+        self._traj = None
+        self._accept(command)
+
+    def _on_ctrl(self, msg: Float64MultiArray) -> None:
+        self._events += 1
+        try:
+            command = self.cmap.ctrl(msg.data)
+        except cmds.CommandError as e:
+            return self._drop("ctrl", e)
+        self._traj = None
+        self._accept(command)
+
+    def _on_trajectory(self, msg: JointTrajectory) -> None:
+        self._events += 1
+        now = self.simclock.last
+        stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+        start = stamp if stamp > 0 else now
+        points = [(pt.positions, pt.velocities,
+                   pt.time_from_start.sec + pt.time_from_start.nanosec * 1e-9)
+                  for pt in msg.points]
+        # the trajectory is in published sim time; the engine's is offset by simclock.offset
+        try:
+            traj = cmds.make_trajectory(self.cmap, msg.joint_names, points, max(start, now),
+                                        self.data.qpos)
+        except cmds.CommandError as e:
+            return self._drop("joint_trajectory", e)
+        self._traj = traj
+        self._commanded()
+
+    # -- services ---------------------------------------------------------------------------------
+    def _set_paused(self, paused: bool) -> None:
+        if self.paused and not paused:
+            self.pacer.anchor()
+            self.rate.reset()
+        self.paused = paused
+
+    def _srv_pause(self, request, response):
+        self._events += 1
+        self._set_paused(bool(request.data))
+        response.success = True
+        response.message = "paused" if self.paused else "running"
+        return response
+
+    def _srv_reset(self, request, response):
+        self._events += 1
+        self.reset_state()
+        response.success = True
+        response.message = f"reset at sim time {self.simclock.last:.6f}"
+        return response
+
+    def _srv_step(self, request, response):
+        self._events += 1
+        if not self.paused:
+            response.success = False
+            response.message = "not paused: call ~/pause with data: true first"
+            return response
+        n = int(self._p("step_count"))
+        for _ in range(n):
+            self.step()
+        self.publish_state()
+        response.success = True
+        response.message = f"stepped {n} to sim time {self.simclock.last:.6f}"
+        return response
+
+    # -- simulation -------------------------------------------------------------------------------
+    def reset_state(self, first: bool = False) -> None:
+        """Reset to the initial keyframe and joint positions; sim time keeps counting forward."""
+        m, d = self.model, self.data
+        if self._init_key >= 0:
+            mj.mj_resetDataKeyframe(m, d, self._init_key)
+        else:
+            mj.mj_resetData(m, d)
+        for adr, value in self._init_joints:
+            d.qpos[adr] = value
+        mj.mj_forward(m, d)
+        self._ctrl_cmd[:] = d.ctrl
+        self._qfrc_cmd[:] = 0.0
+        hold = self.cmap.hold_targets(d.qpos)
+        self._ctrl_cmd[hold.ctrl_idx] = hold.ctrl_val
+        d.ctrl[:] = self._ctrl_cmd
+        self._traj = None
+        self._timed_out = False
+        self.simclock.rebase(float(d.time))
+        self._last_command_time = self.simclock.last
+        self._div_seen = diag.warning_count(d, self._div_idx)
+        self.pacer.anchor()
+        if not first:
+            self.get_logger().info(f"reset at sim time {self.simclock.last:.6f}")
+        self.publish_state()
+
+    def _apply_timeout(self, now: float) -> None:
+        timeout = self._command_timeout
+        if self._timed_out or now - self._last_command_time <= timeout:
+            return
+        if self._traj is not None and now <= self._traj.end_time:
+            return
+        self._timed_out = True
+        self._warn.warn("timeout", f"no command for {timeout:g} s: {self._timeout_action.value}")
+        if self._timeout_action is cmds.TimeoutAction.ZERO:
+            self._traj = None
+            command = self.cmap.zero_command(self.data.qpos)
+            self._ctrl_cmd[command.ctrl_idx] = command.ctrl_val
+            self._qfrc_cmd[:] = 0.0
+
+    def step(self) -> None:
+        """Apply the commands, advance the engine one step, publish what is due."""
+        m, d = self.model, self.data
+        now = self.simclock.last
+        if self._traj is not None:
+            c = cmds.trajectory_command(self.cmap, self._traj, now + self.timestep)
+            self._ctrl_cmd[c.ctrl_idx] = c.ctrl_val
+        if self._command_timeout > 0:
+            self._apply_timeout(now)
+        d.ctrl[:] = self._ctrl_cmd
+        d.qfrc_applied[:] = self._qfrc_cmd
+        mj.mj_step(m, d)
+        self._steps += 1
+        self.simclock.now(float(d.time))
+        if self._publish_period and self.pacer.speed == 0.0:
+            now = time.monotonic()  # as fast as possible: publish at most max_publish_rate
+            if now < self._next_publish:
+                return
+            self._next_publish = now + self._publish_period
+        self._publish(self._steps)
+
+    def _publish(self, step: int) -> None:
+        t = self.simclock.last
+        sec, nsec = to_stamp(t)
+        if self._s_clock.due(step):
+            c = self._clock_msg.clock
+            c.sec, c.nanosec = sec, nsec
+            self.clock_pub.publish(self._clock_msg)
+        if self._s_js.due(step):
+            self._publish_joint_states(sec, nsec)
+        if self._imus and self._s_imu.due(step):
+            self._publish_imus(sec, nsec)
+        if self._wrenches and self._s_wrench.due(step):
+            self._publish_wrenches(sec, nsec)
+        if self._others and self._s_other.due(step):
+            self._publish_others(sec, nsec)
+        if self._odoms and self._s_odom.due(step):
+            self._publish_odometry(sec, nsec)
+
+    def publish_state(self) -> None:
+        """Publish every stream now (after a reset, a service step or a lockstep batch)."""
+        sec, nsec = to_stamp(self.simclock.last)
+        c = self._clock_msg.clock
+        c.sec, c.nanosec = sec, nsec
+        if self._s_clock.every:
+            self.clock_pub.publish(self._clock_msg)
+        self._set_own_clock()
+        if self._s_js.every:
+            self._publish_joint_states(sec, nsec)
+        if self._s_imu.every:
+            self._publish_imus(sec, nsec)
+        if self._s_wrench.every:
+            self._publish_wrenches(sec, nsec)
+        if self._s_other.every:
+            self._publish_others(sec, nsec)
+        if self._s_odom.every:
+            self._publish_odometry(sec, nsec)
+
+    def _publish_joint_states(self, sec: int, nsec: int) -> None:
+        d, msg = self.data, self._js_msg
+        msg.header.stamp.sec, msg.header.stamp.nanosec = sec, nsec
+        msg.position = d.qpos[self._js_qadr].tolist()
+        msg.velocity = d.qvel[self._js_dadr].tolist()
+        msg.effort = (d.qfrc_actuator[self._js_dadr] + d.qfrc_applied[self._js_dadr]).tolist()
+        self.js_pub.publish(msg)
+
+    def _publish_imus(self, sec: int, nsec: int) -> None:
+        s = self.data.sensordata
+        for pub, msg, g in self._imus:
+            msg.header.stamp.sec, msg.header.stamp.nanosec = sec, nsec
+            if g.quat is not None:
+                a = g.quat.adr
+                o = msg.orientation
+                o.w, o.x, o.y, o.z = float(s[a]), float(s[a + 1]), float(s[a + 2]), float(s[a + 3])
+            if g.gyro is not None:
+                a, v = g.gyro.adr, msg.angular_velocity
+                v.x, v.y, v.z = float(s[a]), float(s[a + 1]), float(s[a + 2])
+            if g.accel is not None:
+                a, v = g.accel.adr, msg.linear_acceleration
+                v.x, v.y, v.z = float(s[a]), float(s[a + 1]), float(s[a + 2])
+            pub.publish(msg)
+
+    def _publish_wrenches(self, sec: int, nsec: int) -> None:
+        s = self.data.sensordata
+        for pub, msg, fa, ta in self._wrenches:
+            msg.header.stamp.sec, msg.header.stamp.nanosec = sec, nsec
+            f, t = msg.wrench.force, msg.wrench.torque
+            f.x, f.y, f.z = float(s[fa]), float(s[fa + 1]), float(s[fa + 2])
+            t.x, t.y, t.z = float(s[ta]), float(s[ta + 1]), float(s[ta + 2])
+            pub.publish(msg)
+
+    def _publish_others(self, sec: int, nsec: int) -> None:
+        s = self.data.sensordata
+        for pub, msg, kind, a, dim in self._others:
+            if kind == "vector3":
+                msg.header.stamp.sec, msg.header.stamp.nanosec = sec, nsec
+                v = msg.vector
+                v.x, v.y, v.z = float(s[a]), float(s[a + 1]), float(s[a + 2])
+            elif kind == "quaternion":
+                msg.header.stamp.sec, msg.header.stamp.nanosec = sec, nsec
+                q = msg.quaternion
+                q.w, q.x, q.y, q.z = float(s[a]), float(s[a + 1]), float(s[a + 2]), float(s[a + 3])
+            else:
+                msg.data = s[a:a + dim].tolist()
+            pub.publish(msg)
+
+    def _publish_odometry(self, sec: int, nsec: int) -> None:
+        d = self.data
+        for pub, msg, qa, da in self._odoms:
+            msg.header.stamp.sec, msg.header.stamp.nanosec = sec, nsec
+            q = d.qpos
+            pos, ori = msg.pose.pose.position, msg.pose.pose.orientation
+            pos.x, pos.y, pos.z = float(q[qa]), float(q[qa + 1]), float(q[qa + 2])
+            w, x, y, z = (float(v) for v in q[qa + 3:qa + 7])
+            ori.w, ori.x, ori.y, ori.z = w, x, y, z
+            # free joint: qvel = (linear velocity in world, angular velocity in body frame);
+            # Odometry's twist is in child_frame_id (the body): rotate the linear part into it.
+            v_world = np.asarray(d.qvel[da:da + 3], dtype=float)
+            r = _quat_to_mat(w, x, y, z)
+            v_body = r.T @ v_world
+            lin, ang = msg.twist.twist.linear, msg.twist.twist.angular
+            lin.x, lin.y, lin.z = (float(v) for v in v_body)
+            ang.x, ang.y, ang.z = (float(v) for v in d.qvel[da + 3:da + 6])
+            pub.publish(msg)
+
+    def _set_own_clock(self) -> None:
+        ts = self._own_time_source
+        if ts is not None and ts.ros_time_is_active:
+            ts.clock_callback(self._clock_msg)
+
+    def _diagnostics(self) -> None:
+        d, st = self.data, self.stats
+        div = diag.warning_count(d, self._div_idx)
+        st.new_divergences = max(0, div - self._div_seen)
+        if st.new_divergences:
+            self._warn.warn("diverged", f"the simulation diverged and was reset by the engine "
+                                        f"({st.new_divergences} times); see /diagnostics")
+        st.divergence_resets += st.new_divergences
+        self._div_seen = div
+        st.new_overruns = self.pacer.overruns - st.step_overruns
+        st.step_overruns = self.pacer.overruns
+        st.sim_time, st.steps = self.simclock.last, self._steps
+        st.speed_target, st.real_time_factor = self.pacer.speed, self.rate.factor
+        st.solver_iterations = diag.solver_iterations(d)
+        st.paused, st.lockstep = self.paused, self.lockstep
+        level, text, values = diag.report(st)
+        status = DiagnosticStatus(level=bytes([level]), name=self._diag_name, message=text,
+                                  hardware_id=self.get_fully_qualified_name())
+        status.values = [KeyValue(key=k, value=v) for k, v in values]
+        arr = DiagnosticArray()
+        arr.header.stamp = TimeMsg(sec=self._clock_msg.clock.sec,
+                                   nanosec=self._clock_msg.clock.nanosec)
+        arr.status = [status]
+        self.diag_pub.publish(arr)
+
+    # -- the loop ---------------------------------------------------------------------------------
+    def _drain(self, executor, budget: int = 64) -> None:
+        """Run queued callbacks without waiting (one spin_once per event)."""
+        for _ in range(budget):
+            before = self._events
+            executor.spin_once(timeout_sec=0)
+            if self._events == before:
+                break
+
+    def _housekeeping(self, now: float) -> None:
+        self.rate.add(self.simclock.last)
+        self._set_own_clock()
+        if now >= self._diag_next:
+            self._diag_next = now + self._diag_period
+            self._diagnostics()
+
+    def run(self, executor, duration: float | None = None) -> None:
+        """Step until the context shuts down (or `duration` s of wall time passed)."""
+        ctx = self.context
+        end = math.inf if duration is None else time.monotonic() + duration
+        next_poll = 0.0
+        while ctx.ok():
+            now = time.monotonic()
+            if now >= end:
+                break
+            polled = now >= next_poll
+            if polled:
+                next_poll = now + POLL_PERIOD
+                self._housekeeping(now)
+            if self.paused or (self.lockstep and self._lockstep_credit <= 0):
+                executor.spin_once(timeout_sec=WAIT_SLICE)
+                continue
+            wait = 0.0 if self.lockstep else self.pacer.wait_time()
+            if wait > 0:
+                executor.spin_once(timeout_sec=min(wait, WAIT_SLICE))
+                continue
+            if polled and self.pacer.speed == 0.0:
+                self._drain(executor)
+            self.step()
+            if not self.lockstep:
+                self.pacer.stepped()
+            else:
+                self._lockstep_credit -= 1
+                if self._lockstep_credit <= 0:
+                    self.publish_state()
+
+
+def _quat_to_mat(w: float, x: float, y: float, z: float) -> np.ndarray:
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def main(args=None) -> int:
+    rclpy.init(args=args)
+    node = None
+    executor = None
+    code = 0
+    try:
+        node = SimNode()
+        executor = EventsExecutor(context=node.context)
+        executor.add_node(node)
+        node.run(executor)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except (model_io.ModelLoadError, NotImplementedError) as e:
+        sys.stderr.write(f"mj_ros sim: {e}\n")
+        code = 1
+    finally:
+        if executor is not None:
+            executor.shutdown()
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
