@@ -284,6 +284,22 @@ key_act f nkey na
 key_mpos f nkey nmocap3
 key_mquat f nkey nmocap4
 key_ctrl f nkey nu
+actuator_damping f nu 1
+actuator_armature f nu 1
+actuator_dampingpoly f nu 2
+actuator_delay f nu 1
+actuator_ctrladr i nu 1
+actuator_ctrlnum i nu 1
+actuator_historyadr i nu 1
+dof_dampingpoly f nv 2
+jnt_stiffnesspoly f njnt 2
+jnt_springyield f njnt 1
+tendon_stiffnesspoly f ntendon 2
+tendon_dampingpoly f ntendon 2
+tendon_springyield f ntendon 1
+sensor_delay f nsensor 1
+sensor_interval f nsensor 2
+sensor_historyadr i nsensor 1
 M_rownnz i nv 1
 M_rowadr i nv 1
 M_colind i nC 1
@@ -415,12 +431,29 @@ cacc f nbody 6
 cfrc_int f nbody 6
 cfrc_ext f nbody 6
 energy f 1 2
+qDeriv f nD 1
+qLU f nD 1
 """
 
 # Scratch space for the kernels (not part of mjData's public fields); sized per model.
 SCRATCH_TABLE = """
 scratch_nv f nv 6
 scratch_body f nbody 6
+sm_cacc f nbody 6
+sm_cfrc f nbody 6
+warning_lastinfo i 7 1
+warning_number i 7 1
+scratch_M f nM 1
+scratch_vv f nv nv
+scratch_q f 2 nq
+scratch_v f 16 nv
+scratch_a f 12 na
+scratch_ipiv i nv 1
+fw_cvel f nbody 6
+fw_cdofdot f nv 6
+fw_cacc f nbody 6
+fw_cfrc f nbody 6
+fw_status i 4 1
 """
 
 

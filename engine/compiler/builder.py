@@ -152,19 +152,24 @@ class Compiler:
         self.spec.meshes = [m for m in self.spec.meshes if self._mesh_name(m) in used]
 
     def _fuse_static(self):
-        """compiler fusestatic: merge bodies without joints into their parents (world excepted for
-        the body itself, and bodies something refers to by name are kept)."""
-        refs = self._referenced_names()
-        for b in reversed(self.spec.bodies()[1:]):
-            if b.joints or b.attrs.get("mocap") or b is self.spec.worldbody:
+        """compiler fusestatic: merge bodies without joints into their parents, moving their
+        elements there. As the reference says, this is done only when the model has no element
+        that could refer to a body or its contents by name (pairs, excludes, tendons, actuators,
+        sensors, tuples, skins), nor cameras or lights."""
+        sp = self.spec
+        if (sp.pairs or sp.excludes or sp.tendons or sp.actuators or sp.sensors or sp.tuples
+                or any(b.cameras or b.lights for b in sp.bodies())):
+            return
+        for b in reversed(sp.bodies()[1:]):
+            if b.joints or b.attrs.get("mocap"):
                 continue
-            if b.name and b.name in refs:
-                continue
+            if b.inertial is not None:
+                raise NotImplementedError(
+                    "compiler fusestatic of a body with an explicit <inertial> is not supported "
+                    f"yet ({b.file}:{b.line})")
             parent = b.parent
-            if parent is self.spec.worldbody:
-                pass
             bp, bq = self.body_local(b)
-            # move every element of b into its parent, composing b's pose into theirs
+            # b's elements and child bodies move to the parent, with b's pose composed in
             for kind in ("geoms", "sites", "cameras", "lights"):
                 for el in getattr(b, kind):
                     el._fused = (bp, bq, getattr(el, "_fused", None))
@@ -173,14 +178,8 @@ class Compiler:
             for c in b.bodies:
                 c._fused = (bp, bq, getattr(c, "_fused", None))
                 c.parent = parent
-            if b.inertial is not None or b.geoms:
-                self._fused_inertia = getattr(self, "_fused_inertia", [])
             idx = parent.bodies.index(b)
             parent.bodies[idx:idx + 1] = b.bodies
-            if b.inertial is not None:
-                raise NotImplementedError(
-                    "fusestatic of a body with an explicit <inertial> is not supported yet "
-                    f"({b.file}:{b.line})")
 
     def _check_names(self):
         for kind, els in (("body", self.bodies), ("geom", self.geoms), ("joint", self.joints),
@@ -352,8 +351,8 @@ class Compiler:
         rng = np.zeros((nj, 2))
         actfrcrange = np.zeros((nj, 2))
         qpos0, qpos_spring = [], []
-        dof = {k: [] for k in ("bodyid", "jntid", "armature", "damping", "frictionloss",
-                                 "solref", "solimp")}
+        dof = {k: [] for k in ("bodyid", "jntid", "armature", "damping", "dampingpoly",
+                                 "frictionloss", "solref", "solimp")}
         nq = nv = 0
         names, user = [], []
         for j, el in enumerate(self.joints):
@@ -423,7 +422,8 @@ class Compiler:
                 dof["bodyid"].append(bid)
                 dof["jntid"].append(j)
                 dof["armature"].append(a["armature"])
-                dof["damping"].append(a["damping"])
+                dof["damping"].append(a["damping"][0])
+                dof["dampingpoly"].append(a["damping"][1:3])
                 dof["frictionloss"].append(a["frictionloss"])
                 dof["solref"].append(a["solreffriction"])
                 dof["solimp"].append(a["solimpfriction"])
@@ -440,7 +440,10 @@ class Compiler:
                  jnt_solref=[self._solref(el.attrs.get("solreflimit", S.SOLREF_DEFAULT))
                              for el in self.joints],
                  jnt_solimp=[el.attrs.get("solimplimit", S.SOLIMP_DEFAULT) for el in self.joints],
-                 jnt_stiffness=[el.attrs.get("stiffness", 0.0) for el in self.joints],
+                 jnt_stiffness=[el.attrs.get("stiffness", (0.0,))[0] for el in self.joints],
+                 jnt_stiffnesspoly=[el.attrs.get("stiffness", (0.0, 0.0, 0.0))[1:3]
+                                    for el in self.joints],
+                 dof_dampingpoly=np.reshape(dof["dampingpoly"], (-1, 2)),
                  jnt_margin=[el.attrs.get("margin", 0.0) for el in self.joints],
                  jnt_actgravcomp=[el.attrs.get("actuatorgravcomp", False) for el in self.joints],
                  qpos0=qpos0, qpos_spring=qpos_spring,
@@ -1013,8 +1016,8 @@ class Compiler:
                 fl = "true" if "actuatorfrcrange" in el.given else "false"
             actfrclimited.append(fl == "true")
             sl = a["springlength"]
-            lspring.append((sl[0], sl[0]) if len(sl) == 1 or sl[1] == -1 and sl[0] != -1 and
-                           "springlength" in el.given and len(sl) == 1 else sl)
+            # one value means a single spring length (both ends of the dead band)
+            lspring.append((sl[0], sl[0]) if sl[1] == -1 and sl[0] != -1 else tuple(sl))
         self.sz.update(ntendon=len(tendons), nwrap=len(wtype))
         v.update(tendon_adr=adr, tendon_num=num, wrap_type=wtype, wrap_objid=wobj, wrap_prm=wprm,
                  tendon_limited=limited, tendon_actfrclimited=actfrclimited,
@@ -1028,8 +1031,10 @@ class Compiler:
                  tendon_solref_fri=[el.attrs["solreffriction"] for el in tendons],
                  tendon_solimp_fri=[el.attrs["solimpfriction"] for el in tendons],
                  tendon_margin=[el.attrs["margin"] for el in tendons],
-                 tendon_stiffness=[el.attrs["stiffness"] for el in tendons],
-                 tendon_damping=[el.attrs["damping"] for el in tendons],
+                 tendon_stiffness=[el.attrs["stiffness"][0] for el in tendons],
+                 tendon_stiffnesspoly=[el.attrs["stiffness"][1:3] for el in tendons],
+                 tendon_damping=[el.attrs["damping"][0] for el in tendons],
+                 tendon_dampingpoly=[el.attrs["damping"][1:3] for el in tendons],
                  tendon_armature=[el.attrs["armature"] for el in tendons],
                  tendon_frictionloss=[el.attrs["frictionloss"] for el in tendons],
                  tendon_rgba=[el.attrs["rgba"] for el in tendons],
@@ -1166,6 +1171,18 @@ class Compiler:
             if el.tag in ("damper", "adhesion") and a["ctrlrange"][0] < 0:
                 raise err(el, f"{el.tag} control range cannot be negative", "ctrlrange")
             ctrlrange[i] = a["ctrlrange"]
+            lr = self.spec.lengthrange
+            mode = lr.get("mode", "muscle")
+            needs_lr = (mode == "all" or (mode in ("muscle", "muscleuser") and
+                                          a["gaintype"] == "muscle" or a["biastype"] == "muscle")
+                        or (mode == "muscleuser" and (a["gaintype"] == "user"
+                                                      or a["biastype"] == "user")))
+            if needs_lr and mode != "none" and not (lr.get("useexisting", True) and
+                                                    a["lengthrange"][0] < a["lengthrange"][1]):
+                raise NotImplementedError(
+                    f"{el.file}:{el.line}: actuator lengthrange computation by simulation "
+                    "(<compiler><lengthrange>) is not supported yet: give the muscle a "
+                    "'lengthrange'")
             dyn = DYN[a["dyntype"]]
             nact = a.get("actdim", -1)
             if nact is None or nact < 0:
@@ -1191,6 +1208,10 @@ class Compiler:
                  actuator_gear=[el.attrs.get("gear", (1, 0, 0, 0, 0, 0)) for el in acts],
                  actuator_cranklength=[el.attrs.get("cranklength", 0.0) for el in acts],
                  actuator_lengthrange=[el.attrs.get("lengthrange", (0, 0)) for el in acts],
+                 actuator_damping=[el.attrs.get("damping", (0.0,))[0] for el in acts],
+                 actuator_dampingpoly=[el.attrs.get("damping", (0.0, 0.0, 0.0))[1:3]
+                                       for el in acts],
+                 actuator_armature=[el.attrs.get("armature", 0.0) for el in acts],
                  actuator_plugin=[-1] * n)
         self.names["actuator"] = [el.name for el in acts]
         self._user("actuator", [el.attrs.get("user", ()) for el in acts])

@@ -74,6 +74,8 @@ INERTIA_TYPES = ("legacy", "convex", "exact", "shell")
 _EIG_REL_TOL = 1e-7
 _EIG_MAX_ITER = 500
 
+_STL_MAX_FACES = 200000   # the official STL reader's limit
+
 _CONTENT_TYPES = {
     "model/stl": "stl",
     "model/obj": "obj",
@@ -109,27 +111,6 @@ def _mulquat(a, b) -> np.ndarray:
         aw * by - ax * bz + ay * bw + az * bx,
         aw * bz + ax * by - ay * bx + az * bw,
     ])
-
-
-def _mat2quat(R) -> np.ndarray:
-    """Rotation matrix -> unit quaternion with w >= 0."""
-    R = np.asarray(R, dtype=float)
-    tr = R[0, 0] + R[1, 1] + R[2, 2]
-    if tr > 0:
-        s = math.sqrt(tr + 1.0) * 2
-        q = [0.25 * s, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
-    elif R[0, 0] > R[1, 1] and R[0, 0] > R[2, 2]:
-        s = math.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2]) * 2
-        q = [(R[2, 1] - R[1, 2]) / s, 0.25 * s, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s]
-    elif R[1, 1] > R[2, 2]:
-        s = math.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2]) * 2
-        q = [(R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, 0.25 * s, (R[1, 2] + R[2, 1]) / s]
-    else:
-        s = math.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1]) * 2
-        q = [(R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, 0.25 * s]
-    q = np.array(q)
-    q /= np.linalg.norm(q)
-    return q if q[0] >= 0 else -q
 
 
 def eig3(A, sort: bool = True) -> Tuple[np.ndarray, np.ndarray]:
@@ -254,8 +235,9 @@ def load_mesh_file(path, content_type: Optional[str] = None) -> LoadedMesh:
     Formats (seed asset/mesh: type from ``content_type`` if given, else from
     the file extension):
 
-    * **STL** binary (``84 + 50*ntri`` bytes, whatever the header says) or
-      ASCII (``solid ... facet ... vertex``).  Duplicate vertices (bitwise
+    * **STL** binary (``84 + 50*ntri`` bytes, whatever the header says;
+      1 to 200000 triangles as in MuJoCo) or ASCII (``solid ... vertex``; an
+      extension - MuJoCo reads binary STL only).  Duplicate vertices (bitwise
       equal single-precision triples) are removed and faces re-indexed, keeping
       vertices in order of first appearance - processing step 1 of the seed;
       facet normals are ignored (MuJoCo recomputes them).
@@ -327,6 +309,9 @@ def _load_stl(data: bytes, path: str) -> LoadedMesh:
     n = len(data)
     ntri = struct.unpack_from("<I", data, 80)[0] if n >= 84 else -1
     if n >= 84 and n == 84 + 50 * ntri:
+        if not 1 <= ntri <= _STL_MAX_FACES:
+            raise MeshError(f"mesh file '{path}': number of faces should be between 1 and "
+                            f"{_STL_MAX_FACES} in STL file (got {ntri})")
         rec = np.frombuffer(data, dtype=np.dtype([("n", "<f4", (3,)), ("v", "<f4", (3, 3)),
                                                   ("attr", "<u2")]),
                             count=ntri, offset=84)
@@ -700,7 +685,7 @@ def convex_hull(vert: np.ndarray, maxhullvert: int = -1, name: str = "mesh"):
 
     vert = np.asarray(vert, dtype=np.float64)
     opts = "Qt"
-    if maxhullvert is not None and maxhullvert > 0:
+    if maxhullvert is not None and maxhullvert != -1:
         if maxhullvert < 4:
             raise MeshError(f"mesh '{name}': maxhullvert must be larger than 3")
         opts += f" TA{maxhullvert - 4}"
@@ -898,6 +883,10 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
     if inertia not in INERTIA_TYPES:
         raise MeshError(f"mesh '{name}': invalid inertia type '{inertia}' "
                         f"(expected one of {', '.join(INERTIA_TYPES)})")
+    if maxhullvert is None:
+        maxhullvert = -1
+    if maxhullvert != -1 and maxhullvert < 4:
+        raise MeshError(f"mesh '{name}': maxhullvert must be larger than 3")
     v = np.asarray(vert, dtype=np.float64).reshape(-1, 3)
     if len(v) < 4:
         raise MeshError(f"mesh '{name}': at least 4 vertices required")

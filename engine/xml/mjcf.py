@@ -199,8 +199,7 @@ def apply_actuator_shortcut(node, tag, proto, explicit):
     a = dict(proto)
     common = {k: v for k, v in explicit.items() if k in _GENERAL}
     for k, v in common.items():
-        a[k] = _merge_vector(_GENERAL[k][2], v) if k in ("gear", "dynprm", "gainprm", "biasprm") \
-            else v
+        a[k] = _merge_vector(a.get(k), v)
     if tag == "general":
         return a
     g = list(a["gainprm"])

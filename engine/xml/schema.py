@@ -50,7 +50,7 @@ JOINT = {
     "axis": (R, 3, (0.0, 0.0, 1.0)),
     "springdamper": (R, 2, (0.0, 0.0)),
     **_solver("solreflimit", "solimplimit", "solreffriction", "solimpfriction"),
-    "stiffness": (R, None, 0.0),
+    "stiffness": (R, (1, 3), (0.0, 0.0, 0.0)),
     "range": (R, 2, (0.0, 0.0)),
     "limited": (T, None, "auto"),
     "actuatorfrcrange": (R, 2, (0.0, 0.0)),
@@ -60,7 +60,7 @@ JOINT = {
     "ref": (R, None, 0.0),
     "springref": (R, None, 0.0),
     "armature": (R, None, 0.0),
-    "damping": (R, None, 0.0),
+    "damping": (R, (1, 3), (0.0, 0.0, 0.0)),
     "frictionloss": (R, None, 0.0),
     **USER,
 }
@@ -196,8 +196,8 @@ TENDON = {
     "material": (S, None, None),
     "rgba": (R, 4, (0.5, 0.5, 0.5, 1.0)),
     "springlength": (R, (1, 2), (-1.0, -1.0)),
-    "stiffness": (R, None, 0.0),
-    "damping": (R, None, 0.0),
+    "stiffness": (R, (1, 3), (0.0, 0.0, 0.0)),
+    "damping": (R, (1, 3), (0.0, 0.0, 0.0)),
     "armature": (R, None, 0.0),
     **USER,
 }
@@ -224,6 +224,8 @@ ACT_COMMON = {
     "cranksite": (S, None, None),
     "slidersite": (S, None, None),
     "actearly": (B, None, False),
+    "damping": (R, (1, 3), (0.0, 0.0, 0.0)),
+    "armature": (R, None, 0.0),
     **USER,
 }
 _P10_1 = (1.0,) + (0.0,) * 9

@@ -71,7 +71,10 @@ FIELDS = {
     "jnt_solref": (0, 1e-12), "jnt_solimp": (0, 1e-12), "jnt_actfrclimited": (0, 0),
     "jnt_actfrcrange": (0, 1e-12), "qpos0": (1e-9, 1e-9), "qpos_spring": (1e-9, 1e-9),
     "dof_armature": (1e-9, 0), "dof_damping": (1e-9, 0), "dof_frictionloss": (1e-9, 0),
-    "dof_solref": (0, 1e-12), "dof_solimp": (0, 1e-12),
+    "dof_solref": (0, 1e-12), "dof_solimp": (0, 1e-12), "dof_dampingpoly": (0, 1e-12),
+    "jnt_stiffnesspoly": (0, 1e-12), "tendon_stiffnesspoly": (0, 1e-12),
+    "tendon_dampingpoly": (0, 1e-12), "actuator_damping": (0, 1e-12),
+    "actuator_dampingpoly": (0, 1e-12), "actuator_armature": (0, 1e-12),
     # geoms
     "geom_type": (0, 0), "geom_contype": (0, 0), "geom_conaffinity": (0, 0),
     "geom_condim": (0, 0), "geom_group": (0, 0), "geom_priority": (0, 0),
