@@ -20,6 +20,7 @@ from ..model import MjModel
 from ..xml import schema as S
 from .frames import IDENT, Orienter, compose, frame_pose, fromto_pose, quat2mat, quat_mul
 from . import inertia as inertia_mod
+from .fluid import geom_fluid_coefficients
 
 GEOM_TYPE = {n: i for i, n in enumerate(S.GEOM_TYPES)}
 SITE_TYPE = {"sphere": 2, "capsule": 3, "ellipsoid": 4, "cylinder": 5, "box": 6}
@@ -548,8 +549,7 @@ class Compiler:
                 self.geom_mass[i] = density * vol
                 self.geom_inertia[i] = density * inert
             if a["fluidshape"] == "ellipsoid":
-                fluid[i, 0] = 1.0
-                fluid[i, 1:6] = a["fluidcoef"]
+                fluid[i] = geom_fluid_coefficients(t, size, a["fluidcoef"], "ellipsoid")
             names.append(el.name)
             user.append(a.get("user", ()))
         g = self.geoms

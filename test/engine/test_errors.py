@@ -1,0 +1,74 @@
+"""Bad model files: one clear engine.XMLError naming file, line, element and attribute."""
+import pytest
+
+import engine
+
+W = "<mujoco><worldbody>{}</worldbody>{}</mujoco>"
+
+
+def load(tmp_path, body, extra="", name="m.xml"):
+    p = tmp_path / name
+    p.write_text(W.format(body, extra))
+    return engine.MjModel.from_xml_path(str(p)), p
+
+
+CASES = [
+    # (worldbody content, extra sections, element, attribute, words in the message, line)
+    ("<body><geom size='.1'/></bod>", "", None, None, "malformed", 1),
+    ("<body><wheel/></body>", "", "wheel", None, "unrecognized element", 1),
+    ("<body><geom size='.1' colour='red'/></body>", "", "geom", "colour", "unrecognized attribute", 1),
+    ("<body pos='1 2'><geom size='.1'/></body>", "", "body", "pos", "expected 3 values", 1),
+    ("<body><geom size='.1 x'/></body>", "", "geom", "size", "expected a number", 1),
+    ("<body><joint type='screw'/><geom size='.1'/></body>", "", "joint", "type", "expected one of", 1),
+    ("<body><geom class='nope' size='.1'/></body>", "", "geom", "class", "unknown default class", 1),
+    ("<body><joint name='a'/><geom size='.1'/></body>",
+     "<actuator><motor joint='b'/></actuator>", "motor", "joint", "unknown joint 'b'", 1),
+    ("<body><inertial pos='0 0 0' mass='1' diaginertia='1 1 3'/><joint/></body>", "",
+     "inertial", "diaginertia", "triangle inequality", 1),
+    ("<body><geom type='mesh' mesh='m'/></body>",
+     "<asset><mesh name='m' file='missing.stl'/></asset>", "mesh", "file", "not found", 1),
+    ("<body><joint axis='0 0 0'/><geom size='.1'/></body>", "", "joint", "axis", "zero", 1),
+    ("<body><geom size='.1' quat='1 0 0 0' euler='0 0 1'/></body>", "", "geom", "euler",
+     "multiple orientation", 1),
+]
+
+
+@pytest.mark.parametrize("body,extra,element,attr,words,line", CASES,
+                         ids=[c[4].split()[0] + "-" + str(i) for i, c in enumerate(CASES)])
+def test_bad_model_gives_one_clear_error(tmp_path, body, extra, element, attr, words, line):
+    with pytest.raises(engine.XMLError) as e:
+        load(tmp_path, body, extra)
+    err = e.value
+    msg = str(err)
+    assert words in msg, msg
+    assert err.file and err.file.endswith("m.xml"), msg
+    assert err.line == line, msg
+    if element:
+        assert err.element == element, msg
+        assert f"<{element}>" in msg
+    if attr:
+        assert err.attribute == attr, msg
+        assert f"'{attr}'" in msg
+
+
+def test_error_in_included_file_names_that_file(tmp_path):
+    (tmp_path / "part.xml").write_text("<mujoco>\n<body>\n<geom size='1 2 3 4'/></body></mujoco>")
+    with pytest.raises(engine.XMLError) as e:
+        load(tmp_path, "<include file='part.xml'/>")
+    assert e.value.file.endswith("part.xml") and e.value.line == 3, str(e.value)
+
+
+def test_missing_file():
+    with pytest.raises(engine.XMLError, match="not found"):
+        engine.MjModel.from_xml_path("/nonexistent/model.xml")
+
+
+def test_unsupported_elements_name_themselves():
+    with pytest.raises(NotImplementedError, match="composite"):
+        engine.MjModel.from_xml_string(
+            "<mujoco><worldbody><body><composite type='cable' count='3 1 1'/></body>"
+            "</worldbody></mujoco>")
+    with pytest.raises(NotImplementedError, match="flex"):
+        engine.MjModel.from_xml_string(
+            "<mujoco><deformable><flex name='f' body='world' vertex='0 0 0' element='0'/>"
+            "</deformable></mujoco>")
