@@ -441,6 +441,9 @@ scratch_nv f nv 6
 scratch_body f nbody 6
 sm_cacc f nbody 6
 sm_cfrc f nbody 6
+sm_wrapbody i nwrap 2
+sm_wrapdiv f nwrap 2
+sm_tenjdq f ntendon 1
 warning_lastinfo i 7 1
 warning_number i 7 1
 scratch_M f nM 1

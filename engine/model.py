@@ -132,16 +132,19 @@ class MjModel(_Fields):
 
     # ---- construction -------------------------------------------------------------------------
     @staticmethod
-    def from_xml_path(filename, assets=None):
-        """Parse and compile an MJCF or URDF file (the root element decides which)."""
+    def from_xml_path(filename, assets=None, package_map=None):
+        """Parse and compile an MJCF or URDF file (the root element decides which).
+
+        ``package_map``: {package name: directory} for URDF ``package://`` mesh paths (searched
+        before AMENT_PREFIX_PATH and ROS_PACKAGE_PATH)."""
         from .compiler import compile_file
-        return compile_file(str(filename), assets=assets)
+        return compile_file(str(filename), assets=assets, package_map=package_map)
 
     @staticmethod
-    def from_xml_string(xml, assets=None):
+    def from_xml_string(xml, assets=None, package_map=None):
         """Parse and compile an MJCF or URDF document given as a string."""
         from .compiler import compile_string
-        return compile_string(xml, assets=assets)
+        return compile_string(xml, assets=assets, package_map=package_map)
 
     # ---- names --------------------------------------------------------------------------------
     def _kind(self, kind):

@@ -10,22 +10,22 @@ def parse_file(path, assets=None, package_map=None):
     """Read an MJCF or URDF file into a Spec (the root element decides which reader)."""
     from ..xml.mjcf import MJCFReader, load_xml
     root = load_xml(path, assets=assets)
-    return _read(root, path, package_map)
+    return _read(root, path, package_map, assets)
 
 
 def parse_string(text, assets=None, package_map=None):
     from ..xml.mjcf import load_xml
     root = load_xml(text=text, assets=assets)
-    return _read(root, None, package_map)
+    return _read(root, None, package_map, assets)
 
 
-def _read(root, path, package_map):
+def _read(root, path, package_map, assets=None):
     from ..xml.mjcf import MJCFReader
     if root.tag == "mujoco":
         return MJCFReader(root, file=path).read()
     if root.tag == "robot":
         from ..xml.urdf import read_urdf
-        return read_urdf(root, file=path, package_map=package_map)
+        return read_urdf(root, file=path, package_map=package_map, assets=assets)
     raise XMLError(f"unknown model format: top element <{root.tag}> (expected <mujoco> or "
                    "<robot>)", path, root.line, root.tag)
 

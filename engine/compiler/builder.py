@@ -72,7 +72,7 @@ class Compiler:
         c = {k: v[2] for k, v in S.COMPILER.items()}
         if spec.source == "urdf":
             # seed 004, URDF extensions: URDF's own compiler defaults.
-            c.update(angle="radian", strippath=True, discardvisual=True, fusestatic=True)
+            c.update(angle="radian", discardvisual=True, fusestatic=True)
         c.update(spec.compiler)
         if c["coordinate"] == "global":
             raise CompileError("global coordinates are no longer supported; convert the model "
@@ -756,8 +756,8 @@ class Compiler:
                 s = tm / total
                 mass *= s
                 inert *= s
-        for i in range(1, nb):
-            if mass[i] < enums.mjMINVAL and not inert[i].any():
+        for i, b in enumerate(self.bodies[1:], 1):
+            if mass[i] < enums.mjMINVAL and not inert[i].any() and b.inertial is None:
                 # a massless body: MuJoCo puts its inertial frame at the body frame's local pose
                 ipos[i], iquat[i] = self.body_pos[i], self.body_quat[i]
         self.mass, self.ipos, self.iquat, self.inert = mass, ipos, iquat, inert
@@ -1151,6 +1151,27 @@ class Compiler:
                             self._id("site", a["slidersite"], el, "slidersite"))
                 if a["cranklength"] <= 0:
                     raise err(el, "slider-crank needs a positive cranklength", "cranklength")
+            ir = a.get("inheritrange", 0.0) or 0.0
+            if ir > 0:
+                # position / intvelocity inheritrange: the control (or activation) range is the
+                # target's range scaled about its middle
+                if trntype[i] == 0:
+                    jid = trnid[i, 0]
+                    if not self.v["jnt_limited"][jid]:
+                        raise err(el, "inheritrange needs a limited joint", "inheritrange")
+                    lo, hi = self.v["jnt_range"][jid]
+                elif trntype[i] == 3:
+                    tid = trnid[i, 0]
+                    if not self.v["tendon_limited"][tid]:
+                        raise err(el, "inheritrange needs a limited tendon", "inheritrange")
+                    lo, hi = self.v["tendon_range"][tid]
+                else:
+                    raise err(el, "inheritrange needs a joint or tendon transmission",
+                              "inheritrange")
+                mid, half = (lo + hi) / 2, ir * (hi - lo) / 2
+                key = "actrange" if el.tag == "intvelocity" else "ctrlrange"
+                a[key] = (mid - half, mid + half)
+                el.given.add(key)
             # limits (autolimits: limited when the range is given)
             for key, rkey, out in (("ctrllimited", "ctrlrange", ctrllim),
                                    ("forcelimited", "forcerange", forcelim),

@@ -8,8 +8,9 @@ the compiler applies to each mesh"; section *body/geom*, attributes ``mesh``,
 1. read the file (binary/ASCII STL, OBJ, MuJoCo's legacy binary MSH, and
    Collada ``.dae`` as ROS/URDF users expect it), removing duplicate vertices
    for STL only;
-2. scale, translate and rotate the vertices by the ``scale``, ``refpos`` and
-   ``refquat`` attributes;
+2. translate, rotate and scale the vertices by the ``refpos``, ``refquat``
+   and ``scale`` attributes (in that order; vertices are single precision
+   before this step, as in MuJoCo, and double precision from here on);
 3. build the convex hull when it is needed;
 4. compute volume (or area), centre of mass and inertia by the method the
    ``inertia`` attribute selects (``legacy``, ``convex``, ``exact``, ``shell``);
@@ -47,7 +48,7 @@ import os
 import re
 import struct
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -69,8 +70,10 @@ MJ_MINVAL = 1e-15          # mjMINVAL: smallest volume / area / mass accepted
 INERTIA_TYPES = ("legacy", "convex", "exact", "shell")
 
 # Jacobi eigen-solver: stop when the largest off-diagonal element is below
-# this fraction of the largest diagonal element (calibrated against the
-# official compiler: it reproduces mesh_quat to ~1e-14 on all menagerie meshes).
+# this fraction of the largest diagonal element, and treat eigenvalues closer
+# than that as equal when sorting (calibrated against the official compiler:
+# it reproduces mesh_quat to ~1e-13 on all menagerie meshes and on nearly
+# isotropic ones - spheres, a rounded cube - where the axis order is a tie).
 _EIG_REL_TOL = 1e-7
 _EIG_MAX_ITER = 500
 
@@ -163,10 +166,11 @@ def eig3(A, sort: bool = True) -> Tuple[np.ndarray, np.ndarray]:
     if not sort:
         # bodies keep the Jacobi order (MuJoCo sorts only mesh principal axes)
         return ev, q
-    # sort in decreasing order with axis-swapping quarter turns
+    # sort in decreasing order with axis-swapping quarter turns; eigenvalues
+    # equal to within the tolerance are left in place
     h = math.sqrt(0.5)
     for j in (0, 1, 0):
-        if ev[j] < ev[j + 1]:
+        if ev[j] + tol < ev[j + 1]:
             ev[j], ev[j + 1] = ev[j + 1], ev[j]
             dq = np.zeros(4)
             dq[0] = h
@@ -222,7 +226,8 @@ def _kind_of(path: str, content_type: Optional[str]) -> str:
                     "(expected .stl, .obj, .msh or .dae, or a content_type)")
 
 
-def load_mesh_file(path, content_type: Optional[str] = None) -> LoadedMesh:
+def load_mesh_file(path, content_type: Optional[str] = None, *,
+                   all_groups: bool = False) -> LoadedMesh:
     """Read a mesh file.
 
     Returns a :class:`LoadedMesh` 4-tuple ``(vert, face, normal, texcoord)``:
@@ -243,9 +248,13 @@ def load_mesh_file(path, content_type: Optional[str] = None) -> LoadedMesh:
       facet normals are ignored (MuJoCo recomputes them).
     * **OBJ**: ``v``/``vn``/``vt``/``f`` records (negative indices allowed);
       all ``v`` records are kept, used or not, as MuJoCo does; quads are split
-      along the shorter diagonal; larger polygons by ear clipping against the
-      normal of their first corner (a fan for convex polygons); lines,
-      points, groups and materials are ignored.
+      along the shorter diagonal (as MuJoCo); larger polygons by ear clipping
+      against the normal of their first corner: a fan from the first corner
+      for convex polygons (as MuJoCo), for concave ones a valid triangulation
+      that may differ from MuJoCo's; lines, points and materials are ignored.
+      Like MuJoCo, only the faces of the *first* object/group are used (up to
+      the first ``o``/``g`` record after a face; ``usemtl`` does not split),
+      while all vertices are kept; ``all_groups=True`` takes every face.
     * **MSH** (MuJoCo's legacy binary format, layout in the seed):
       int32 nvertex, nnormal, ntexcoord, nface, then float32 data and int32
       face indices; ``nface == 0`` gives a point cloud (faces from the hull).
@@ -271,7 +280,7 @@ def load_mesh_file(path, content_type: Optional[str] = None) -> LoadedMesh:
         if kind == "stl":
             return _load_stl(data, path)
         if kind == "obj":
-            return _load_obj(data, path)
+            return _load_obj(data, path, all_groups)
         if kind == "msh":
             return _load_msh(data, path)
         return _load_dae(path)
@@ -342,7 +351,7 @@ def _triangulate(counts: np.ndarray, streams, vert32: np.ndarray):
     ``counts`` (p,) corners per polygon; ``streams`` a list of flat corner
     index arrays (vertex first, then optional texcoord / normal streams, or
     None) of length ``counts.sum()``.  Triangles keep the file order.  Quads
-    are split along the shorter diagonal (ties: the 0-2 diagonal), larger
+    are split along the shorter diagonal (ties: the 1-3 diagonal), larger
     polygons by :func:`_ear_clip`.  Returns one (t,3) array per stream.
     """
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -361,7 +370,7 @@ def _triangulate(counts: np.ndarray, streams, vert32: np.ndarray):
         q = vert32[vi[c]]
         d02 = np.sum((q[:, 0] - q[:, 2]) ** 2, axis=1, dtype=np.float32)
         d13 = np.sum((q[:, 1] - q[:, 3]) ** 2, axis=1, dtype=np.float32)
-        split13 = d02 > d13
+        split13 = ~(d02 < d13)              # ties (rectangles) use the 1-3 diagonal
         local[tstart[k4]] = np.where(split13[:, None], [0, 1, 3], [0, 1, 2])
         local[tstart[k4] + 1] = np.where(split13[:, None], [1, 2, 3], [0, 2, 3])
     # general polygons
@@ -420,31 +429,101 @@ def _ear_clip(P: np.ndarray):
 _OBJ_CORNER = re.compile(rb"(-?\d+)(?:/(-?\d*)(?:/(-?\d*))?)?")
 
 
+def _parse_numbers(text: bytes, dtype):
+    """All whitespace-separated numbers of ``text`` (C parser), or None if a
+    token is not a number."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            return np.fromstring(text, dtype=dtype, sep=" ")
+        except (ValueError, DeprecationWarning):
+            return None
+
+
 def _floats(rows, ncol: int, path: str, what: str) -> np.ndarray:
-    """Parse OBJ number records (byte strings) into a (n, ncol) float64 array
-    of their single-precision values (MuJoCo reads OBJ numbers as floats)."""
-    toks = [r.split() for r in rows]
-    lens = set(map(len, toks))
-    if min(lens) < ncol:
-        raise MeshError(f"mesh file '{path}': OBJ {what} record with fewer than {ncol} numbers")
-    if len(lens) == 1:
-        flat = b" ".join(rows).split()
-        arr = np.array(flat, dtype="S").astype(np.float64).reshape(len(rows), -1)[:, :ncol]
+    """Parse OBJ number records (byte strings without their tag) into a
+    (n, ncol) float64 array of their single-precision values (MuJoCo reads
+    OBJ numbers as floats); extra numbers on a record (w, colours) are
+    ignored."""
+    arr = _parse_numbers(b" ".join(rows), np.float64)
+    if arr is not None and arr.size == ncol * len(rows):
+        arr = arr.reshape(-1, ncol)
     else:
+        toks = [r.split() for r in rows]
+        if min(map(len, toks)) < ncol:
+            raise MeshError(f"mesh file '{path}': OBJ {what} record with fewer than "
+                            f"{ncol} numbers")
         arr = np.array([t[:ncol] for t in toks], dtype="S").astype(np.float64)
     return arr.astype(np.float32).astype(np.float64)
 
 
-def _load_obj(data: bytes, path: str) -> LoadedMesh:
+def _obj_corners(frows, counts: np.ndarray) -> np.ndarray:
+    """(ncorner, 3) int64 (v, vt, vn) indices of all face corners, 0 = absent.
+
+    Fast path when every corner has the same form (``v``, ``v/t``, ``v//n``
+    or ``v/t/n``), checked by counting separators; otherwise a regex.
+    """
+    n = int(counts.sum())
+    text = b" ".join(frows)
+    slashes, doubles = text.count(b"/"), text.count(b"//")
+    first = frows[0].split()[0]
+    form = (first.count(b"/"), b"//" in first)
+    out = np.zeros((n, 3), dtype=np.int64)
+    ints = None
+    if form == (0, False) and slashes == 0:
+        ints = _parse_numbers(text, np.int64)
+        cols = [0]
+    elif form == (1, False) and slashes == n and doubles == 0:
+        ints = _parse_numbers(text.replace(b"/", b" "), np.int64)
+        cols = [0, 1]
+    elif form == (2, True) and slashes == 2 * n and doubles == n:
+        ints = _parse_numbers(text.replace(b"//", b" "), np.int64)
+        cols = [0, 2]
+    elif form == (2, False) and slashes == 2 * n and doubles == 0:
+        ints = _parse_numbers(text.replace(b"/", b" "), np.int64)
+        cols = [0, 1, 2]
+    if ints is not None and ints.size == n * len(cols):
+        out[:, cols] = ints.reshape(n, len(cols))
+        return out
+    corners = _OBJ_CORNER.findall(text)
+    if len(corners) != n:
+        raise MeshError("malformed OBJ face record")
+    raw = np.array(corners, dtype="S").reshape(-1, 3)
+    raw[raw == b""] = b"0"
+    return raw.astype(np.int64)
+
+
+def _load_obj(data: bytes, path: str, all_groups: bool = False) -> LoadedMesh:
     # join backslash line continuations
     data = data.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ")
-    lines = [ln.lstrip() for ln in data.splitlines()]
-    heads = np.array([ln.split(None, 1)[0] if ln else b"" for ln in lines], dtype="S8")
-    rest = lambda mask: [lines[i][len(heads[i]):] for i in np.flatnonzero(mask)]
-    is_v, is_vt, is_vn, is_f = (heads == b"v"), (heads == b"vt"), (heads == b"vn"), (heads == b"f")
-    vrows, trows, nrows, frows = rest(is_v), rest(is_vt), rest(is_vn), rest(is_f)
+    lines = data.splitlines()
+    if re.search(rb"(?:^|\n)[ \t]", data):
+        lines = [ln.lstrip() for ln in lines]
+    # classify records by their first three bytes
+    h = np.frombuffer(b"".join([ln[:3].ljust(3) for ln in lines]), np.uint8).reshape(-1, 3)
+    sep1 = (h[:, 1] == 32) | (h[:, 1] == 9)
+    sep2 = (h[:, 2] == 32) | (h[:, 2] == 9)
+    is_v = (h[:, 0] == ord("v")) & sep1
+    is_vt = (h[:, 0] == ord("v")) & (h[:, 1] == ord("t")) & sep2
+    is_vn = (h[:, 0] == ord("v")) & (h[:, 1] == ord("n")) & sep2
+    is_f = (h[:, 0] == ord("f")) & sep1
+    if not all_groups and is_f.any():
+        # MuJoCo keeps the faces of the first object/group only: the faces up
+        # to the first 'o'/'g' record that follows a face ('usemtl' does not
+        # split); all vertices are kept
+        is_og = ((h[:, 0] == ord("o")) | (h[:, 0] == ord("g"))) & (sep1 | (h[:, 1] == 32))
+        first_face = int(np.argmax(is_f))
+        later = np.flatnonzero(is_og[first_face:])
+        if len(later):
+            cut = first_face + int(later[0])
+            is_f = is_f.copy()
+            is_f[cut:] = False
+    rows = lambda mask, k: [lines[i][k:] for i in np.flatnonzero(mask)]
+    vrows, trows, nrows, frows = rows(is_v, 2), rows(is_vt, 3), rows(is_vn, 3), rows(is_f, 2)
     # (#v, #vt, #vn) defined before each face record, for negative indices
-    fcount = np.stack([np.cumsum(is_v)[is_f], np.cumsum(is_vt)[is_f], np.cumsum(is_vn)[is_f]], 1)
+    fcount = np.stack([np.cumsum(is_v)[is_f], np.cumsum(is_vt)[is_f],
+                       np.cumsum(is_vn)[is_f]], axis=1)
     if not vrows:
         raise MeshError(f"mesh file '{path}': OBJ file has no vertices")
     vert = _floats(vrows, 3, path, "vertex")
@@ -452,7 +531,8 @@ def _load_obj(data: bytes, path: str) -> LoadedMesh:
     texcoord = None
     if trows:
         # 1-component texcoords get v = 0
-        trows = [r if len(r.split()) >= 2 else r + b" 0" for r in trows]
+        if any(len(r.split()) < 2 for r in trows):
+            trows = [r if len(r.split()) >= 2 else r + b" 0" for r in trows]
         texcoord = _floats(trows, 2, path, "texcoord")
     if not frows:
         return LoadedMesh(vert, np.zeros((0, 3), np.int32), normal, texcoord, path=path,
@@ -462,12 +542,10 @@ def _load_obj(data: bytes, path: str) -> LoadedMesh:
     if counts.min() < 3:
         k = int(np.argmin(counts))
         raise MeshError(f"mesh file '{path}': OBJ face {k + 1} has fewer than 3 corners")
-    corners = _OBJ_CORNER.findall(b" ".join(frows))
-    if len(corners) != counts.sum():
-        raise MeshError(f"mesh file '{path}': malformed OBJ face record")
-    raw = np.array(corners, dtype="S").reshape(-1, 3)
-    raw[raw == b""] = b"0"
-    raw = raw.astype(np.int64)
+    try:
+        raw = _obj_corners(frows, counts)
+    except MeshError as exc:
+        raise MeshError(f"mesh file '{path}': {exc}") from None
     before = np.repeat(fcount.astype(np.int64), counts, axis=0)
 
     def resolve(col: int, what: str, optional: bool):
@@ -507,7 +585,9 @@ def _load_msh(data: bytes, path: str) -> LoadedMesh:
     off = 16
     vert = np.frombuffer(data, "<f4", 3 * nv, off).reshape(-1, 3).astype(np.float64)
     off += 12 * nv
-    normal = np.frombuffer(data, "<f4", 3 * nn, off).reshape(-1, 3).astype(np.float64) if nn else None
+    normal = None
+    if nn:
+        normal = np.frombuffer(data, "<f4", 3 * nn, off).reshape(-1, 3).astype(np.float64)
     off += 12 * nn
     tex = np.frombuffer(data, "<f4", 2 * nt, off).reshape(-1, 2).astype(np.float64) if nt else None
     off += 8 * nt
@@ -829,6 +909,11 @@ class MeshData:
     rbound: float = 0.0         # distance of the farthest AABB corner from the origin
 
     @property
+    def shell(self) -> bool:
+        """Mass on the surface (``inertia="shell"``): ``volume`` is an area."""
+        return self.inertia_type == "shell"
+
+    @property
     def vert_f32(self) -> np.ndarray:
         """Vertices as stored in mjModel.mesh_vert (single precision)."""
         return self.vert.astype(np.float32)
@@ -853,7 +938,8 @@ def _as_vec(x, n, what):
 def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
                  refquat=(1.0, 0.0, 0.0, 0.0), inertia: str = "legacy",
                  maxhullvert: int = -1, need_hull: bool = True, name: str = "mesh",
-                 normal=None, texcoord=None, facenormal=None, facetexcoord=None) -> MeshData:
+                 normal=None, texcoord=None, facenormal=None, facetexcoord=None,
+                 single_precision: bool = True) -> MeshData:
     """Compile a mesh asset as MuJoCo does (seed asset/mesh, steps 3-6).
 
     Parameters
@@ -874,6 +960,10 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
         ``inertia="convex"`` and for point clouds.  Building it on a flat
         mesh raises the official compiler's "coplanar vertices" error.
     name : used in error messages.
+    single_precision : round the input vertices to float32 first.  MuJoCo
+        keeps user and file vertices in single precision (STL/OBJ/MSH data,
+        and the XML ``vertex`` attribute too), then processes them in double;
+        rounding here makes XML-given vertices match mjModel bit for bit.
 
     Returns a :class:`MeshData`.  Raises :class:`MeshError` with the official
     compiler's wording for: fewer than 4 vertices, face indices out of range,
@@ -888,6 +978,8 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
     if maxhullvert != -1 and maxhullvert < 4:
         raise MeshError(f"mesh '{name}': maxhullvert must be larger than 3")
     v = np.asarray(vert, dtype=np.float64).reshape(-1, 3)
+    if single_precision:
+        v = v.astype(np.float32).astype(np.float64)
     if len(v) < 4:
         raise MeshError(f"mesh '{name}': at least 4 vertices required")
     if not np.all(np.isfinite(v)):
@@ -914,7 +1006,8 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
     v = ((v - refpos) @ Rref) * scale
     nrm = None
     if normal is not None:
-        nrm = (np.asarray(normal, dtype=np.float64).reshape(-1, 3) @ Rref) / np.where(scale == 0, 1, scale)
+        nrm = np.asarray(normal, dtype=np.float64).reshape(-1, 3) @ Rref
+        nrm = nrm / np.where(scale == 0, 1, scale)        # normals: inverse-transpose
         nn = np.linalg.norm(nrm, axis=1, keepdims=True)
         nrm = nrm / np.where(nn > 0, nn, 1)
 
@@ -984,10 +1077,14 @@ def _inertia_box(mass: float, inertia: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(0.0, 3.0 * d / (2.0 * mass)))
 
 
-def mesh_fit_size(meshdata: MeshData, geom_type: str, fitaabb: bool = False,
+_GEOM_NAMES = {2: "sphere", 3: "capsule", 4: "ellipsoid", 5: "cylinder", 6: "box"}  # mjtGeom
+
+
+def mesh_fit_size(meshdata: MeshData, geom_type, fitaabb: bool = False,
                   fitscale: float = 1.0):
     """Size of a primitive geom fitted to a mesh (geom ``type=... mesh=...``).
 
+    ``geom_type`` is a name (``"sphere"``, ...) or an mjtGeom value.
     Seed body/geom ``mesh``/``fitscale`` and compiler ``fitaabb``: the
     primitive is fitted either to the mesh's equivalent-inertia box
     (``fitaabb=False``) or to its axis-aligned bounding box in the mesh frame
@@ -999,7 +1096,8 @@ def mesh_fit_size(meshdata: MeshData, geom_type: str, fitaabb: bool = False,
     identity).  The geom compiler composes geom pos/quat, then
     ``mesh_pos/mesh_quat``, then this offset.
     """
-    gt = geom_type.lower()
+    gt = _GEOM_NAMES.get(geom_type, geom_type) if not isinstance(geom_type, str) \
+        else geom_type.lower()
     if fitaabb:
         half = meshdata.aabb[3:]
         center = meshdata.aabb[:3].copy()

@@ -109,6 +109,10 @@ FIELDS = {
     "key_qpos": (1e-9, 1e-9), "key_qvel": (0, 1e-12), "key_ctrl": (0, 1e-12),
     "pair_geom1": (0, 0), "pair_geom2": (0, 0), "pair_signature": (0, 0),
     "exclude_signature": (0, 0),
+    # constants at qpos0 (mj_setConst)
+    "dof_M0": (1e-6, 1e-10), "tendon_length0": (1e-6, 1e-10), "actuator_length0": (1e-6, 1e-10),
+    "dof_invweight0": (1e-5, 1e-10), "body_invweight0": (1e-5, 1e-10),
+    "tendon_invweight0": (1e-5, 1e-10), "actuator_acc0": (1e-5, 1e-10),
 }
 QUATS = {"body_quat", "geom_quat", "site_quat"}
 

@@ -1,0 +1,82 @@
+"""The qpos0 constants of mj_setConst (seed 001), computed with the engine's own position stage.
+
+Compile-time and numpy-level: it runs once per model. Inverse-inertia quantities use the dense
+inverse of the joint-space inertia at qpos0 (models here have nv in the hundreds at most).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def set_const_dynamic(m, c):
+    """Fill dof_M0, tendon_length0, actuator_length0, the invweight0 fields, actuator_acc0, the
+    default tendon spring lengths, and apply dampratio / springdamper conversions."""
+    from ..data import MjData
+    from ..smooth import fwd_position_smooth
+    from ..support import mj_fullM, mj_jacBodyCom
+
+    d = MjData(m)
+    d.qpos[:] = m.qpos0
+    fwd_position_smooth(m._A, d._A)
+    nv = m.nv
+    if nv:
+        Mfull = np.zeros((nv, nv))
+        mj_fullM(m, d, Mfull)
+        Minv = np.linalg.inv(Mfull)
+        m.dof_M0[:] = np.diag(Mfull)
+    else:
+        Minv = np.zeros((0, 0))
+    m.tendon_length0[:] = d.ten_length
+    m.actuator_length0[:] = d.actuator_length
+    # springlength -1 -1: the spring rests at the length the tendon has at qpos0
+    for t in range(m.ntendon):
+        if m.tendon_lengthspring[t, 0] == -1 and m.tendon_lengthspring[t, 1] == -1:
+            m.tendon_lengthspring[t] = d.ten_length[t]
+    if not nv:
+        return
+    # dof_invweight0: per joint, the mean of M^-1's diagonal over its translational and
+    # rotational dofs separately
+    diag = np.diag(Minv)
+    for j in range(m.njnt):
+        a, t = m.jnt_dofadr[j], m.jnt_type[j]
+        if t == 0:
+            m.dof_invweight0[a:a + 3] = diag[a:a + 3].mean()
+            m.dof_invweight0[a + 3:a + 6] = diag[a + 3:a + 6].mean()
+        elif t == 1:
+            m.dof_invweight0[a:a + 3] = diag[a:a + 3].mean()
+        else:
+            m.dof_invweight0[a] = diag[a]
+    # body_invweight0: mean translational and rotational inverse inertia seen at the body's com
+    jacp, jacr = np.zeros((3, nv)), np.zeros((3, nv))
+    for b in range(1, m.nbody):
+        if m.body_weldid[b] == 0:
+            continue
+        mj_jacBodyCom(m, d, jacp, jacr, b)
+        tp = np.trace(jacp @ Minv @ jacp.T) / 3
+        tr = np.trace(jacr @ Minv @ jacr.T) / 3
+        m.body_invweight0[b] = (tp, tr)
+    for t in range(m.ntendon):
+        J = d.ten_J[t]
+        m.tendon_invweight0[t] = J @ Minv @ J
+    for u in range(m.nu):
+        mom = d.actuator_moment[u]
+        m.actuator_acc0[u] = np.linalg.norm(Minv @ mom)
+        # position/intvelocity dampratio (stored positive in biasprm[2]): kv from the inertia the
+        # actuator sees, kv = 2 dampratio sqrt(kp * mass)
+        if m.actuator_biastype[u] == 1 and m.actuator_biasprm[u, 2] > 0:
+            w = mom @ Minv @ mom
+            if w > 0:
+                mass = 1.0 / w
+                kp = m.actuator_gainprm[u, 0]
+                m.actuator_biasprm[u, 2] = -2 * m.actuator_biasprm[u, 2] * math.sqrt(kp * mass)
+    # joint springdamper (timeconst, dampratio): stiffness and damping of the mass-spring-damper
+    for j, el in enumerate(c.joints):
+        tc, zeta = getattr(el, "_springdamper", (0.0, 0.0))
+        if tc > 0 and zeta > 0:
+            a = m.jnt_dofadr[j]
+            mass = Mfull[a, a]
+            w = 2 * math.pi / tc
+            m.jnt_stiffness[j] = mass * w * w
+            m.dof_damping[a] = 2 * mass * zeta * w

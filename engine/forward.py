@@ -1,0 +1,1041 @@
+"""Forward dynamics, integrators and stepping: mj_forward, mj_step, mj_step1/2 and friends.
+
+Seed 001 "Simulation loop" (mj_step = checkPos, checkVel, forward, checkAcc, integrate;
+mj_step1/mj_step2), "Forward dynamics" (mj_forwardSkip and its stages), "State and control" and
+"Errors and warnings" (bad qpos/qvel/qacc: warning, auto-reset). Integrators (seed 000 <option
+integrator>): semi-implicit Euler with implicit joint damping (unless eulerdamp is disabled),
+RK4, implicit and implicitfast (velocity derivatives of the damping, actuator and, for implicit,
+bias forces).
+
+Constraints: this engine does not yet build constraint rows (contacts, limits, equalities,
+friction loss come with the contact/constraint issue). `fwd_constraint` is the slot where they
+plug in; today it sets qacc = qacc_smooth and reports, via ``fw_status``, any constraint row that
+MuJoCo would have made at this state (an active joint/tendon limit, an active equality, dof or
+tendon friction loss). The Python wrappers then raise NotImplementedError instead of returning a
+silently wrong result. Contacts are checked once per model (`check_model`): a model in which two
+geoms could collide, with contacts enabled, raises; disable contacts (mjDSBL_CONTACT) or
+constraints (mjDSBL_CONSTRAINT) to simulate it without them.
+
+Speed: `step(M, D, nstep)` is one compiled call for the whole loop; nothing is allocated in it.
+With a control callback (`engine.set_mjcb_control`), mj_step runs the same stages from Python so
+the callback can be called between them.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from . import callbacks
+from ._access import f1, f2, fs, i1, i2, is_, u1
+from ._layout import DF, MF
+from .actuation import fwd_actuation, next_activation, actuator_disabled
+from .passive import apply_ft, passive
+from .sensor import energy_pos, energy_vel, sensor_acc, sensor_pos, sensor_vel
+from .smooth import com_vel_kernel, fwd_position_smooth, fwd_velocity_smooth, rne_kernel
+from .support import integrate_pos, solve_m
+
+_MINVAL = 1e-15
+_MAXVAL = 1e10
+_INT_EULER, _INT_RK4, _INT_IMPLICIT, _INT_IMPLICITFAST = 0, 1, 2, 3
+_DSBL_CONSTRAINT = 1
+_DSBL_EQUALITY = 1 << 1
+_DSBL_FRICTIONLOSS = 1 << 2
+_DSBL_LIMIT = 1 << 3
+_DSBL_CONTACT = 1 << 4
+_DSBL_DAMPER = 1 << 6
+_DSBL_GRAVITY = 1 << 7
+_DSBL_CLAMPCTRL = 1 << 8
+_DSBL_ACTUATION = 1 << 11
+_DSBL_EULERDAMP = 1 << 15
+_DSBL_AUTORESET = 1 << 16
+_ENBL_ENERGY = 1 << 1
+_WARN_BADQPOS, _WARN_BADQVEL, _WARN_BADQACC = 3, 4, 5
+_JNT_FREE, _JNT_BALL = 0, 1
+_DYN_NONE = 0
+_GAIN_AFFINE = 1
+_BIAS_AFFINE = 1
+
+# fw_status[0] codes: which constraint rows MuJoCo would have made (fw_status[1]: object id)
+STATUS_OK, STATUS_JOINT_LIMIT, STATUS_TENDON_LIMIT, STATUS_EQUALITY = 0, 1, 2, 3
+STATUS_DOF_FRICTION, STATUS_TENDON_FRICTION = 4, 5
+_STATUS_TEXT = {
+    STATUS_JOINT_LIMIT: ("joint limit of joint", "joint", "mjDSBL_LIMIT"),
+    STATUS_TENDON_LIMIT: ("tendon limit of tendon", "tendon", "mjDSBL_LIMIT"),
+    STATUS_EQUALITY: ("equality constraint", "equality", "mjDSBL_EQUALITY"),
+    STATUS_DOF_FRICTION: ("dof friction loss of dof", None, "mjDSBL_FRICTIONLOSS"),
+    STATUS_TENDON_FRICTION: ("tendon friction loss of tendon", "tendon", "mjDSBL_FRICTIONLOSS"),
+}
+
+
+# =============================================================================================
+# checks and reset
+# =============================================================================================
+
+@njit(cache=True, nogil=True)
+def _is_bad(x):
+    return x != x or x > _MAXVAL or x < -_MAXVAL
+
+
+@njit(cache=True, nogil=True)
+def _warning(D, w, info):
+    i1(D, DF.warning_lastinfo)[w] = info
+    i1(D, DF.warning_number)[w] += 1
+
+
+@njit(cache=True, nogil=True)
+def reset_data(M, D):
+    """mj_resetData: zero all of Data, qpos = qpos0, mocap poses from the model, equality
+    activity from eq_active0, warnings cleared."""
+    D[0][:] = 0.0
+    D[1][:] = 0
+    D[2][:] = 0
+    f1(D, DF.qpos)[:] = f1(M, MF.qpos0)
+    mocapid = i1(M, MF.body_mocapid)
+    bpos = f2(M, MF.body_pos)
+    bquat = f2(M, MF.body_quat)
+    mpos = f2(D, DF.mocap_pos)
+    mquat = f2(D, DF.mocap_quat)
+    for b in range(mocapid.shape[0]):
+        k = mocapid[b]
+        if k >= 0:
+            mpos[k, :] = bpos[b]
+            mquat[k, :] = bquat[b]
+    ea = u1(D, DF.eq_active)
+    ea[:] = u1(M, MF.eq_active0)
+
+
+@njit(cache=True, nogil=True)
+def _check(M, D, field, w):
+    """Shared body of mj_checkPos/Vel: on the first bad value warn, auto-reset (unless
+    disabled) and record the warning (again after the reset, as MuJoCo counts it)."""
+    x = f1(D, field)
+    for i in range(x.shape[0]):
+        if _is_bad(x[i]):
+            _warning(D, w, i)
+            if not is_(M, MF.opt_disableflags) & _DSBL_AUTORESET:
+                reset_data(M, D)
+            _warning(D, w, i)
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def check_pos(M, D):
+    """mj_checkPos: qpos NaN/Inf/|x|>1e10 -> mjWARN_BADQPOS and reset."""
+    return _check(M, D, DF.qpos, _WARN_BADQPOS)
+
+
+@njit(cache=True, nogil=True)
+def check_vel(M, D):
+    """mj_checkVel: qvel NaN/Inf/|x|>1e10 -> mjWARN_BADQVEL and reset."""
+    return _check(M, D, DF.qvel, _WARN_BADQVEL)
+
+
+@njit(cache=True, nogil=True)
+def check_acc(M, D):
+    """mj_checkAcc: qacc bad -> mjWARN_BADQACC, reset and recompute forward dynamics."""
+    if _check(M, D, DF.qacc, _WARN_BADQACC):
+        forward_skip(M, D, 0, False)
+        return True
+    return False
+
+
+# =============================================================================================
+# stages
+# =============================================================================================
+
+@njit(cache=True, nogil=True)
+def fwd_position(M, D):
+    """mj_fwdPosition: the position stage (collision and constraint rows: constraint issue)."""
+    fwd_position_smooth(M, D)
+
+
+@njit(cache=True, nogil=True)
+def fwd_velocity(M, D):
+    """mj_fwdVelocity: com velocities, bias forces, passive forces."""
+    fwd_velocity_smooth(M, D)
+    passive(M, D)
+
+
+@njit(cache=True, nogil=True)
+def xfrc_to_qfrc(
+    # Model:
+    body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
+    # Data in:
+    xfrc_applied, xipos, cdof, subtree_com,
+    # Data out:
+    qfrc,
+):
+    """qfrc += J^T xfrc_applied (force and torque applied at each body's center of mass)."""
+    for b in range(1, xfrc_applied.shape[0]):
+        x = xfrc_applied[b]
+        if (x[0] == 0.0 and x[1] == 0.0 and x[2] == 0.0 and x[3] == 0.0 and x[4] == 0.0
+                and x[5] == 0.0):
+            continue
+        apply_ft(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid, cdof,
+                 subtree_com, x[0:3], x[3:6], xipos[b], b, qfrc)
+
+
+@njit(cache=True, nogil=True)
+def fwd_acceleration(M, D):
+    """mj_fwdAcceleration: qfrc_smooth = passive - bias + applied + actuator + J'xfrc, and the
+    unconstrained acceleration qacc_smooth = M^-1 qfrc_smooth."""
+    qfrc_smooth = f1(D, DF.qfrc_smooth)
+    qfrc_passive = f1(D, DF.qfrc_passive)
+    qfrc_bias = f1(D, DF.qfrc_bias)
+    qfrc_applied = f1(D, DF.qfrc_applied)
+    qfrc_actuator = f1(D, DF.qfrc_actuator)
+    for i in range(qfrc_smooth.shape[0]):
+        qfrc_smooth[i] = qfrc_passive[i] - qfrc_bias[i] + qfrc_applied[i] + qfrc_actuator[i]
+    xfrc_to_qfrc(i1(M, MF.body_parentid), i1(M, MF.body_rootid), i1(M, MF.body_dofnum),
+                 i1(M, MF.body_dofadr), i1(M, MF.dof_parentid), f2(D, DF.xfrc_applied),
+                 f2(D, DF.xipos), f2(D, DF.cdof), f2(D, DF.subtree_com), qfrc_smooth)
+    solve_m(i1(M, MF.M_rownnz), i1(M, MF.M_rowadr), i1(M, MF.M_colind), f1(D, DF.qLD),
+            f1(D, DF.qLDiagInv), qfrc_smooth, f1(D, DF.qacc_smooth))
+
+
+@njit(cache=True, nogil=True)
+def pending_constraints(M, D):
+    """Which constraint row MuJoCo would make at this state (status code, object id), other
+    than contacts: active joint/tendon limits, active equalities, friction loss."""
+    disable = is_(M, MF.opt_disableflags)
+    if disable & _DSBL_CONSTRAINT:
+        return STATUS_OK, 0
+    if not disable & _DSBL_EQUALITY:
+        ea = u1(D, DF.eq_active)
+        for e in range(ea.shape[0]):
+            if ea[e]:
+                return STATUS_EQUALITY, e
+    if not disable & _DSBL_FRICTIONLOSS:
+        fl = f1(M, MF.dof_frictionloss)
+        for i in range(fl.shape[0]):
+            if fl[i] > 0.0:
+                return STATUS_DOF_FRICTION, i
+        tfl = f1(M, MF.tendon_frictionloss)
+        for t in range(tfl.shape[0]):
+            if tfl[t] > 0.0:
+                return STATUS_TENDON_FRICTION, t
+    if not disable & _DSBL_LIMIT:
+        limited = u1(M, MF.jnt_limited)
+        jtype = i1(M, MF.jnt_type)
+        qadr = i1(M, MF.jnt_qposadr)
+        rng = f2(M, MF.jnt_range)
+        margin = f1(M, MF.jnt_margin)
+        qpos = f1(D, DF.qpos)
+        for j in range(limited.shape[0]):
+            if not limited[j]:
+                continue
+            t = jtype[j]
+            if t == _JNT_FREE:
+                continue
+            a = qadr[j]
+            if t == _JNT_BALL:
+                q0, q1, q2, q3 = qpos[a], qpos[a + 1], qpos[a + 2], qpos[a + 3]
+                nq = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
+                s = math.sqrt(q1 * q1 + q2 * q2 + q3 * q3) / max(nq, _MINVAL)
+                ang = 2.0 * math.atan2(s, abs(q0) / max(nq, _MINVAL))
+                if max(rng[j, 0], rng[j, 1]) - ang < margin[j]:
+                    return STATUS_JOINT_LIMIT, j
+            else:
+                x = qpos[a]
+                if x - rng[j, 0] < margin[j] or rng[j, 1] - x < margin[j]:
+                    return STATUS_JOINT_LIMIT, j
+        tlim = u1(M, MF.tendon_limited)
+        trng = f2(M, MF.tendon_range)
+        tmargin = f1(M, MF.tendon_margin)
+        L = f1(D, DF.ten_length)
+        for t in range(tlim.shape[0]):
+            if tlim[t] and (L[t] - trng[t, 0] < tmargin[t] or trng[t, 1] - L[t] < tmargin[t]):
+                return STATUS_TENDON_LIMIT, t
+    return STATUS_OK, 0
+
+
+@njit(cache=True, nogil=True)
+def fwd_constraint(M, D):
+    """mj_fwdConstraint. SLOT for the constraint issue: with no constraint rows, qacc =
+    qacc_smooth and qfrc_constraint = 0. Rows MuJoCo would make are reported in fw_status."""
+    status = i1(D, DF.fw_status)
+    code, obj = pending_constraints(M, D)
+    if code != STATUS_OK and status[0] == STATUS_OK:
+        status[0] = code
+        status[1] = obj
+    f1(D, DF.qfrc_constraint)[:] = 0.0
+    f1(D, DF.qacc)[:] = f1(D, DF.qacc_smooth)
+
+
+@njit(cache=True, nogil=True)
+def forward_skip(M, D, skipstage, skipsensor):
+    """mj_forwardSkip: the forward pipeline, skipping stages below ``skipstage`` (mjtStage)."""
+    energy = is_(M, MF.opt_enableflags) & _ENBL_ENERGY
+    if skipstage < 1:
+        fwd_position(M, D)
+        if not skipsensor:
+            sensor_pos(M, D)
+        if energy:
+            energy_pos(M, D)
+    if skipstage < 2:
+        fwd_velocity(M, D)
+        if not skipsensor:
+            sensor_vel(M, D)
+        if energy:
+            energy_vel(M, D)
+    fwd_actuation(M, D)
+    fwd_acceleration(M, D)
+    fwd_constraint(M, D)
+    if not skipsensor:
+        sensor_acc(M, D)
+
+
+# =============================================================================================
+# integration
+# =============================================================================================
+
+@njit(cache=True, nogil=True)
+def advance(M, D, act_dot, qacc, qvel_pos):
+    """mj_advance: act += act_dot*h (exact for filterexact, clamped to actrange), qvel += qacc*h,
+    qpos integrated with ``qvel_pos`` (the new qvel when None-like: pass D's qvel), time += h."""
+    h = fs(M, MF.opt_timestep)
+    act = f1(D, DF.act)
+    if act.shape[0] > 0:
+        dyntype = i1(M, MF.actuator_dyntype)
+        actadr = i1(M, MF.actuator_actadr)
+        actnum = i1(M, MF.actuator_actnum)
+        dynprm = f2(M, MF.actuator_dynprm)
+        actlimited = u1(M, MF.actuator_actlimited)
+        actrange = f2(M, MF.actuator_actrange)
+        for i in range(dyntype.shape[0]):
+            for j in range(actadr[i], actadr[i] + actnum[i]):
+                act[j] = next_activation(dyntype[i], dynprm[i], actlimited[i], actrange[i],
+                                         act[j], act_dot[j], h)
+    qvel = f1(D, DF.qvel)
+    for i in range(qvel.shape[0]):
+        qvel[i] += qacc[i] * h
+    integrate_pos(i1(M, MF.jnt_type), i1(M, MF.jnt_qposadr), i1(M, MF.jnt_dofadr),
+                  f1(D, DF.qpos), qvel_pos, h)
+    t = f1(D, DF.time)
+    t[0] += h
+
+
+@njit(cache=True, nogil=True)
+def _ldl_tree(dof_Madr, dof_parentid, A):
+    """In-place L'DL factorisation of a matrix in qM's tree layout (MuJoCo's mj_factorM
+    algorithm: eliminate from the leaves up along each dof's ancestor chain)."""
+    nv = dof_Madr.shape[0]
+    for k in range(nv - 1, -1, -1):
+        akk = dof_Madr[k]
+        i = dof_parentid[k]
+        aki = akk + 1
+        while i >= 0:
+            tmp = A[aki] / A[akk]
+            aij = dof_Madr[i]
+            akj = aki
+            j = i
+            while j >= 0:
+                A[aij] -= tmp * A[akj]
+                aij += 1
+                akj += 1
+                j = dof_parentid[j]
+            A[aki] = tmp
+            i = dof_parentid[i]
+            aki += 1
+
+
+@njit(cache=True, nogil=True)
+def _ldl_tree_solve(dof_Madr, dof_parentid, A, x):
+    """x <- (L'DL)^-1 x for a factor from `_ldl_tree`."""
+    nv = dof_Madr.shape[0]
+    for i in range(nv - 1, -1, -1):
+        adr = dof_Madr[i] + 1
+        j = dof_parentid[i]
+        while j >= 0:
+            x[j] -= A[adr] * x[i]
+            adr += 1
+            j = dof_parentid[j]
+    for i in range(nv):
+        x[i] /= A[dof_Madr[i]]
+    for i in range(nv):
+        adr = dof_Madr[i] + 1
+        j = dof_parentid[i]
+        while j >= 0:
+            x[i] -= A[adr] * x[j]
+            adr += 1
+            j = dof_parentid[j]
+
+
+@njit(cache=True, nogil=True)
+def euler(M, D):
+    """mj_Euler: semi-implicit Euler; joint damping is integrated implicitly, solving
+    (M + h*diag(damping)) qacc = qfrc_smooth + qfrc_constraint, unless eulerdamp is disabled."""
+    nv = f1(D, DF.qvel).shape[0]
+    damping = f1(M, MF.dof_damping)
+    dampers = False
+    if not is_(M, MF.opt_disableflags) & (_DSBL_EULERDAMP | _DSBL_DAMPER):
+        for i in range(nv):
+            if damping[i] > 0.0:
+                dampers = True
+                break
+    if not dampers:
+        advance(M, D, f1(D, DF.act_dot), f1(D, DF.qacc), f1(D, DF.qvel))
+        return
+    dof_Madr = i1(M, MF.dof_Madr)
+    parent = i1(M, MF.dof_parentid)
+    h = fs(M, MF.opt_timestep)
+    A = f1(D, DF.scratch_M)
+    A[:] = f1(D, DF.qM)
+    for i in range(nv):
+        A[dof_Madr[i]] += h * damping[i]
+    _ldl_tree(dof_Madr, parent, A)
+    qacc = f2(D, DF.scratch_v)[0]
+    qfs = f1(D, DF.qfrc_smooth)
+    qfc = f1(D, DF.qfrc_constraint)
+    for i in range(nv):
+        qacc[i] = qfs[i] + qfc[i]
+    _ldl_tree_solve(dof_Madr, parent, A, qacc)
+    advance(M, D, f1(D, DF.act_dot), qacc, f1(D, DF.qvel))
+
+
+# ---- RK4 ------------------------------------------------------------------------------------
+# Classic 4-stage Runge-Kutta on (qpos, qvel, act); scratch_v rows: 0-3 stage qvel, 4-7 stage
+# qacc, 8 qvel0, 9 combined velocity, 10 combined acceleration; scratch_a rows: 0-3 stage act_dot,
+# 4 act0, 5 combined act_dot; scratch_q row 0: qpos0.
+_RK_A = (0.5, 0.5, 1.0)      # stage i uses A[i-1] times the previous stage's derivative
+_RK_B = (1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0)
+
+
+@njit(cache=True, nogil=True)
+def rk4_begin(M, D):
+    """Save the initial state and the first stage's derivatives (from the forward just run)."""
+    V = f2(D, DF.scratch_v)
+    Aa = f2(D, DF.scratch_a)
+    f2(D, DF.scratch_q)[0, :] = f1(D, DF.qpos)
+    V[8, :] = f1(D, DF.qvel)
+    Aa[4, :] = f1(D, DF.act)
+    V[0, :] = f1(D, DF.qvel)
+    V[4, :] = f1(D, DF.qacc)
+    Aa[0, :] = f1(D, DF.act_dot)
+
+
+@njit(cache=True, nogil=True)
+def rk4_stage_state(M, D, i, time0):
+    """Set D's state to stage i's (1..3): X0 + h*A[i-1]*F[i-1]."""
+    h = fs(M, MF.opt_timestep)
+    a = _RK_A[i - 1]
+    V = f2(D, DF.scratch_v)
+    Aa = f2(D, DF.scratch_a)
+    qpos = f1(D, DF.qpos)
+    qpos[:] = f2(D, DF.scratch_q)[0]
+    qvel = f1(D, DF.qvel)
+    act = f1(D, DF.act)
+    for k in range(qvel.shape[0]):
+        V[9, k] = a * V[i - 1, k]
+        qvel[k] = V[8, k] + h * a * V[4 + i - 1, k]
+    integrate_pos(i1(M, MF.jnt_type), i1(M, MF.jnt_qposadr), i1(M, MF.jnt_dofadr), qpos,
+                  V[9], h)
+    for k in range(act.shape[0]):
+        act[k] = Aa[4, k] + h * a * Aa[i - 1, k]
+    f1(D, DF.time)[0] = time0 + (0.5 if i < 3 else 1.0) * h
+
+
+@njit(cache=True, nogil=True)
+def rk4_stage_store(M, D, i):
+    """Store stage i's derivatives (qvel, qacc, act_dot) after its forward pass."""
+    V = f2(D, DF.scratch_v)
+    V[i, :] = f1(D, DF.qvel)
+    V[4 + i, :] = f1(D, DF.qacc)
+    f2(D, DF.scratch_a)[i, :] = f1(D, DF.act_dot)
+
+
+@njit(cache=True, nogil=True)
+def rk4_finish(M, D, time0):
+    """Restore the initial state and advance it with the B-weighted derivatives."""
+    V = f2(D, DF.scratch_v)
+    Aa = f2(D, DF.scratch_a)
+    nv = V.shape[1]
+    na = Aa.shape[1]
+    for k in range(nv):
+        V[9, k] = 0.0
+        V[10, k] = 0.0
+    for k in range(na):
+        Aa[5, k] = 0.0
+    for s in range(4):
+        b = _RK_B[s]
+        for k in range(nv):
+            V[9, k] += b * V[s, k]
+            V[10, k] += b * V[4 + s, k]
+        for k in range(na):
+            Aa[5, k] += b * Aa[s, k]
+    f1(D, DF.qpos)[:] = f2(D, DF.scratch_q)[0]
+    f1(D, DF.qvel)[:] = V[8]
+    f1(D, DF.act)[:] = Aa[4]
+    f1(D, DF.time)[0] = time0
+    advance(M, D, Aa[5], V[10], V[9])
+
+
+@njit(cache=True, nogil=True)
+def rk4(M, D):
+    """mj_RungeKutta(4) with the forward passes compiled in (no control callback)."""
+    time0 = fs(D, DF.time)
+    rk4_begin(M, D)
+    for i in range(1, 4):
+        rk4_stage_state(M, D, i, time0)
+        forward_skip(M, D, 0, True)
+        rk4_stage_store(M, D, i)
+    rk4_finish(M, D, time0)
+
+
+# ---- implicit / implicitfast -----------------------------------------------------------------
+
+@njit(cache=True, nogil=True)
+def _bias_velocity_part(M, D, v, out):
+    """out = C(q, v) v: the velocity-dependent part of qfrc_bias for velocity v (no gravity)."""
+    cvel = f2(D, DF.fw_cvel)
+    cdd = f2(D, DF.fw_cdofdot)
+    com_vel_kernel(i1(M, MF.body_parentid), i1(M, MF.body_jntnum), i1(M, MF.body_jntadr),
+                   i1(M, MF.jnt_type), i1(M, MF.jnt_dofadr), v, f2(D, DF.cdof), cvel, cdd)
+    rne_kernel(i1(M, MF.body_parentid), i1(M, MF.body_dofnum), i1(M, MF.body_dofadr),
+               i1(M, MF.dof_bodyid), f1(M, MF.opt_gravity), False, False, v,
+               f1(D, DF.qacc), f2(D, DF.cinert), cvel, f2(D, DF.cdof), cdd, out,
+               f2(D, DF.fw_cacc), f2(D, DF.fw_cfrc))
+
+
+@njit(cache=True, nogil=True)
+def smooth_vel_derivative(M, D, flg_bias, Q):
+    """qDeriv = d(qfrc_smooth)/d(qvel) (dense nv x nv into Q): damper derivatives (dofs,
+    tendons, actuators, with their polynomial terms), affine actuator gain/bias velocity terms,
+    and with ``flg_bias`` minus the derivative of the Coriolis/centrifugal forces (exact central
+    difference: those forces are quadratic in qvel)."""
+    nv = Q.shape[0]
+    Q[:, :] = 0.0
+    disable = is_(M, MF.opt_disableflags)
+    qvel = f1(D, DF.qvel)
+    ten_J = f2(D, DF.ten_J)
+    moment = f2(D, DF.actuator_moment)
+    # actuators with velocity-dependent affine gain or bias
+    if not disable & _DSBL_ACTUATION:
+        dyntype = i1(M, MF.actuator_dyntype)
+        gaintype = i1(M, MF.actuator_gaintype)
+        biastype = i1(M, MF.actuator_biastype)
+        gainprm = f2(M, MF.actuator_gainprm)
+        biasprm = f2(M, MF.actuator_biasprm)
+        actadr = i1(M, MF.actuator_actadr)
+        actnum = i1(M, MF.actuator_actnum)
+        group = i1(M, MF.actuator_group)
+        dis_act = is_(M, MF.opt_disableactuator)
+        ctrllimited = u1(M, MF.actuator_ctrllimited)
+        ctrlrange = f2(M, MF.actuator_ctrlrange)
+        forcelimited = u1(M, MF.actuator_forcelimited)
+        forcerange = f2(M, MF.actuator_forcerange)
+        force = f1(D, DF.actuator_force)
+        ctrl = f1(D, DF.ctrl)
+        act = f1(D, DF.act)
+        for a in range(dyntype.shape[0]):
+            if actuator_disabled(group, dis_act, a):
+                continue
+            gv = gainprm[a, 2] if gaintype[a] == _GAIN_AFFINE else 0.0
+            bv = biasprm[a, 2] if biastype[a] == _BIAS_AFFINE else 0.0
+            if gv == 0.0 and bv == 0.0:
+                continue
+            # a force held at its limit does not change with velocity
+            if forcelimited[a] and (force[a] <= forcerange[a, 0] or force[a] >= forcerange[a, 1]):
+                continue
+            if dyntype[a] == _DYN_NONE:
+                c = ctrl[a]
+                if ctrllimited[a] and not disable & _DSBL_CLAMPCTRL:
+                    c = min(ctrlrange[a, 1], max(ctrlrange[a, 0], c))
+                s = bv + gv * c
+            else:
+                s = bv + gv * act[actadr[a] + actnum[a] - 1]
+            _add_outer(Q, moment[a], s)
+    # dampers
+    if not disable & _DSBL_DAMPER:
+        damping = f1(M, MF.dof_damping)
+        dpoly = f2(M, MF.dof_dampingpoly)
+        for i in range(nv):
+            Q[i, i] -= _ddamp(damping[i], dpoly[i], qvel[i])
+        tdamp = f1(M, MF.tendon_damping)
+        tpoly = f2(M, MF.tendon_dampingpoly)
+        tvel = f1(D, DF.ten_velocity)
+        for t in range(tdamp.shape[0]):
+            if tdamp[t] == 0.0 and tpoly[t, 0] == 0.0 and tpoly[t, 1] == 0.0:
+                continue
+            _add_outer(Q, ten_J[t], -_ddamp(tdamp[t], tpoly[t], tvel[t]))
+        adamp = f1(M, MF.actuator_damping)
+        apoly = f2(M, MF.actuator_dampingpoly)
+        avel = f1(D, DF.actuator_velocity)
+        for a in range(adamp.shape[0]):
+            if adamp[a] == 0.0 and apoly[a, 0] == 0.0 and apoly[a, 1] == 0.0:
+                continue
+            _add_outer(Q, moment[a], -_ddamp(adamp[a], apoly[a], avel[a]))
+    if flg_bias and nv > 0:
+        vp = f2(D, DF.scratch_v)[11]
+        fp = f2(D, DF.scratch_v)[12]
+        fm = f2(D, DF.scratch_v)[13]
+        scale = 0.0
+        for i in range(nv):
+            scale = max(scale, abs(qvel[i]))
+        scale = max(scale, 1.0)
+        for k in range(nv):
+            vp[:] = qvel
+            vp[k] += scale
+            _bias_velocity_part(M, D, vp, fp)
+            vp[k] -= 2.0 * scale
+            _bias_velocity_part(M, D, vp, fm)
+            for i in range(nv):
+                Q[i, k] -= (fp[i] - fm[i]) / (2.0 * scale)
+
+
+@njit(cache=True, nogil=True)
+def _ddamp(b, p, v):
+    """d/dv of the damper magnitude b*v + p0*v|v| + p1*v^3."""
+    return b + 2.0 * p[0] * abs(v) + 3.0 * p[1] * v * v
+
+
+@njit(cache=True, nogil=True)
+def _add_outer(Q, u, s):
+    """Q += s * u u'."""
+    n = u.shape[0]
+    for i in range(n):
+        ui = u[i] * s
+        if ui == 0.0:
+            continue
+        for j in range(n):
+            Q[i, j] += ui * u[j]
+
+
+@njit(cache=True, nogil=True)
+def _store_qderiv(M, D, Q):
+    """Copy the dense derivative into mjData's sparse qDeriv (the D layout)."""
+    rownnz = i1(M, MF.D_rownnz)
+    rowadr = i1(M, MF.D_rowadr)
+    colind = i1(M, MF.D_colind)
+    qd = f1(D, DF.qDeriv)
+    for i in range(rownnz.shape[0]):
+        for k in range(rowadr[i], rowadr[i] + rownnz[i]):
+            qd[k] = Q[i, colind[k]]
+
+
+@njit(cache=True, nogil=True)
+def _lu_solve_dense(A, ipiv, x):
+    """Solve A y = x in place (A overwritten by its LU factors with partial pivoting)."""
+    n = A.shape[0]
+    for k in range(n):
+        p = k
+        best = abs(A[k, k])
+        for i in range(k + 1, n):
+            if abs(A[i, k]) > best:
+                best = abs(A[i, k])
+                p = i
+        ipiv[k] = p
+        if p != k:
+            for j in range(n):
+                t = A[k, j]
+                A[k, j] = A[p, j]
+                A[p, j] = t
+            t = x[k]
+            x[k] = x[p]
+            x[p] = t
+        piv = A[k, k]
+        if piv == 0.0:
+            piv = _MINVAL
+        for i in range(k + 1, n):
+            f = A[i, k] / piv
+            A[i, k] = f
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    A[i, j] -= f * A[k, j]
+                x[i] -= f * x[k]
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, n):
+            s -= A[i, j] * x[j]
+        x[i] = s / A[i, i] if A[i, i] != 0.0 else s / _MINVAL
+
+
+@njit(cache=True, nogil=True)
+def implicit(M, D):
+    """mj_implicit: qacc = (M - h*qDeriv)^-1 (qfrc_smooth + qfrc_constraint), then advance.
+    implicitfast leaves out the bias-force derivative (its matrix is symmetric)."""
+    nv = f1(D, DF.qvel).shape[0]
+    flg_bias = is_(M, MF.opt_integrator) == _INT_IMPLICIT
+    Q = f2(D, DF.scratch_vv)
+    smooth_vel_derivative(M, D, flg_bias, Q)
+    _store_qderiv(M, D, Q)
+    h = fs(M, MF.opt_timestep)
+    # A = M - h*qDeriv (dense)
+    dof_Madr = i1(M, MF.dof_Madr)
+    parent = i1(M, MF.dof_parentid)
+    qM = f1(D, DF.qM)
+    for i in range(nv):
+        for j in range(nv):
+            Q[i, j] *= -h
+    for i in range(nv):
+        adr = dof_Madr[i]
+        Q[i, i] += qM[adr]
+        adr += 1
+        j = parent[i]
+        while j >= 0:
+            Q[i, j] += qM[adr]
+            Q[j, i] += qM[adr]
+            adr += 1
+            j = parent[j]
+    qacc = f2(D, DF.scratch_v)[0]
+    qfs = f1(D, DF.qfrc_smooth)
+    qfc = f1(D, DF.qfrc_constraint)
+    for i in range(nv):
+        qacc[i] = qfs[i] + qfc[i]
+    _lu_solve_dense(Q, i1(D, DF.scratch_ipiv), qacc)
+    advance(M, D, f1(D, DF.act_dot), qacc, f1(D, DF.qvel))
+
+
+@njit(cache=True, nogil=True)
+def integrate(M, D):
+    """Dispatch on opt.integrator (after a forward pass)."""
+    integ = is_(M, MF.opt_integrator)
+    if integ == _INT_RK4:
+        rk4(M, D)
+    elif integ == _INT_IMPLICIT or integ == _INT_IMPLICITFAST:
+        implicit(M, D)
+    else:
+        euler(M, D)
+
+
+# =============================================================================================
+# step
+# =============================================================================================
+
+@njit(cache=True, nogil=True)
+def step(M, D, nstep):
+    """nstep calls of mj_step in one compiled loop. Returns the number of completed steps (less
+    than nstep when a constraint MuJoCo would solve appears: see fw_status)."""
+    status = i1(D, DF.fw_status)
+    status[0] = 0
+    for s in range(nstep):
+        check_pos(M, D)
+        check_vel(M, D)
+        forward_skip(M, D, 0, False)
+        if status[0] != 0:
+            return s
+        check_acc(M, D)
+        integrate(M, D)
+    return nstep
+
+
+@njit(cache=True, nogil=True)
+def step1(M, D):
+    """mj_step1: checks, position and velocity stages with their sensors and energy."""
+    i1(D, DF.fw_status)[0] = 0
+    check_pos(M, D)
+    check_vel(M, D)
+    energy = is_(M, MF.opt_enableflags) & _ENBL_ENERGY
+    fwd_position(M, D)
+    sensor_pos(M, D)
+    if energy:
+        energy_pos(M, D)
+    fwd_velocity(M, D)
+    sensor_vel(M, D)
+    if energy:
+        energy_vel(M, D)
+
+
+@njit(cache=True, nogil=True)
+def step2_forward(M, D):
+    """The forward half of mj_step2: actuation, acceleration, constraint, acc sensors."""
+    fwd_actuation(M, D)
+    fwd_acceleration(M, D)
+    fwd_constraint(M, D)
+    sensor_acc(M, D)
+
+
+@njit(cache=True, nogil=True)
+def step2_integrate(M, D):
+    """The rest of mj_step2: checkAcc, then Euler (mj_step2 ignores opt.integrator)."""
+    check_acc(M, D)
+    euler(M, D)
+
+
+@njit(cache=True, nogil=True)
+def forward_full(M, D, skipstage, skipsensor):
+    """mj_forwardSkip from a clean constraint status."""
+    i1(D, DF.fw_status)[0] = 0
+    forward_skip(M, D, skipstage, skipsensor)
+
+
+# =============================================================================================
+# Python API
+# =============================================================================================
+
+def check_model(m):
+    """Raise NotImplementedError for model features the engine does not simulate yet (checked
+    once per model and cached): contacts that could occur, plus the per-stage checks."""
+    if m.__dict__.get("_fwd_checked"):
+        return
+    from .actuation import check_actuation_supported
+    from .passive import check_passive_supported
+    from .sensor import check_sensors_supported
+    check_passive_supported(m)
+    check_actuation_supported(m)
+    check_sensors_supported(m)
+    if m.nflex if hasattr(m, "nflex") else 0:
+        raise NotImplementedError("flex objects are not supported yet")
+    dis = int(m.opt.disableflags)
+    if not dis & (_DSBL_CONSTRAINT | _DSBL_CONTACT):
+        pair = _first_collidable_pair(m)
+        if pair is not None:
+            g1, g2 = pair
+            raise NotImplementedError(
+                f"contacts are not simulated yet (geoms {g1} and {g2} can collide): disable "
+                "them with m.opt.disableflags |= mjDSBL_CONTACT (or <flag contact='disable'/>)")
+    if m.opt.integrator in (_INT_IMPLICIT, _INT_IMPLICITFAST) and (
+            m.opt.density > 0 or m.opt.viscosity > 0):
+        raise NotImplementedError("implicit/implicitfast integrators with fluid forces "
+                                  "(fluid force derivatives) are not supported yet")
+    m.__dict__["_fwd_checked"] = True
+
+
+def _first_collidable_pair(m):
+    """A geom pair that MuJoCo's collision filter would test, or None."""
+    if m.npair:
+        return int(m.pair_geom1[0]), int(m.pair_geom2[0])
+    gb = m.geom_bodyid
+    ct, ca = m.geom_contype, m.geom_conaffinity
+    weld = m.body_weldid
+    parent = m.body_parentid
+    filterparent = not int(m.opt.disableflags) & (1 << 10)
+    excluded = set(int(s) for s in m.exclude_signature) if m.nexclude else set()
+    for i in range(m.ngeom):
+        if not (ct[i] or ca[i]):
+            continue
+        for j in range(i + 1, m.ngeom):
+            if not ((ct[i] & ca[j]) or (ct[j] & ca[i])):
+                continue
+            b1, b2 = int(gb[i]), int(gb[j])
+            w1, w2 = int(weld[b1]), int(weld[b2])
+            if w1 == w2:
+                continue
+            if filterparent and w1 != 0 and w2 != 0 and (
+                    w1 == int(weld[parent[w2]]) or w2 == int(weld[parent[w1]])):
+                continue
+            if w1 == 0 and w2 == 0:
+                continue
+            sig = (min(b1, b2) << 16) + max(b1, b2)
+            if sig in excluded:
+                continue
+            return i, j
+    return None
+
+
+def _bind_warnings(d):
+    """Make d.warning[i].number / .lastinfo read the compiled counters (warning_* fields)."""
+    w = d.__dict__.get("warning")
+    if w and isinstance(w[0], _ArenaWarning):
+        return
+    d.__dict__["warning"] = [_ArenaWarning(d.warning_lastinfo, d.warning_number, i)
+                             for i in range(len(d.warning_number))]
+
+
+class _ArenaWarning:
+    """One entry of d.warning backed by the Data arena (so compiled code can count warnings)."""
+
+    __slots__ = ("_l", "_n", "_i")
+
+    def __init__(self, lastinfo, number, i):
+        self._l, self._n, self._i = lastinfo, number, i
+
+    @property
+    def lastinfo(self):
+        return int(self._l[self._i])
+
+    @lastinfo.setter
+    def lastinfo(self, v):
+        self._l[self._i] = v
+
+    @property
+    def number(self):
+        return int(self._n[self._i])
+
+    @number.setter
+    def number(self, v):
+        self._n[self._i] = v
+
+    def __repr__(self):
+        return f"<MjWarningStat lastinfo={self.lastinfo} number={self.number}>"
+
+
+def _raise_status(m, d):
+    code, obj = int(d.fw_status[0]), int(d.fw_status[1])
+    if code == STATUS_OK:
+        return
+    what, kind, flag = _STATUS_TEXT[code]
+    name = ""
+    if kind is not None:
+        try:
+            name = m._names.get(kind, [])[obj] or ""
+        except (IndexError, AttributeError):
+            name = ""
+    d.fw_status[0] = 0
+    raise NotImplementedError(
+        f"constraints are not solved yet: the {what} {obj}{' ' + repr(name) if name else ''} "
+        f"would make a constraint row at time {d.time:.6g} (disable it with {flag} or "
+        "mjDSBL_CONSTRAINT to simulate without it)")
+
+
+def _prepare(m, d):
+    check_model(m)
+    _bind_warnings(d)
+
+
+def mj_fwdPosition(m, d):
+    """Position-dependent computations (kinematics, inertia, tendons, transmissions)."""
+    fwd_position(m._A, d._A)
+
+
+def mj_fwdVelocity(m, d):
+    """Velocity-dependent computations (com velocities, bias and passive forces)."""
+    fwd_velocity(m._A, d._A)
+
+
+def mj_fwdAcceleration(m, d):
+    """qfrc_smooth and qacc_smooth."""
+    fwd_acceleration(m._A, d._A)
+
+
+def mj_fwdConstraint(m, d):
+    """Constraint stage (no constraint rows yet: qacc = qacc_smooth)."""
+    _prepare(m, d)
+    d.fw_status[0] = 0
+    fwd_constraint(m._A, d._A)
+    _raise_status(m, d)
+
+
+def _python_forward(m, d, skipstage, skipsensor):
+    """mj_forwardSkip from Python, calling the control callback between stages."""
+    M, D = m._A, d._A
+    energy = int(m.opt.enableflags) & _ENBL_ENERGY
+    if skipstage < 1:
+        fwd_position(M, D)
+        if not skipsensor:
+            sensor_pos(M, D)
+        if energy:
+            energy_pos(M, D)
+    if skipstage < 2:
+        fwd_velocity(M, D)
+        if not skipsensor:
+            sensor_vel(M, D)
+        if energy:
+            energy_vel(M, D)
+    cb = callbacks.get_mjcb_control()
+    if cb is not None:
+        cb(m, d)
+    step2_forward(M, D)
+
+
+def mj_forwardSkip(m, d, skipstage=0, skipsensor=0):
+    """Forward dynamics skipping the stages below ``skipstage`` (mjtStage), optionally without
+    sensors."""
+    _prepare(m, d)
+    d.fw_status[0] = 0
+    if callbacks.get_mjcb_control() is None:
+        forward_skip(m._A, d._A, int(skipstage), bool(skipsensor))
+    else:
+        _python_forward(m, d, int(skipstage), bool(skipsensor))
+    _raise_status(m, d)
+
+
+def mj_forward(m, d):
+    """Forward dynamics: every stage from qpos, qvel, act, ctrl and the applied forces."""
+    mj_forwardSkip(m, d, 0, 0)
+
+
+def mj_checkPos(m, d):
+    """Reset and warn (mjWARN_BADQPOS) if qpos has NaN/Inf or |x| > 1e10."""
+    _bind_warnings(d)
+    check_pos(m._A, d._A)
+
+
+def mj_checkVel(m, d):
+    """Reset and warn (mjWARN_BADQVEL) if qvel is bad."""
+    _bind_warnings(d)
+    check_vel(m._A, d._A)
+
+
+def mj_checkAcc(m, d):
+    """Reset, warn (mjWARN_BADQACC) and recompute forward dynamics if qacc is bad."""
+    _bind_warnings(d)
+    check_acc(m._A, d._A)
+
+
+def mj_Euler(m, d):
+    """Semi-implicit Euler step from the current forward results."""
+    euler(m._A, d._A)
+
+
+def mj_implicit(m, d):
+    """Implicit(-fast) step from the current forward results."""
+    implicit(m._A, d._A)
+
+
+def mj_RungeKutta(m, d, N=4):
+    """Runge-Kutta step (N=4 only) from the current forward results."""
+    if N != 4:
+        raise NotImplementedError("mj_RungeKutta: only N=4 is supported")
+    _prepare(m, d)
+    if callbacks.get_mjcb_control() is None:
+        rk4(m._A, d._A)
+        _raise_status(m, d)
+        return
+    M, D = m._A, d._A
+    time0 = d.time
+    rk4_begin(M, D)
+    for i in range(1, 4):
+        rk4_stage_state(M, D, i, time0)
+        d.fw_status[0] = 0
+        _python_forward(m, d, 0, True)
+        _raise_status(m, d)
+        rk4_stage_store(M, D, i)
+    rk4_finish(M, D, time0)
+
+
+def mj_step(m, d, nstep=1):
+    """Advance the simulation ``nstep`` times (checks, forward dynamics, integrator)."""
+    _prepare(m, d)
+    nstep = int(nstep)
+    if callbacks.get_mjcb_control() is None:
+        done = step(m._A, d._A, nstep)
+        if done < nstep:
+            _raise_status(m, d)
+        return
+    M, D = m._A, d._A
+    integ = int(m.opt.integrator)
+    for _ in range(nstep):
+        check_pos(M, D)
+        check_vel(M, D)
+        d.fw_status[0] = 0
+        _python_forward(m, d, 0, False)
+        _raise_status(m, d)
+        check_acc(M, D)
+        if integ == _INT_RK4:
+            mj_RungeKutta(m, d, 4)
+        elif integ in (_INT_IMPLICIT, _INT_IMPLICITFAST):
+            implicit(M, D)
+        else:
+            euler(M, D)
+
+
+def mj_step1(m, d):
+    """First half of a step: checks, position and velocity stages (then set ctrl)."""
+    _prepare(m, d)
+    step1(m._A, d._A)
+    cb = callbacks.get_mjcb_control()
+    if cb is not None:
+        cb(m, d)
+
+
+def mj_step2(m, d):
+    """Second half of a step: actuation, acceleration, constraints, sensors, Euler."""
+    _prepare(m, d)
+    d.fw_status[0] = 0
+    step2_forward(m._A, d._A)
+    _raise_status(m, d)
+    step2_integrate(m._A, d._A)

@@ -1,0 +1,1367 @@
+"""Smooth dynamics, position and velocity stages (seed 001, "forward dynamics": mj_fwdPosition and
+mj_fwdVelocity, the parts that involve no constraints): kinematics, com-based quantities, cameras
+and lights, tendons, actuator transmissions, the joint-space inertia and its factorisation, com
+velocities and the recursive Newton-Euler bias forces.
+
+Layout of this module, as the rest of the engine (see /tmp/engine_conventions.md):
+  (a) pure kernels over explicit arrays, parameters under ``# Model:`` / ``# Data in:`` /
+      ``# Data out:``;
+  (b) njit stage functions ``kinematics(M, D)`` ... that unpack the arenas and call (a);
+  (c) Python wrappers ``mj_kinematics(m, d)`` ... with the official bindings' names.
+
+Frames: ``x*`` fields are global; ``c*`` spatial vectors are (rotation, translation) at the centre of
+mass of the body's kinematic tree (``subtree_com[body_rootid]``), see engine/math.py.
+Tree recursions run over bodies in index order: parents come before their children.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from . import math as mm
+from .support import add_point_jac_dot, add_wrench_jac_dot, jac_point, last_dof
+from ._access import f1, f2, fs, i1, i2, is_, u1
+from ._layout import DF, MF
+
+_J = dict(cache=True, nogil=True)
+
+FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
+SAME_NONE, SAME_BODY, SAME_INERTIA, SAME_BODYROT, SAME_INERTIAROT = 0, 1, 2, 3, 4
+CAM_FIXED, CAM_TRACK, CAM_TRACKCOM, CAM_TARGETBODY, CAM_TARGETBODYCOM = 0, 1, 2, 3, 4
+WRAP_NONE, WRAP_JOINT, WRAP_PULLEY, WRAP_SITE, WRAP_SPHERE, WRAP_CYLINDER = 0, 1, 2, 3, 4, 5
+TRN_JOINT, TRN_JOINTINPARENT, TRN_SLIDERCRANK, TRN_TENDON, TRN_SITE, TRN_BODY = 0, 1, 2, 3, 4, 5
+DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_GRAVITY = 1, 1 << 4, 1 << 7
+mjMINVAL = 1e-15
+
+
+# =================================================================================================
+# position: kinematics
+# =================================================================================================
+@njit(**_J)
+def kinematics_bodies(
+    # Model:
+    body_parentid, body_mocapid, body_jntnum, body_jntadr, body_pos, body_quat, body_ipos,
+    body_iquat, jnt_type, jnt_qposadr, jnt_pos, jnt_axis, qpos0,
+    # Data in:
+    qpos, mocap_pos, mocap_quat,
+    # Data out:
+    xpos, xquat, xmat, xipos, ximat, xiquat, xanchor, xaxis,
+):
+    """Global poses of bodies, their inertial frames, joint anchors and axes (mj_kinematics).
+
+    Joint positions are applied in the body's joint order; hinge and slide displacements are
+    measured from qpos0, ball and free quaternions are normalised (qpos itself is not changed).
+    """
+    nbody = body_parentid.shape[0]
+    mm.set3(xpos[0], (0.0, 0.0, 0.0))
+    mm.set4(xquat[0], (1.0, 0.0, 0.0, 0.0))
+    mm.set9(xmat[0], (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0))
+    mm.set3(xipos[0], (0.0, 0.0, 0.0))
+    mm.set4(xiquat[0], (1.0, 0.0, 0.0, 0.0))
+    mm.set9(ximat[0], (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0))
+    for i in range(1, nbody):
+        p = body_parentid[i]
+        mid = body_mocapid[i]
+        if mid >= 0:
+            # mocap bodies are children of the world: the user's pose is the global pose
+            pos = mm.get3(mocap_pos[mid])
+            quat = mm.quat_normalize(mocap_quat[mid])
+        else:
+            jadr = body_jntadr[i]
+            jnum = body_jntnum[i]
+            if jnum > 0 and jnt_type[jadr] == FREE:
+                # a free joint replaces the body's offset: qpos is the global pose
+                qa = jnt_qposadr[jadr]
+                pos = (qpos[qa], qpos[qa + 1], qpos[qa + 2])
+                quat = mm.quat_normalize((qpos[qa + 3], qpos[qa + 4], qpos[qa + 5], qpos[qa + 6]))
+                mm.set3(xanchor[jadr], pos)
+                mm.set3(xaxis[jadr], jnt_axis[jadr])
+            else:
+                pos = mm.add3(xpos[p], mm.mat_vec(xmat[p], body_pos[i]))
+                quat = mm.quat_mul(xquat[p], body_quat[i])
+                for j in range(jadr, jadr + jnum):
+                    qa = jnt_qposadr[j]
+                    t = jnt_type[j]
+                    axis = mm.rot_vec_quat(jnt_axis[j], quat)
+                    anchor = mm.add3(mm.rot_vec_quat(jnt_pos[j], quat), pos)
+                    mm.set3(xaxis[j], axis)
+                    mm.set3(xanchor[j], anchor)
+                    if t == SLIDE:
+                        pos = mm.add_scl3(pos, axis, qpos[qa] - qpos0[qa])
+                    else:
+                        if t == BALL:
+                            qloc = mm.quat_normalize(
+                                (qpos[qa], qpos[qa + 1], qpos[qa + 2], qpos[qa + 3]))
+                        else:  # hinge
+                            qloc = mm.axis_angle2quat(jnt_axis[j], qpos[qa] - qpos0[qa])
+                        quat = mm.quat_mul(quat, qloc)
+                        # the rotation is about the anchor, not the body origin
+                        pos = mm.sub3(anchor, mm.rot_vec_quat(jnt_pos[j], quat))
+        quat = mm.quat_normalize(quat)
+        mat = mm.quat2mat(quat)
+        mm.set3(xpos[i], pos)
+        mm.set4(xquat[i], quat)
+        mm.set9(xmat[i], mat)
+        # inertial frame
+        mm.set3(xipos[i], mm.add3(pos, mm.mat_vec(mat, body_ipos[i])))
+        iq = mm.quat_normalize(mm.quat_mul(quat, body_iquat[i]))
+        mm.set4(xiquat[i], iq)
+        mm.set9(ximat[i], mm.quat2mat(iq))
+
+
+@njit(**_J)
+def local_to_global(
+    # Model:
+    obj_bodyid, obj_pos, obj_quat, obj_sameframe,
+    # Data in:
+    xpos, xquat, xmat, xipos, xiquat, ximat,
+    # Data out:
+    obj_xpos, obj_xmat, obj_xquat,
+):
+    """Global poses of objects fixed to bodies (geoms, sites): mj_local2Global for each."""
+    for k in range(obj_bodyid.shape[0]):
+        b = obj_bodyid[k]
+        sf = obj_sameframe[k]
+        if sf == SAME_BODY:
+            mm.set3(obj_xpos[k], xpos[b])
+            mm.set9(obj_xmat[k], xmat[b])
+            mm.set4(obj_xquat[k], xquat[b])
+        elif sf == SAME_INERTIA:
+            mm.set3(obj_xpos[k], xipos[b])
+            mm.set9(obj_xmat[k], ximat[b])
+            mm.set4(obj_xquat[k], xiquat[b])
+        else:
+            mm.set3(obj_xpos[k], mm.add3(xpos[b], mm.mat_vec(xmat[b], obj_pos[k])))
+            if sf == SAME_BODYROT:
+                mm.set9(obj_xmat[k], xmat[b])
+                mm.set4(obj_xquat[k], xquat[b])
+            elif sf == SAME_INERTIAROT:
+                mm.set9(obj_xmat[k], ximat[b])
+                mm.set4(obj_xquat[k], xiquat[b])
+            else:
+                q = mm.quat_normalize(mm.quat_mul(xquat[b], obj_quat[k]))
+                mm.set4(obj_xquat[k], q)
+                mm.set9(obj_xmat[k], mm.quat2mat(q))
+
+
+@njit(**_J)
+def kinematics(M, D):
+    """mj_kinematics: body, inertial-frame, joint, geom and site poses from qpos and mocap."""
+    kinematics_bodies(
+        i1(M, MF.body_parentid), i1(M, MF.body_mocapid), i1(M, MF.body_jntnum),
+        i1(M, MF.body_jntadr), f2(M, MF.body_pos), f2(M, MF.body_quat), f2(M, MF.body_ipos),
+        f2(M, MF.body_iquat), i1(M, MF.jnt_type), i1(M, MF.jnt_qposadr), f2(M, MF.jnt_pos),
+        f2(M, MF.jnt_axis), f1(M, MF.qpos0),
+        f1(D, DF.qpos), f2(D, DF.mocap_pos), f2(D, DF.mocap_quat),
+        f2(D, DF.xpos), f2(D, DF.xquat), f2(D, DF.xmat), f2(D, DF.xipos), f2(D, DF.ximat),
+        f2(D, DF.xiquat), f2(D, DF.xanchor), f2(D, DF.xaxis))
+    xpos, xquat, xmat = f2(D, DF.xpos), f2(D, DF.xquat), f2(D, DF.xmat)
+    xipos, xiquat, ximat = f2(D, DF.xipos), f2(D, DF.xiquat), f2(D, DF.ximat)
+    local_to_global(i1(M, MF.geom_bodyid), f2(M, MF.geom_pos), f2(M, MF.geom_quat),
+                    u1(M, MF.geom_sameframe), xpos, xquat, xmat, xipos, xiquat, ximat,
+                    f2(D, DF.geom_xpos), f2(D, DF.geom_xmat), f2(D, DF.geom_xquat))
+    local_to_global(i1(M, MF.site_bodyid), f2(M, MF.site_pos), f2(M, MF.site_quat),
+                    u1(M, MF.site_sameframe), xpos, xquat, xmat, xipos, xiquat, ximat,
+                    f2(D, DF.site_xpos), f2(D, DF.site_xmat), f2(D, DF.site_xquat))
+
+
+# =================================================================================================
+# position: com-based quantities
+# =================================================================================================
+@njit(**_J)
+def com_pos_kernel(
+    # Model:
+    body_parentid, body_rootid, body_mass, body_subtreemass, body_inertia, body_jntnum,
+    body_jntadr, jnt_type, jnt_dofadr,
+    # Data in:
+    xpos, xmat, xipos, ximat, xanchor, xaxis,
+    # Data out:
+    subtree_com, cinert, cdof,
+):
+    """mj_comPos: subtree centres of mass, com-based body inertias and joint motion axes.
+
+    ``cinert[i]`` is body i's spatial inertia about ``subtree_com[body_rootid[i]]`` (world axes);
+    ``cdof[k]`` the unit motion of dof k at that point: for free joints the three world
+    translations then rotations about the body's axes, for ball joints rotations about the body's
+    axes through the anchor, hinge rotation about xaxis through xanchor, slide translation.
+    """
+    nbody = body_parentid.shape[0]
+    for i in range(nbody):
+        mm.set3(subtree_com[i], mm.scl3(xipos[i], body_mass[i]))
+    for i in range(nbody - 1, 0, -1):
+        p = body_parentid[i]
+        mm.set3(subtree_com[p], mm.add3(subtree_com[p], subtree_com[i]))
+    for i in range(nbody):
+        if body_subtreemass[i] < mjMINVAL:
+            mm.set3(subtree_com[i], xipos[i])
+        else:
+            mm.set3(subtree_com[i], mm.scl3(subtree_com[i], 1.0 / body_subtreemass[i]))
+
+    for k in range(10):
+        cinert[0, k] = 0.0
+    for i in range(1, nbody):
+        com = subtree_com[body_rootid[i]]
+        mm.set10(cinert[i], mm.inert_com(body_inertia[i], ximat[i], mm.sub3(xipos[i], com),
+                                         body_mass[i]))
+        for j in range(body_jntadr[i], body_jntadr[i] + body_jntnum[i]):
+            da = jnt_dofadr[j]
+            t = jnt_type[j]
+            if t == FREE:
+                for k in range(3):
+                    e = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
+                    mm.set6(cdof[da + k], (0.0, 0.0, 0.0, e[0], e[1], e[2]))
+                off = mm.sub3(xanchor[j], com)
+                for k in range(3):
+                    ax = (xmat[i, k], xmat[i, 3 + k], xmat[i, 6 + k])
+                    mm.set6(cdof[da + 3 + k], mm.dof_com(ax, off))
+            elif t == BALL:
+                off = mm.sub3(xanchor[j], com)
+                for k in range(3):
+                    ax = (xmat[i, k], xmat[i, 3 + k], xmat[i, 6 + k])
+                    mm.set6(cdof[da + k], mm.dof_com(ax, off))
+            elif t == SLIDE:
+                mm.set6(cdof[da], (0.0, 0.0, 0.0, xaxis[j, 0], xaxis[j, 1], xaxis[j, 2]))
+            else:
+                mm.set6(cdof[da], mm.dof_com(xaxis[j], mm.sub3(xanchor[j], com)))
+
+
+@njit(**_J)
+def com_pos(M, D):
+    """mj_comPos stage."""
+    com_pos_kernel(
+        i1(M, MF.body_parentid), i1(M, MF.body_rootid), f1(M, MF.body_mass),
+        f1(M, MF.body_subtreemass), f2(M, MF.body_inertia), i1(M, MF.body_jntnum),
+        i1(M, MF.body_jntadr), i1(M, MF.jnt_type), i1(M, MF.jnt_dofadr),
+        f2(D, DF.xpos), f2(D, DF.xmat), f2(D, DF.xipos), f2(D, DF.ximat), f2(D, DF.xanchor),
+        f2(D, DF.xaxis),
+        f2(D, DF.subtree_com), f2(D, DF.cinert), f2(D, DF.cdof))
+
+
+# =================================================================================================
+# position: cameras and lights
+# =================================================================================================
+@njit(**_J)
+def _look_at(pos, target):
+    """Camera frame (row-major 9-tuple, columns x y z) at pos whose -z looks at target, x level."""
+    z, _ = mm.normalize3(mm.sub3(pos, target))
+    x, _ = mm.normalize3(mm.cross3((0.0, 0.0, 1.0), z))
+    y, _ = mm.normalize3(mm.cross3(z, x))
+    return (x[0], y[0], z[0], x[1], y[1], z[1], x[2], y[2], z[2])
+
+
+@njit(**_J)
+def camlight_kernel(
+    # Model:
+    cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0,
+    light_mode, light_bodyid, light_targetbodyid, light_pos, light_dir, light_poscom0,
+    light_pos0, light_dir0,
+    # Data in:
+    xpos, xquat, xmat, subtree_com,
+    # Data out:
+    cam_xpos, cam_xmat, light_xpos, light_xdir,
+):
+    """mj_camlight: camera and light poses for the modes fixed, track, trackcom, targetbody,
+    targetbodycom (seed 000 ``<camera mode>``)."""
+    for c in range(cam_mode.shape[0]):
+        b = cam_bodyid[c]
+        mode = cam_mode[c]
+        pos = mm.add3(xpos[b], mm.mat_vec(xmat[b], cam_pos[c]))
+        mat = mm.quat2mat(mm.quat_normalize(mm.quat_mul(xquat[b], cam_quat[c])))
+        if mode == CAM_TRACK:
+            mat = mm.get9(cam_mat0[c])
+            pos = mm.add3(xpos[b], cam_pos0[c])
+        elif mode == CAM_TRACKCOM:
+            mat = mm.get9(cam_mat0[c])
+            pos = mm.add3(subtree_com[b], cam_poscom0[c])
+        elif mode == CAM_TARGETBODY or mode == CAM_TARGETBODYCOM:
+            t = cam_targetbodyid[c]
+            if t >= 0:
+                tgt = mm.get3(xpos[t]) if mode == CAM_TARGETBODY else mm.get3(subtree_com[t])
+                mat = _look_at(pos, tgt)
+        mm.set3(cam_xpos[c], pos)
+        mm.set9(cam_xmat[c], mat)
+    for g in range(light_mode.shape[0]):
+        b = light_bodyid[g]
+        mode = light_mode[g]
+        pos = mm.add3(xpos[b], mm.mat_vec(xmat[b], light_pos[g]))
+        dr = mm.mat_vec(xmat[b], light_dir[g])
+        if mode == CAM_TRACK:
+            pos = mm.add3(xpos[b], light_pos0[g])
+            dr = mm.get3(light_dir0[g])
+        elif mode == CAM_TRACKCOM:
+            pos = mm.add3(subtree_com[b], light_poscom0[g])
+            dr = mm.get3(light_dir0[g])
+        elif mode == CAM_TARGETBODY or mode == CAM_TARGETBODYCOM:
+            t = light_targetbodyid[g]
+            if t >= 0:
+                tgt = mm.get3(xpos[t]) if mode == CAM_TARGETBODY else mm.get3(subtree_com[t])
+                dr = mm.sub3(tgt, pos)
+        dr, _ = mm.normalize3(dr)
+        mm.set3(light_xpos[g], pos)
+        mm.set3(light_xdir[g], dr)
+
+
+@njit(**_J)
+def camlight(M, D):
+    """mj_camlight stage."""
+    camlight_kernel(
+        i1(M, MF.cam_mode), i1(M, MF.cam_bodyid), i1(M, MF.cam_targetbodyid), f2(M, MF.cam_pos),
+        f2(M, MF.cam_quat), f2(M, MF.cam_poscom0), f2(M, MF.cam_pos0), f2(M, MF.cam_mat0),
+        i1(M, MF.light_mode), i1(M, MF.light_bodyid), i1(M, MF.light_targetbodyid),
+        f2(M, MF.light_pos), f2(M, MF.light_dir), f2(M, MF.light_poscom0), f2(M, MF.light_pos0),
+        f2(M, MF.light_dir0),
+        f2(D, DF.xpos), f2(D, DF.xquat), f2(D, DF.xmat), f2(D, DF.subtree_com),
+        f2(D, DF.cam_xpos), f2(D, DF.cam_xmat), f2(D, DF.light_xpos), f2(D, DF.light_xdir))
+
+
+# =================================================================================================
+# position: joint-space inertia (composite rigid bodies) and its LTDL factorisation
+# =================================================================================================
+@njit(**_J)
+def crb_kernel(
+    # Model:
+    body_parentid, dof_bodyid, dof_parentid, dof_Madr, dof_armature,
+    # Data in:
+    cinert, cdof,
+    # Data out:
+    crb, qM,
+):
+    """mj_crb: composite inertias ``crb`` (each body with its subtree, com frame) and the inertia
+    matrix in MuJoCo's tree layout ``qM``: row i at dof_Madr[i] holds M[i,i] then M[i,j] for the
+    ancestors j of dof i, nearest first. Dof armature is added to the diagonal."""
+    nbody = body_parentid.shape[0]
+    for i in range(nbody):
+        for k in range(10):
+            crb[i, k] = cinert[i, k]
+    for i in range(nbody - 1, 0, -1):
+        p = body_parentid[i]
+        if p > 0:
+            for k in range(10):
+                crb[p, k] += crb[i, k]
+    for i in range(dof_bodyid.shape[0]):
+        f = mm.mul_inert_vec(crb[dof_bodyid[i]], cdof[i])
+        adr = dof_Madr[i]
+        j = i
+        while j >= 0:
+            qM[adr] = mm.dot6(cdof[j], f)
+            adr += 1
+            j = dof_parentid[j]
+        qM[dof_Madr[i]] += dof_armature[i]
+
+
+@njit(**_J)
+def tendon_armature_kernel(
+    # Model:
+    tendon_armature, dof_parentid, dof_Madr,
+    # Data in:
+    ten_J,
+    # Data out:
+    qM,
+):
+    """Add sum_t armature_t * J_t' J_t to qM, restricted to qM's (tree) sparsity pattern."""
+    nv = dof_parentid.shape[0]
+    for t in range(tendon_armature.shape[0]):
+        a = tendon_armature[t]
+        if a == 0.0:
+            continue
+        for i in range(nv):
+            ji = ten_J[t, i]
+            if ji == 0.0:
+                continue
+            adr = dof_Madr[i]
+            j = i
+            while j >= 0:
+                qM[adr] += a * ji * ten_J[t, j]
+                adr += 1
+                j = dof_parentid[j]
+
+
+@njit(**_J)
+def qm_to_csr(mapM2M, qM, M):
+    """d.M (CSR rows M_rowadr/M_colind, lower triangle) from qM."""
+    for k in range(mapM2M.shape[0]):
+        M[k] = qM[mapM2M[k]]
+
+
+@njit(**_J)
+def make_m(M, D):
+    """mj_makeM: crb, qM (with dof and tendon armature) and its CSR copy d.M."""
+    qM = f1(D, DF.qM)
+    crb_kernel(i1(M, MF.body_parentid), i1(M, MF.dof_bodyid), i1(M, MF.dof_parentid),
+               i1(M, MF.dof_Madr), f1(M, MF.dof_armature),
+               f2(D, DF.cinert), f2(D, DF.cdof), f2(D, DF.crb), qM)
+    tendon_armature_kernel(f1(M, MF.tendon_armature), i1(M, MF.dof_parentid), i1(M, MF.dof_Madr),
+                           f2(D, DF.ten_J), qM)
+    qm_to_csr(i1(M, MF.mapM2M), qM, f1(D, DF.M))
+
+
+@njit(**_J)
+def crb(M, D):
+    """mj_crb stage (same as make_m: the inertia matrix including armature)."""
+    make_m(M, D)
+
+
+@njit(**_J)
+def factor_m_kernel(
+    # Model:
+    M_rownnz, M_rowadr, M_colind,
+    # Data in:
+    Mcsr,
+    # Data out:
+    qLD, qLDiagInv,
+):
+    """mj_factorM: M = L' D L with L unit lower-triangular, in M's CSR layout: qLD holds L below
+    the diagonal and D on it (each row ends with its diagonal), qLDiagInv = 1/D.
+
+    Eliminates from the last dof up; row k's columns are dof k's ancestors, and the first p+1
+    entries of row k are exactly row i's columns when i is the p-th ancestor column of row k, so
+    every update stays inside the pattern (no fill-in for a tree).
+    """
+    for k in range(Mcsr.shape[0]):
+        qLD[k] = Mcsr[k]
+    nv = M_rownnz.shape[0]
+    for k in range(nv - 1, -1, -1):
+        adr = M_rowadr[k]
+        nnz = M_rownnz[k]
+        invd = 1.0 / qLD[adr + nnz - 1]
+        for p in range(nnz - 2, -1, -1):
+            i = M_colind[adr + p]
+            a = qLD[adr + p] * invd
+            iadr = M_rowadr[i]
+            for t in range(p + 1):
+                qLD[iadr + t] -= a * qLD[adr + t]
+        for p in range(nnz - 1):
+            qLD[adr + p] *= invd
+    for k in range(nv):
+        qLDiagInv[k] = 1.0 / qLD[M_rowadr[k] + M_rownnz[k] - 1]
+
+
+@njit(**_J)
+def factor_m(M, D):
+    """mj_factorM stage: qLD, qLDiagInv from d.M."""
+    factor_m_kernel(i1(M, MF.M_rownnz), i1(M, MF.M_rowadr), i1(M, MF.M_colind),
+                    f1(D, DF.M), f1(D, DF.qLD), f1(D, DF.qLDiagInv))
+
+
+# =================================================================================================
+# velocity: com velocities and bias forces
+# =================================================================================================
+@njit(**_J)
+def com_vel_kernel(
+    # Model:
+    body_parentid, body_jntnum, body_jntadr, jnt_type, jnt_dofadr,
+    # Data in:
+    qvel, cdof,
+    # Data out:
+    cvel, cdof_dot,
+):
+    """mj_comVel: body spatial velocities ``cvel`` and ``cdof_dot`` = cvel(parent side) x cdof.
+
+    A free joint's translations come first: their cdof_dot is zero, and its rotations see the
+    velocity including the translation (as for the dofs of later joints in the same body)."""
+    nbody = body_parentid.shape[0]
+    for k in range(6):
+        cvel[0, k] = 0.0
+    for i in range(1, nbody):
+        v = mm.get6(cvel[body_parentid[i]])
+        for j in range(body_jntadr[i], body_jntadr[i] + body_jntnum[i]):
+            da = jnt_dofadr[j]
+            t = jnt_type[j]
+            if t == FREE:
+                for k in range(3):
+                    mm.set6(cdof_dot[da + k], (0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+                for k in range(3):
+                    v = mm.add_scl6(v, cdof[da + k], qvel[da + k])
+                da += 3
+            if t == FREE or t == BALL:
+                for k in range(3):
+                    mm.set6(cdof_dot[da + k], mm.cross_motion(v, cdof[da + k]))
+                for k in range(3):
+                    v = mm.add_scl6(v, cdof[da + k], qvel[da + k])
+            else:
+                # the parent-side velocity: cdof x cdof = 0, so this equals using the new one
+                mm.set6(cdof_dot[da], mm.cross_motion(v, cdof[da]))
+                v = mm.add_scl6(v, cdof[da], qvel[da])
+        mm.set6(cvel[i], v)
+
+
+@njit(**_J)
+def com_vel(M, D):
+    """mj_comVel stage."""
+    com_vel_kernel(i1(M, MF.body_parentid), i1(M, MF.body_jntnum), i1(M, MF.body_jntadr),
+                   i1(M, MF.jnt_type), i1(M, MF.jnt_dofadr),
+                   f1(D, DF.qvel), f2(D, DF.cdof), f2(D, DF.cvel), f2(D, DF.cdof_dot))
+
+
+@njit(**_J)
+def rne_kernel(
+    # Model:
+    body_parentid, body_dofnum, body_dofadr, dof_bodyid, gravity, flg_gravity, flg_acc,
+    # Data in:
+    qvel, qacc, cinert, cvel, cdof, cdof_dot,
+    # Data out:
+    result, cacc_tmp, cfrc_tmp,
+):
+    """mj_rne: result = M(q) qacc (if flg_acc) + C(q, qvel) including gravity, by recursive
+    Newton-Euler in com coordinates. Gravity enters as a world acceleration of -g.
+    ``cacc_tmp``/``cfrc_tmp`` (nbody x 6) are workspace."""
+    nbody = body_parentid.shape[0]
+    if flg_gravity:
+        mm.set6(cacc_tmp[0], (0.0, 0.0, 0.0, -gravity[0], -gravity[1], -gravity[2]))
+    else:
+        mm.set6(cacc_tmp[0], (0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+    for i in range(1, nbody):
+        a = mm.get6(cacc_tmp[body_parentid[i]])
+        for k in range(body_dofadr[i], body_dofadr[i] + body_dofnum[i]):
+            a = mm.add_scl6(a, cdof_dot[k], qvel[k])
+            if flg_acc:
+                a = mm.add_scl6(a, cdof[k], qacc[k])
+        mm.set6(cacc_tmp[i], a)
+        ci = cinert[i]
+        v = cvel[i]
+        f = mm.add6(mm.mul_inert_vec(ci, a), mm.cross_force(v, mm.mul_inert_vec(ci, v)))
+        mm.set6(cfrc_tmp[i], f)
+    for i in range(nbody - 1, 0, -1):
+        p = body_parentid[i]
+        if p > 0:
+            mm.set6(cfrc_tmp[p], mm.add6(cfrc_tmp[p], cfrc_tmp[i]))
+    for k in range(dof_bodyid.shape[0]):
+        result[k] = mm.dot6(cdof[k], cfrc_tmp[dof_bodyid[k]])
+
+
+@njit(**_J)
+def rne(M, D, flg_acc, result):
+    """mj_rne stage: writes ``result`` (nv); uses the scratch rows sm_cacc/sm_cfrc."""
+    flg_grav = (is_(M, MF.opt_disableflags) & DSBL_GRAVITY) == 0
+    rne_kernel(i1(M, MF.body_parentid), i1(M, MF.body_dofnum), i1(M, MF.body_dofadr),
+               i1(M, MF.dof_bodyid), f1(M, MF.opt_gravity), flg_grav, flg_acc,
+               f1(D, DF.qvel), f1(D, DF.qacc), f2(D, DF.cinert), f2(D, DF.cvel),
+               f2(D, DF.cdof), f2(D, DF.cdof_dot),
+               result, f2(D, DF.sm_cacc), f2(D, DF.sm_cfrc))
+
+
+# =================================================================================================
+# position: tendons (fixed, spatial with sites, pulleys, sphere and cylinder wrapping)
+# =================================================================================================
+@njit(**_J)
+def _tangent(d, sqrad, rad, sgn):
+    """Tangent point on the circle |x| = rad seen from the 2-D point d (outside), on side sgn:
+    +1 is where a counter-clockwise path from d touches the circle."""
+    sq = d[0] * d[0] + d[1] * d[1]
+    a = sqrad / sq
+    b = sgn * rad * math.sqrt(sq - sqrad) / sq
+    return (a * d[0] - b * d[1], a * d[1] + b * d[0])
+
+
+@njit(**_J)
+def _ccw_angle(a, b):
+    """Counter-clockwise angle in [0, 2pi) from 2-D direction a to b."""
+    ang = math.atan2(a[0] * b[1] - a[1] * b[0], a[0] * b[0] + a[1] * b[1])
+    if ang < 0:
+        ang += 2 * math.pi
+    return ang
+
+
+@njit(**_J)
+def _segments_cross(p1, p2, p3, p4):
+    """Whether the 2-D segments p1-p2 and p3-p4 properly intersect."""
+    d1 = (p4[0] - p3[0]) * (p1[1] - p3[1]) - (p4[1] - p3[1]) * (p1[0] - p3[0])
+    d2 = (p4[0] - p3[0]) * (p2[1] - p3[1]) - (p4[1] - p3[1]) * (p2[0] - p3[0])
+    d3 = (p2[0] - p1[0]) * (p3[1] - p1[1]) - (p2[1] - p1[1]) * (p3[0] - p1[0])
+    d4 = (p2[0] - p1[0]) * (p4[1] - p1[1]) - (p2[1] - p1[1]) * (p4[0] - p1[0])
+    return d1 * d2 < 0 and d3 * d4 < 0
+
+
+@njit(**_J)
+def wrap_circle(d0, d1, sd, has_side, rad):
+    """Path from d0 to d1 (2-D) around the circle |x| = rad: returns (arc length, t0, t1) with
+    t0/t1 the tangent points, or (-1, ...) when the straight segment is kept.
+
+    The segment wraps when it crosses the circle, or, with a side point, when it misses the
+    circle on the side away from the side point. Of the two wraps (counter-clockwise and
+    clockwise) the one whose tangent-point midpoint is nearer the side point (else nearer the
+    segment's closest point to the centre) is taken, unless its two straight pieces cross."""
+    sqrad = rad * rad
+    z = (0.0, 0.0)
+    if d0[0] * d0[0] + d0[1] * d0[1] < sqrad or d1[0] * d1[0] + d1[1] * d1[1] < sqrad \
+            or rad < mjMINVAL:
+        return -1.0, z, z
+    dx, dy = d1[0] - d0[0], d1[1] - d0[1]
+    dd = dx * dx + dy * dy
+    if dd < mjMINVAL:
+        return -1.0, z, z
+    # nearest point of the segment to the centre
+    u = -(d0[0] * dx + d0[1] * dy) / dd
+    u = min(max(u, 0.0), 1.0)
+    nx, ny = d0[0] + u * dx, d0[1] + u * dy
+    if nx * nx + ny * ny > sqrad and (not has_side or sd[0] * nx + sd[1] * ny >= 0):
+        return -1.0, z, z
+    ref = (sd[0], sd[1]) if has_side else (nx, ny)
+    # counter-clockwise (a) and clockwise (b) wraps
+    ta0 = _tangent(d0, sqrad, rad, 1.0)
+    ta1 = _tangent(d1, sqrad, rad, -1.0)
+    tb0 = _tangent(d0, sqrad, rad, -1.0)
+    tb1 = _tangent(d1, sqrad, rad, 1.0)
+    ma = (0.5 * (ta0[0] + ta1[0]) - ref[0], 0.5 * (ta0[1] + ta1[1]) - ref[1])
+    mb = (0.5 * (tb0[0] + tb1[0]) - ref[0], 0.5 * (tb0[1] + tb1[1]) - ref[1])
+    if ma[0] * ma[0] + ma[1] * ma[1] <= mb[0] * mb[0] + mb[1] * mb[1]:
+        if _segments_cross(d0, ta0, ta1, d1):
+            return -1.0, z, z
+        return rad * _ccw_angle(ta0, ta1), ta0, ta1
+    if _segments_cross(d0, tb0, tb1, d1):
+        return -1.0, z, z
+    return rad * _ccw_angle(tb1, tb0), tb0, tb1
+
+
+@njit(**_J)
+def wrap_inside(d0, d1, rad):
+    """Path from d0 to d1 (2-D) constrained to pass through the disc |x| <= rad (a side site
+    inside the geom): the straight segment when it crosses the disc, else the point p on the
+    circle minimising |d0-p| + |p-d1| (where the circle's normal bisects the two pieces). Returns
+    (0, p, p) or (-1, ...) for the straight segment."""
+    z = (0.0, 0.0)
+    sqrad = rad * rad
+    if d0[0] * d0[0] + d0[1] * d0[1] < sqrad or d1[0] * d1[0] + d1[1] * d1[1] < sqrad \
+            or rad < mjMINVAL:
+        return -1.0, z, z
+    dx, dy = d1[0] - d0[0], d1[1] - d0[1]
+    dd = dx * dx + dy * dy
+    u = 0.0 if dd < mjMINVAL else min(max(-(d0[0] * dx + d0[1] * dy) / dd, 0.0), 1.0)
+    nx, ny = d0[0] + u * dx, d0[1] + u * dy
+    if nx * nx + ny * ny <= sqrad:
+        return -1.0, z, z
+    # the minimiser lies on the short arc between the directions of d0 and d1: bisect on the
+    # derivative of the length along the circle, negative at d0's end and positive at d1's
+    ta = math.atan2(d0[1], d0[0])
+    tb = math.atan2(d1[1], d1[0])
+    if tb - ta > math.pi:
+        tb -= 2 * math.pi
+    elif ta - tb > math.pi:
+        tb += 2 * math.pi
+    lo, hi = ta, tb
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        c, s = math.cos(mid), math.sin(mid)
+        px, py = rad * c, rad * s
+        ax, ay = px - d0[0], py - d0[1]
+        bx, by = px - d1[0], py - d1[1]
+        la = math.sqrt(ax * ax + ay * ay)
+        lb = math.sqrt(bx * bx + by * by)
+        # derivative of |p-d0| + |p-d1| along the direction from ta to tb
+        tx, ty = -s, c
+        g = (ax * tx + ay * ty) / max(la, mjMINVAL) + (bx * tx + by * ty) / max(lb, mjMINVAL)
+        if tb < ta:
+            g = -g
+        if g < 0:
+            lo = mid
+        else:
+            hi = mid
+    mid = 0.5 * (lo + hi)
+    p = (rad * math.cos(mid), rad * math.sin(mid))
+    return 0.0, p, p
+
+
+@njit(**_J)
+def wrap(x0, x1, gpos, gmat, rad, gtype, side, has_side):
+    """mju_wrap: wrap the segment x0-x1 around a sphere or (infinite) cylinder geom of radius
+    ``rad`` at (gpos, gmat). Returns (length of the wrapped part, point 0, point 1) in global
+    coordinates, or length -1 when the segment does not wrap."""
+    p0 = mm.mat_t_vec(gmat, mm.sub3(x0, gpos))
+    p1 = mm.mat_t_vec(gmat, mm.sub3(x1, gpos))
+    z3 = (0.0, 0.0, 0.0)
+    if mm.norm3(p0) < mjMINVAL or mm.norm3(p1) < mjMINVAL:
+        return -1.0, z3, z3
+    s = mm.mat_t_vec(gmat, mm.sub3(side, gpos)) if has_side else z3
+    if gtype == WRAP_SPHERE:
+        # plane of the wrap: through the centre, p0 and p1
+        ax0, _ = mm.normalize3(p0)
+        nrm, nn = mm.normalize3(mm.cross3(p0, p1))
+        if nn < mjMINVAL:
+            # p0, p1 and the centre are collinear: any plane through them; prefer the side's
+            if has_side:
+                nrm, nn = mm.normalize3(mm.cross3(p0, s))
+            if nn < mjMINVAL:
+                alt = (0.0, 0.0, 1.0) if abs(ax0[2]) < 0.5 else (1.0, 0.0, 0.0)
+                nrm, _ = mm.normalize3(mm.cross3(ax0, alt))
+        ax1 = mm.cross3(nrm, ax0)
+        d0 = (mm.dot3(p0, ax0), mm.dot3(p0, ax1))
+        d1 = (mm.dot3(p1, ax0), mm.dot3(p1, ax1))
+        sd = (mm.dot3(s, ax0), mm.dot3(s, ax1))
+        if has_side and mm.norm3(s) < rad:
+            wlen, t0, t1 = wrap_inside(d0, d1, rad)
+        else:
+            wlen, t0, t1 = wrap_circle(d0, d1, sd, has_side, rad)
+        if wlen < 0:
+            return -1.0, z3, z3
+        l0 = mm.add3(mm.scl3(ax0, t0[0]), mm.scl3(ax1, t0[1]))
+        l1 = mm.add3(mm.scl3(ax0, t1[0]), mm.scl3(ax1, t1[1]))
+    else:
+        d0 = (p0[0], p0[1])
+        d1 = (p1[0], p1[1])
+        sd = (s[0], s[1])
+        if has_side and sd[0] * sd[0] + sd[1] * sd[1] < rad * rad:
+            wlen, t0, t1 = wrap_inside(d0, d1, rad)
+        else:
+            wlen, t0, t1 = wrap_circle(d0, d1, sd, has_side, rad)
+        if wlen < 0:
+            return -1.0, z3, z3
+        # heights: the tendon is a straight line on the unrolled cylinder
+        la = math.sqrt((d0[0] - t0[0]) ** 2 + (d0[1] - t0[1]) ** 2)
+        lb = math.sqrt((d1[0] - t1[0]) ** 2 + (d1[1] - t1[1]) ** 2)
+        tot = la + wlen + lb
+        dz = p1[2] - p0[2]
+        z0 = p0[2] + dz * la / tot
+        z1 = p0[2] + dz * (la + wlen) / tot
+        wlen = math.sqrt(wlen * wlen + (z1 - z0) * (z1 - z0))
+        l0 = (t0[0], t0[1], z0)
+        l1 = (t1[0], t1[1], z1)
+    return wlen, mm.add3(gpos, mm.mat_vec(gmat, l0)), mm.add3(gpos, mm.mat_vec(gmat, l1))
+
+
+@njit(**_J)
+def tendon_kernel(
+    # Model:
+    tendon_adr, tendon_num, wrap_type, wrap_objid, wrap_prm, jnt_qposadr, jnt_dofadr,
+    site_bodyid, geom_bodyid, geom_size, body_parentid, body_rootid, body_dofnum, body_dofadr,
+    dof_parentid,
+    # Data in:
+    qpos, site_xpos, geom_xpos, geom_xmat, subtree_com, cdof,
+    # Data out:
+    ten_wrapadr, ten_wrapnum, ten_length, ten_J, wrap_obj, wrap_xpos, wrap_body, wrap_div,
+):
+    """mj_tendon: lengths and dense Jacobians (ntendon x nv) of fixed and spatial tendons.
+
+    Fixed: length = sum coef*qpos. Spatial: the path visits its sites in order; a sphere or
+    cylinder between two sites may wrap the segment; a pulley starts a new branch whose length is
+    divided by its divisor. Wrap points are stored as the path's vertices: ``wrap_obj`` -1 for a
+    site, the geom id for a tangent point, -2 for a pulley (``wrap_xpos`` zero); they are taken as
+    fixed to the geom's body for the Jacobian (the tangency makes their sliding cost nothing).
+    ``wrap_body``/``wrap_div`` (workspace, one per vertex) keep each vertex's body (-1 for a
+    pulley) and its branch divisor for the tendon-armature bias.
+    """
+    nv = cdof.shape[0]
+    wo = wrap_obj.reshape(-1)
+    wx = wrap_xpos.reshape(-1)
+    wb = wrap_body.reshape(-1)
+    wd = wrap_div.reshape(-1)
+    wcount = 0
+    for t in range(tendon_adr.shape[0]):
+        adr = tendon_adr[t]
+        num = tendon_num[t]
+        ten_wrapadr[t] = wcount
+        ten_wrapnum[t] = 0
+        for k in range(nv):
+            ten_J[t, k] = 0.0
+        length = 0.0
+        if num > 0 and wrap_type[adr] == WRAP_JOINT:
+            for w in range(adr, adr + num):
+                j = wrap_objid[w]
+                c = wrap_prm[w]
+                length += c * qpos[jnt_qposadr[j]]
+                ten_J[t, jnt_dofadr[j]] += c
+            ten_length[t] = length
+            continue
+        divisor = 1.0
+        j = 0
+        while j < num - 1:
+            ty0 = wrap_type[adr + j]
+            ty1 = wrap_type[adr + j + 1]
+            if ty0 == WRAP_PULLEY or ty1 == WRAP_PULLEY:
+                if ty0 == WRAP_PULLEY:
+                    divisor = wrap_prm[adr + j]
+                    wb[wcount] = -1
+                    wd[wcount] = divisor
+                    wo[wcount] = -2
+                    wx[3 * wcount:3 * wcount + 3] = 0.0
+                    ten_wrapnum[t] += 1
+                    wcount += 1
+                j += 1
+                continue
+            s0 = wrap_objid[adr + j]
+            pa = mm.get3(site_xpos[s0])
+            ba = site_bodyid[s0]
+            wlen = -1.0
+            g = -1
+            if ty1 == WRAP_SPHERE or ty1 == WRAP_CYLINDER:
+                g = wrap_objid[adr + j + 1]
+                sideid = int(round(wrap_prm[adr + j + 1]))
+                s1 = wrap_objid[adr + j + 2]
+                pb = mm.get3(site_xpos[s1])
+                has_side = sideid >= 0
+                side = mm.get3(site_xpos[sideid]) if has_side else (0.0, 0.0, 0.0)
+                wlen, w0, w1 = wrap(pa, pb, geom_xpos[g], geom_xmat[g], geom_size[g, 0], ty1,
+                                    side, has_side)
+                step = 2
+            else:
+                s1 = wrap_objid[adr + j + 1]
+                pb = mm.get3(site_xpos[s1])
+                step = 1
+            bb = site_bodyid[s1]
+            inv = 1.0 / divisor
+            # first vertex of this piece
+            wb[wcount] = ba
+            wd[wcount] = divisor
+            wo[wcount] = -1
+            mm.set3(wx[3 * wcount:3 * wcount + 3], pa)
+            wcount += 1
+            ten_wrapnum[t] += 1
+            if wlen < 0:
+                dv, dist = mm.normalize3(mm.sub3(pb, pa))
+                length += dist * inv
+                if ba != bb:
+                    _seg_jac(ba, bb, pa, pb, dv, inv, body_parentid, body_rootid, body_dofnum,
+                             body_dofadr, dof_parentid, subtree_com, cdof, ten_J[t])
+            else:
+                gb = geom_bodyid[g]
+                da, la = mm.normalize3(mm.sub3(w0, pa))
+                db, lb = mm.normalize3(mm.sub3(pb, w1))
+                length += (la + wlen + lb) * inv
+                if ba != gb:
+                    _seg_jac(ba, gb, pa, w0, da, inv, body_parentid, body_rootid, body_dofnum,
+                             body_dofadr, dof_parentid, subtree_com, cdof, ten_J[t])
+                if gb != bb:
+                    _seg_jac(gb, bb, w1, pb, db, inv, body_parentid, body_rootid, body_dofnum,
+                             body_dofadr, dof_parentid, subtree_com, cdof, ten_J[t])
+                wb[wcount] = gb
+                wb[wcount + 1] = gb
+                wd[wcount] = divisor
+                wd[wcount + 1] = divisor
+                wo[wcount] = g
+                mm.set3(wx[3 * wcount:3 * wcount + 3], w0)
+                wo[wcount + 1] = g
+                mm.set3(wx[3 * wcount + 3:3 * wcount + 6], w1)
+                wcount += 2
+                ten_wrapnum[t] += 2
+            j += step
+            if j == num - 1 or wrap_type[adr + j + 1] == WRAP_PULLEY:
+                # the last site of the path or of this branch
+                wb[wcount] = bb
+                wd[wcount] = divisor
+                wo[wcount] = -1
+                mm.set3(wx[3 * wcount:3 * wcount + 3], pb)
+                wcount += 1
+                ten_wrapnum[t] += 1
+        ten_length[t] = length
+
+
+@njit(**_J)
+def _seg_jac(ba, bb, pa, pb, dv, scale, body_parentid, body_rootid, body_dofnum, body_dofadr,
+             dof_parentid, subtree_com, cdof, row):
+    """row += scale * dv' (jacp(pb, bb) - jacp(pa, ba)): a straight segment's length gradient."""
+    add_point_jac_dot(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
+                      subtree_com, cdof, pb, bb, dv, scale, row)
+    add_point_jac_dot(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
+                      subtree_com, cdof, pa, ba, dv, -scale, row)
+
+
+@njit(**_J)
+def tendon(M, D):
+    """mj_tendon stage: ten_length, ten_J (dense), ten_wrapadr/num, wrap_obj, wrap_xpos."""
+    tendon_kernel(
+        i1(M, MF.tendon_adr), i1(M, MF.tendon_num), i1(M, MF.wrap_type), i1(M, MF.wrap_objid),
+        f1(M, MF.wrap_prm), i1(M, MF.jnt_qposadr), i1(M, MF.jnt_dofadr), i1(M, MF.site_bodyid),
+        i1(M, MF.geom_bodyid), f2(M, MF.geom_size), i1(M, MF.body_parentid),
+        i1(M, MF.body_rootid), i1(M, MF.body_dofnum), i1(M, MF.body_dofadr),
+        i1(M, MF.dof_parentid),
+        f1(D, DF.qpos), f2(D, DF.site_xpos), f2(D, DF.geom_xpos), f2(D, DF.geom_xmat),
+        f2(D, DF.subtree_com), f2(D, DF.cdof),
+        i1(D, DF.ten_wrapadr), i1(D, DF.ten_wrapnum), f1(D, DF.ten_length), f2(D, DF.ten_J),
+        i2(D, DF.wrap_obj), f2(D, DF.wrap_xpos), i2(D, DF.sm_wrapbody), f2(D, DF.sm_wrapdiv))
+
+
+# =================================================================================================
+# position: actuator transmissions
+# =================================================================================================
+@njit(**_J)
+def transmission_kernel(
+    # Model:
+    actuator_trntype, actuator_trnid, actuator_gear, actuator_cranklength, jnt_type,
+    jnt_qposadr, jnt_dofadr, site_bodyid, body_parentid, body_rootid, body_dofnum, body_dofadr,
+    dof_parentid, flg_contact,
+    # Data in:
+    qpos, ten_length, ten_J, site_xpos, site_xmat, site_xquat, subtree_com, cdof,
+    # Data out:
+    actuator_length, actuator_moment, moment_rownnz, moment_rowadr, moment_colind,
+):
+    """mj_transmission: actuator_length and dense actuator_moment (nu x nv, d length / d qpos
+    in velocity coordinates, scaled by the gear) for joint, jointinparent, slider-crank, tendon
+    and site (with and without refsite) transmissions. The compressed rows moment_rownnz /
+    rowadr / colind list each row's nonzero columns (rowadr = row * nv)."""
+    nu = actuator_trntype.shape[0]
+    nv = cdof.shape[0]
+    for i in range(nu):
+        for k in range(nv):
+            actuator_moment[i, k] = 0.0
+        tt = actuator_trntype[i]
+        idx = actuator_trnid[i, 0]
+        gear = actuator_gear[i]
+        row = actuator_moment[i]
+        length = 0.0
+        if tt == TRN_JOINT or tt == TRN_JOINTINPARENT:
+            t = jnt_type[idx]
+            qa = jnt_qposadr[idx]
+            da = jnt_dofadr[idx]
+            if t == SLIDE or t == HINGE:
+                length = qpos[qa] * gear[0]
+                row[da] = gear[0]
+            else:
+                if t == FREE:
+                    length = qpos[qa] * gear[0] + qpos[qa + 1] * gear[1] + qpos[qa + 2] * gear[2]
+                    row[da] = gear[0]
+                    row[da + 1] = gear[1]
+                    row[da + 2] = gear[2]
+                    qa += 3
+                    da += 3
+                    g = (gear[3], gear[4], gear[5])
+                else:
+                    g = (gear[0], gear[1], gear[2])
+                q = mm.quat_normalize((qpos[qa], qpos[qa + 1], qpos[qa + 2], qpos[qa + 3]))
+                if tt == TRN_JOINTINPARENT:
+                    # gear given in the parent frame: express it in the child (dof) frame
+                    g = mm.rot_vec_quat(g, mm.quat_neg(q))
+                length += mm.dot3(mm.quat2vel(q, 1.0), g)
+                row[da] = g[0]
+                row[da + 1] = g[1]
+                row[da + 2] = g[2]
+        elif tt == TRN_TENDON:
+            length = ten_length[idx] * gear[0]
+            for k in range(nv):
+                row[k] = ten_J[idx, k] * gear[0]
+        elif tt == TRN_SLIDERCRANK:
+            slider = actuator_trnid[i, 1]
+            r = actuator_cranklength[i]
+            axis = (site_xmat[slider, 2], site_xmat[slider, 5], site_xmat[slider, 8])
+            vec = mm.sub3(site_xpos[idx], site_xpos[slider])
+            av = mm.dot3(vec, axis)
+            det = av * av + r * r - mm.dot3(vec, vec)
+            if det <= 0:
+                # the crank cannot reach: use the projection on the axis (MuJoCo's fallback)
+                length = av
+                dldv = axis
+                dlda = vec
+            else:
+                sdet = math.sqrt(det)
+                length = av - sdet
+                c = 1.0 - av / sdet
+                dldv = mm.add3(mm.scl3(axis, c), mm.scl3(vec, 1.0 / sdet))
+                dlda = mm.scl3(vec, c)
+            length *= gear[0]
+            sb = site_bodyid[slider]
+            cb = site_bodyid[idx]
+            # d/dq of vec = jacp(crank) - jacp(slider); of axis = jacr(slider) x axis
+            add_point_jac_dot(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
+                              subtree_com, cdof, site_xpos[idx], cb, dldv, gear[0], row)
+            add_point_jac_dot(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
+                              subtree_com, cdof, site_xpos[slider], sb, dldv, -gear[0], row)
+            # dlda' (w x axis) = (axis x dlda)' w: a torque on the slider's rotational Jacobian
+            tq = mm.cross3(axis, dlda)
+            add_wrench_jac_dot(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
+                               subtree_com, cdof, site_xpos[slider], sb, (0.0, 0.0, 0.0), tq,
+                               gear[0], row)
+        elif tt == TRN_SITE:
+            ref = actuator_trnid[i, 1]
+            b = site_bodyid[idx]
+            if ref < 0:
+                # a wrench in the site frame; no length
+                f = mm.mat_vec(site_xmat[idx], (gear[0], gear[1], gear[2]))
+                tq = mm.mat_vec(site_xmat[idx], (gear[3], gear[4], gear[5]))
+                add_wrench_jac_dot(body_parentid, body_rootid, body_dofnum, body_dofadr,
+                                   dof_parentid, subtree_com, cdof, site_xpos[idx], b, f, tq, 1.0,
+                                   row)
+            else:
+                # relative to the reference site, gear in the reference frame
+                rb = site_bodyid[ref]
+                f = mm.mat_vec(site_xmat[ref], (gear[0], gear[1], gear[2]))
+                tq = mm.mat_vec(site_xmat[ref], (gear[3], gear[4], gear[5]))
+                length = mm.dot3(mm.sub3(site_xpos[idx], site_xpos[ref]), f)
+                qrel = mm.quat_mul(mm.quat_neg(site_xquat[ref]), site_xquat[idx])
+                length += mm.dot3(mm.quat2vel(qrel, 1.0), (gear[3], gear[4], gear[5]))
+                add_wrench_jac_dot(body_parentid, body_rootid, body_dofnum, body_dofadr,
+                                   dof_parentid, subtree_com, cdof, site_xpos[idx], b, f, tq, 1.0,
+                                   row)
+                add_wrench_jac_dot(body_parentid, body_rootid, body_dofnum, body_dofadr,
+                                   dof_parentid, subtree_com, cdof, site_xpos[idx], rb, f, tq,
+                                   -1.0, row)
+        elif tt == TRN_BODY:
+            # adhesion: moments come from the body's contacts; none without collisions
+            if flg_contact:
+                raise NotImplementedError("actuator transmission 'body' (adhesion) needs contacts")
+        else:
+            raise NotImplementedError("actuator transmission type not supported")
+        actuator_length[i] = length
+        # compressed layout: nonzero columns of the dense row
+        n = 0
+        for k in range(nv):
+            if row[k] != 0.0:
+                moment_colind[i, n] = k
+                n += 1
+        moment_rownnz[i] = n
+        moment_rowadr[i] = i * nv
+
+
+@njit(**_J)
+def transmission(M, D):
+    """mj_transmission stage (after mj_tendon)."""
+    dis = is_(M, MF.opt_disableflags)
+    flg_contact = (dis & (DSBL_CONTACT | DSBL_CONSTRAINT)) == 0
+    transmission_kernel(
+        i1(M, MF.actuator_trntype), i2(M, MF.actuator_trnid), f2(M, MF.actuator_gear),
+        f1(M, MF.actuator_cranklength), i1(M, MF.jnt_type), i1(M, MF.jnt_qposadr),
+        i1(M, MF.jnt_dofadr), i1(M, MF.site_bodyid), i1(M, MF.body_parentid),
+        i1(M, MF.body_rootid), i1(M, MF.body_dofnum), i1(M, MF.body_dofadr),
+        i1(M, MF.dof_parentid), flg_contact,
+        f1(D, DF.qpos), f1(D, DF.ten_length), f2(D, DF.ten_J), f2(D, DF.site_xpos),
+        f2(D, DF.site_xmat), f2(D, DF.site_xquat), f2(D, DF.subtree_com), f2(D, DF.cdof),
+        f1(D, DF.actuator_length), f2(D, DF.actuator_moment), i1(D, DF.moment_rownnz),
+        i1(D, DF.moment_rowadr), i2(D, DF.moment_colind))
+
+
+# =================================================================================================
+# velocity: tendon and actuator velocities, post-constraint RNE, subtree momenta
+# =================================================================================================
+@njit(**_J)
+def mul_rows(A, x, out):
+    """out = A @ x for a dense (n x nv) A."""
+    for i in range(A.shape[0]):
+        s = 0.0
+        for k in range(A.shape[1]):
+            s += A[i, k] * x[k]
+        out[i] = s
+
+
+@njit(**_J)
+def tendon_actuator_velocity(M, D):
+    """ten_velocity = ten_J qvel, actuator_velocity = actuator_moment qvel."""
+    qvel = f1(D, DF.qvel)
+    mul_rows(f2(D, DF.ten_J), qvel, f1(D, DF.ten_velocity))
+    mul_rows(f2(D, DF.actuator_moment), qvel, f1(D, DF.actuator_velocity))
+
+
+@njit(**_J)
+def rne_post_constraint_kernel(
+    # Model:
+    body_parentid, body_rootid, body_dofnum, body_dofadr, gravity, flg_gravity, tendon_armature,
+    # Data in:
+    qvel, qacc, xipos, subtree_com, xfrc_applied, cinert, cvel, cdof, cdof_dot, ten_J,
+    ten_wrapadr, ten_wrapnum, wrap_xpos, wrap_body, wrap_div, ten_jdq,
+    # Data out:
+    cacc, cfrc_int, cfrc_ext,
+):
+    """mj_rnePostConstraint: body accelerations ``cacc`` (with -gravity at the world), external
+    forces ``cfrc_ext`` (xfrc_applied moved from xipos to the com frame; contact and constraint
+    forces are added by the constraint stage into the same rows) and interaction forces
+    ``cfrc_int`` = I a + v x* I v - f_ext accumulated from the leaves. Tendon armature acts as a
+    tension along its tendon's path and is counted in cfrc_ext."""
+    nbody = body_parentid.shape[0]
+    for k in range(6):
+        cfrc_ext[0, k] = 0.0
+    for i in range(1, nbody):
+        x = xfrc_applied[i]
+        f = (x[3], x[4], x[5], x[0], x[1], x[2])
+        mm.set6(cfrc_ext[i], mm.transform_force(f, subtree_com[body_rootid[i]], xipos[i]))
+    # tendon armature: the tension arm * (J qacc + Jdot qvel) acts on the path's bodies
+    wx = wrap_xpos.reshape(-1)
+    wb = wrap_body.reshape(-1)
+    wd = wrap_div.reshape(-1)
+    for t in range(tendon_armature.shape[0]):
+        arm = tendon_armature[t]
+        if arm == 0.0:
+            continue
+        acc = ten_jdq[t]
+        for k in range(qacc.shape[0]):
+            acc += ten_J[t, k] * qacc[k]
+        ten = arm * acc
+        for w in range(ten_wrapadr[t], ten_wrapadr[t] + ten_wrapnum[t] - 1):
+            ba = wb[w]
+            bb = wb[w + 1]
+            if ba < 0 or bb < 0 or ba == bb:
+                continue
+            pa = (wx[3 * w], wx[3 * w + 1], wx[3 * w + 2])
+            pb = (wx[3 * w + 3], wx[3 * w + 4], wx[3 * w + 5])
+            u, dist = mm.normalize3(mm.sub3(pb, pa))
+            if dist < mjMINVAL:
+                continue
+            f = mm.scl3(u, ten / wd[w])
+            # pulls pb back towards pa and pa towards pb
+            fb = mm.transform_force((0.0, 0.0, 0.0, -f[0], -f[1], -f[2]),
+                                    subtree_com[body_rootid[bb]], pb)
+            fa = mm.transform_force((0.0, 0.0, 0.0, f[0], f[1], f[2]),
+                                    subtree_com[body_rootid[ba]], pa)
+            mm.set6(cfrc_ext[bb], mm.add6(cfrc_ext[bb], fb))
+            mm.set6(cfrc_ext[ba], mm.add6(cfrc_ext[ba], fa))
+    # SLOT: contact / equality constraint forces are added to cfrc_ext here (constraint issue)
+    if flg_gravity:
+        mm.set6(cacc[0], (0.0, 0.0, 0.0, -gravity[0], -gravity[1], -gravity[2]))
+    else:
+        mm.set6(cacc[0], (0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+    for k in range(6):
+        cfrc_int[0, k] = 0.0
+    for i in range(1, nbody):
+        a = mm.get6(cacc[body_parentid[i]])
+        for k in range(body_dofadr[i], body_dofadr[i] + body_dofnum[i]):
+            a = mm.add_scl6(a, cdof_dot[k], qvel[k])
+            a = mm.add_scl6(a, cdof[k], qacc[k])
+        mm.set6(cacc[i], a)
+        ci = cinert[i]
+        v = cvel[i]
+        f = mm.add6(mm.mul_inert_vec(ci, a), mm.cross_force(v, mm.mul_inert_vec(ci, v)))
+        mm.set6(cfrc_int[i], mm.add_scl6(f, cfrc_ext[i], -1.0))
+    for i in range(nbody - 1, 0, -1):
+        p = body_parentid[i]
+        mm.set6(cfrc_int[p], mm.add6(cfrc_int[p], cfrc_int[i]))
+
+
+@njit(**_J)
+def rne_post_constraint(M, D):
+    """mj_rnePostConstraint stage (needs qacc)."""
+    flg_grav = (is_(M, MF.opt_disableflags) & DSBL_GRAVITY) == 0
+    rne_post_constraint_kernel(
+        i1(M, MF.body_parentid), i1(M, MF.body_rootid), i1(M, MF.body_dofnum),
+        i1(M, MF.body_dofadr), f1(M, MF.opt_gravity), flg_grav, f1(M, MF.tendon_armature),
+        f1(D, DF.qvel), f1(D, DF.qacc), f2(D, DF.xipos), f2(D, DF.subtree_com),
+        f2(D, DF.xfrc_applied), f2(D, DF.cinert), f2(D, DF.cvel), f2(D, DF.cdof),
+        f2(D, DF.cdof_dot), f2(D, DF.ten_J), i1(D, DF.ten_wrapadr), i1(D, DF.ten_wrapnum),
+        f2(D, DF.wrap_xpos), i2(D, DF.sm_wrapbody), f2(D, DF.sm_wrapdiv), f1(D, DF.sm_tenjdq),
+        f2(D, DF.cacc), f2(D, DF.cfrc_int), f2(D, DF.cfrc_ext))
+
+
+@njit(**_J)
+def subtree_vel_kernel(
+    # Model:
+    body_parentid, body_rootid, body_mass, body_subtreemass, body_inertia,
+    # Data in:
+    xipos, ximat, subtree_com, cvel,
+    # Data out:
+    subtree_linvel, subtree_angmom, body_vel,
+):
+    """mj_subtreeVel: com linear velocity of each subtree and its angular momentum about the
+    subtree com. ``body_vel`` (nbody x 6) is workspace: each body's com velocity (rot, lin)."""
+    nbody = body_parentid.shape[0]
+    for i in range(nbody):
+        v = mm.transform_motion(cvel[i], xipos[i], subtree_com[body_rootid[i]])
+        mm.set6(body_vel[i], v)
+        mm.set3(subtree_linvel[i], mm.scl3((v[3], v[4], v[5]), body_mass[i]))
+        # own spin: R diag(I) R' w
+        w = mm.mat_t_vec(ximat[i], (v[0], v[1], v[2]))
+        iw = (w[0] * body_inertia[i, 0], w[1] * body_inertia[i, 1], w[2] * body_inertia[i, 2])
+        mm.set3(subtree_angmom[i], mm.mat_vec(ximat[i], iw))
+    for i in range(nbody - 1, 0, -1):
+        p = body_parentid[i]
+        mm.set3(subtree_linvel[p], mm.add3(subtree_linvel[p], subtree_linvel[i]))
+    for i in range(nbody):
+        mm.set3(subtree_linvel[i],
+                mm.scl3(subtree_linvel[i], 1.0 / max(mjMINVAL, body_subtreemass[i])))
+    for i in range(nbody - 1, 0, -1):
+        p = body_parentid[i]
+        # the body's own com motion relative to its subtree com
+        dx = mm.sub3(xipos[i], subtree_com[i])
+        dv = mm.sub3((body_vel[i, 3], body_vel[i, 4], body_vel[i, 5]), subtree_linvel[i])
+        mm.set3(subtree_angmom[i],
+                mm.add3(subtree_angmom[i], mm.cross3(dx, mm.scl3(dv, body_mass[i]))))
+        # the subtree's momentum moved to the parent's subtree com
+        dx = mm.sub3(subtree_com[i], subtree_com[p])
+        dv = mm.sub3(subtree_linvel[i], subtree_linvel[p])
+        mm.set3(subtree_angmom[p],
+                mm.add3(mm.add3(subtree_angmom[p], subtree_angmom[i]),
+                        mm.cross3(dx, mm.scl3(dv, body_subtreemass[i]))))
+
+
+@njit(**_J)
+def subtree_vel(M, D):
+    """mj_subtreeVel stage (after mj_comVel)."""
+    subtree_vel_kernel(
+        i1(M, MF.body_parentid), i1(M, MF.body_rootid), f1(M, MF.body_mass),
+        f1(M, MF.body_subtreemass), f2(M, MF.body_inertia),
+        f2(D, DF.xipos), f2(D, DF.ximat), f2(D, DF.subtree_com), f2(D, DF.cvel),
+        f2(D, DF.subtree_linvel), f2(D, DF.subtree_angmom), f2(D, DF.sm_cacc))
+
+
+@njit(**_J)
+def _point_vel_acc(p, b, body_rootid, subtree_com, cvel, cacc0):
+    """Velocity and (qacc = 0, no gravity) acceleration of the point p fixed to body b."""
+    off = mm.sub3(p, subtree_com[body_rootid[b]])
+    v = cvel[b]
+    a = cacc0[b]
+    w = (v[0], v[1], v[2])
+    vp = mm.add3((v[3], v[4], v[5]), mm.cross3(w, off))
+    ap = mm.add3(mm.add3((a[3], a[4], a[5]), mm.cross3((a[0], a[1], a[2]), off)),
+                 mm.cross3(w, vp))
+    return vp, ap
+
+
+@njit(**_J)
+def tendon_bias_kernel(
+    # Model:
+    tendon_armature, body_parentid, body_rootid, body_dofnum, body_dofadr,
+    # Data in:
+    qvel, ten_wrapadr, ten_wrapnum, wrap_xpos, wrap_body, wrap_div, subtree_com, cvel, cdof_dot,
+    ten_J,
+    # Data out:
+    qfrc_bias, cacc0, ten_jdq,
+):
+    """Tendon armature bias: qfrc_bias += armature J' (Jdot qvel) (seed 000, tendon
+    ``armature``). Jdot qvel is the tendon's length acceleration at qacc = 0, summed over the
+    path's straight pieces between vertices on different bodies (as for ten_J, wrap points move
+    with their geom). ``cacc0`` (nbody x 6) is workspace: body accelerations from cdof_dot qvel;
+    ``ten_jdq`` (ntendon, workspace) keeps Jdot qvel for mj_rnePostConstraint."""
+    nt = tendon_armature.shape[0]
+    for t in range(nt):
+        ten_jdq[t] = 0.0
+    anyarm = False
+    for t in range(nt):
+        if tendon_armature[t] != 0.0:
+            anyarm = True
+    if not anyarm:
+        return
+    nbody = body_parentid.shape[0]
+    for k in range(6):
+        cacc0[0, k] = 0.0
+    for i in range(1, nbody):
+        a = mm.get6(cacc0[body_parentid[i]])
+        for k in range(body_dofadr[i], body_dofadr[i] + body_dofnum[i]):
+            a = mm.add_scl6(a, cdof_dot[k], qvel[k])
+        mm.set6(cacc0[i], a)
+    wx = wrap_xpos.reshape(-1)
+    wb = wrap_body.reshape(-1)
+    wd = wrap_div.reshape(-1)
+    nv = qvel.shape[0]
+    for t in range(nt):
+        arm = tendon_armature[t]
+        if arm == 0.0 or ten_wrapnum[t] == 0:
+            continue
+        jdq = 0.0
+        for w in range(ten_wrapadr[t], ten_wrapadr[t] + ten_wrapnum[t] - 1):
+            ba = wb[w]
+            bb = wb[w + 1]
+            if ba < 0 or bb < 0 or ba == bb:
+                continue
+            pa = (wx[3 * w], wx[3 * w + 1], wx[3 * w + 2])
+            pb = (wx[3 * w + 3], wx[3 * w + 4], wx[3 * w + 5])
+            dp = mm.sub3(pb, pa)
+            u, dist = mm.normalize3(dp)
+            if dist < mjMINVAL:
+                continue
+            va, aa = _point_vel_acc(pa, ba, body_rootid, subtree_com, cvel, cacc0)
+            vb, ab = _point_vel_acc(pb, bb, body_rootid, subtree_com, cvel, cacc0)
+            dv = mm.sub3(vb, va)
+            da = mm.sub3(ab, aa)
+            udv = mm.dot3(u, dv)
+            jdq += ((mm.dot3(dv, dv) - udv * udv) / dist + mm.dot3(u, da)) / wd[w]
+        ten_jdq[t] = jdq
+        s = arm * jdq
+        for k in range(nv):
+            qfrc_bias[k] += s * ten_J[t, k]
+
+
+@njit(**_J)
+def tendon_bias(M, D):
+    """Add the tendon-armature bias to qfrc_bias (after rne)."""
+    tendon_bias_kernel(
+        f1(M, MF.tendon_armature), i1(M, MF.body_parentid), i1(M, MF.body_rootid),
+        i1(M, MF.body_dofnum), i1(M, MF.body_dofadr),
+        f1(D, DF.qvel), i1(D, DF.ten_wrapadr), i1(D, DF.ten_wrapnum), f2(D, DF.wrap_xpos),
+        i2(D, DF.sm_wrapbody), f2(D, DF.sm_wrapdiv), f2(D, DF.subtree_com), f2(D, DF.cvel),
+        f2(D, DF.cdof_dot), f2(D, DF.ten_J),
+        f1(D, DF.qfrc_bias), f2(D, DF.sm_cacc), f1(D, DF.sm_tenjdq))
+
+
+# =================================================================================================
+# stage groups called by forward.py, and the Python API
+# =================================================================================================
+@njit(**_J)
+def fwd_position_smooth(M, D):
+    """The smooth part of mj_fwdPosition, in MuJoCo's order: kinematics, comPos, camlight,
+    tendon, makeM (crb + armature), factorM, transmission. (Collision and constraint rows go
+    between factorM and transmission once they exist; transmission does not depend on them
+    except for adhesion.)"""
+    kinematics(M, D)
+    com_pos(M, D)
+    camlight(M, D)
+    tendon(M, D)
+    make_m(M, D)
+    factor_m(M, D)
+    transmission(M, D)
+
+
+@njit(**_J)
+def fwd_velocity_smooth(M, D):
+    """The smooth part of mj_fwdVelocity: ten_velocity, actuator_velocity, comVel, then the
+    bias forces qfrc_bias = rne(qacc=0) + tendon-armature bias. mj_passive (which needs cvel) goes after this."""
+    tendon_actuator_velocity(M, D)
+    com_vel(M, D)
+    rne(M, D, False, f1(D, DF.qfrc_bias))
+    tendon_bias(M, D)
+
+
+def mj_kinematics(m, d):
+    """Run forward kinematics."""
+    kinematics(m._A, d._A)
+
+
+def mj_comPos(m, d):
+    """Map inertias and motion dofs to global frame centered at CoM."""
+    com_pos(m._A, d._A)
+
+
+def mj_camlight(m, d):
+    """Compute camera and light positions and orientations."""
+    camlight(m._A, d._A)
+
+
+def mj_tendon(m, d):
+    """Compute tendon lengths, velocities and moment arms."""
+    tendon(m._A, d._A)
+
+
+def mj_transmission(m, d):
+    """Compute actuator transmission lengths and moments."""
+    transmission(m._A, d._A)
+
+
+def mj_crb(m, d):
+    """Run composite rigid body inertia algorithm (CRB)."""
+    crb(m._A, d._A)
+
+
+def mj_makeM(m, d):
+    """Make inertia matrix."""
+    make_m(m._A, d._A)
+
+
+def mj_factorM(m, d):
+    """Compute sparse L'*D*L factorizaton of inertia matrix."""
+    factor_m(m._A, d._A)
+
+
+def mj_comVel(m, d):
+    """Compute cvel, cdof_dot."""
+    com_vel(m._A, d._A)
+
+
+def mj_rne(m, d, flg_acc, result):
+    """RNE: compute M(qpos)*qacc + C(qpos,qvel); flg_acc=0 removes inertial term."""
+    out = np.asarray(result)
+    if out.size != m.nv:
+        raise ValueError(f"result must have nv = {m.nv} elements")
+    buf = np.zeros(m.nv)
+    rne(m._A, d._A, bool(flg_acc), buf)
+    out.reshape(-1)[:] = buf
+
+
+def mj_rnePostConstraint(m, d):
+    """RNE with complete data: compute cacc, cfrc_ext, cfrc_int."""
+    rne_post_constraint(m._A, d._A)
+
+
+def mj_subtreeVel(m, d):
+    """Sub-tree linear velocity and angular momentum: compute subtree_linvel, subtree_angmom."""
+    subtree_vel(m._A, d._A)
+
+
+__all__ = [
+    "mj_kinematics", "mj_comPos", "mj_camlight", "mj_tendon", "mj_transmission", "mj_crb",
+    "mj_makeM", "mj_factorM", "mj_comVel", "mj_rne", "mj_rnePostConstraint", "mj_subtreeVel",
+    "fwd_position_smooth", "fwd_velocity_smooth",
+]
