@@ -57,6 +57,14 @@ def set_const_dynamic(m, c):
         tp = np.trace(jacp @ Minv @ jacp.T) / 3
         tr = np.trace(jacr @ Minv @ jacr.T) / 3
         m.body_invweight0[b] = (tp, tr)
+    # slider-only "simple" bodies have a diagonal inertia block: MuJoCo takes 1/mass directly
+    # (ignoring armature) for the body and for its dofs
+    for b in np.flatnonzero(m.body_simple == 2):
+        if b == 0 or m.body_mass[b] <= 0:
+            continue
+        m.body_invweight0[b] = (1.0 / m.body_mass[b], 0.0)
+        a, n = m.body_dofadr[b], m.body_dofnum[b]
+        m.dof_invweight0[a:a + n] = 1.0 / m.body_mass[b]
     for t in range(m.ntendon):
         J = d.ten_J[t]
         m.tendon_invweight0[t] = J @ Minv @ J

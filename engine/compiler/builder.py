@@ -164,12 +164,15 @@ class Compiler:
         for b in reversed(sp.bodies()[1:]):
             if b.joints or b.attrs.get("mocap"):
                 continue
-            if b.inertial is not None:
-                raise NotImplementedError(
-                    "compiler fusestatic of a body with an explicit <inertial> is not supported "
-                    f"yet ({b.file}:{b.line})")
             parent = b.parent
             bp, bq = self.body_local(b)
+            # b's own inertia (and that of bodies already fused into it) joins the parent's
+            fused = parent.__dict__.setdefault("_fused_bodies", [])
+            fused.append((bp, bq, b))
+            for p2, q2, c in b.__dict__.get("_fused_bodies", ()):
+                fused.append((*compose(bp, bq, p2, q2), c))
+            for g in b.geoms:
+                g.__dict__.setdefault("_origin_body", b)
             # b's elements and child bodies move to the parent, with b's pose composed in
             for kind in ("geoms", "sites", "cameras", "lights"):
                 for el in getattr(b, kind):
@@ -699,45 +702,21 @@ class Compiler:
         nb = len(self.bodies)
         mass, ipos, iquat, inert = np.zeros(nb), np.zeros((nb, 3)), np.tile(IDENT, (nb, 1)), \
             np.zeros((nb, 3))
-        ifg = self.c["inertiafromgeom"]
-        glo, ghi = self.c["inertiagrouprange"]
         for i, b in enumerate(self.bodies[1:], 1):
-            use_geoms = ifg == "true" or (ifg == "auto" and b.inertial is None)
-            if not use_geoms and b.inertial is not None:
-                el = b.inertial
-                a = el.attrs
-                p, q = self.local_pose(el)
-                if a.get("fullinertia") is not None:
-                    if any(a.get(k) is not None for k in S.ORIENT) or a.get("diaginertia"):
-                        raise err(el, "fullinertia cannot be combined with an orientation or "
-                                  "diaginertia", "fullinertia")
-                    w, qq = inertia_mod.full_to_principal(a["fullinertia"])
-                    q = quat_mul(q, qq)
-                    d = w
-                elif a.get("diaginertia") is not None:
-                    d = np.asarray(a["diaginertia"], float)
-                else:
-                    raise err(el, "<inertial> needs diaginertia or fullinertia", "diaginertia")
-                mass[i], ipos[i], iquat[i], inert[i] = a["mass"], p, q, d
-                self._check_inertia(el, a["mass"], d)
-            elif use_geoms:
-                idx = [k for k, g in enumerate(self.geoms)
-                       if g.parent is b and glo <= g.attrs["group"] <= ghi
-                       and self.gtype[k] not in (0, 1)]
-                if idx:
-                    ms = self.geom_mass[idx]
-                    R = [quat2mat(self.geom_quat[k]) for k in idx]
-                    M, com, I = inertia_mod.combine(ms, self.geom_pos[idx], R,
-                                                    self.geom_inertia[idx])
-                    mass[i], ipos[i] = M, com
-                    heavy = [k for k in idx if self.geom_mass[k] > enums.mjMINVAL]
-                    if len(heavy) == 1:
-                        # one geom carries all the mass: its own frame is principal (unsorted)
-                        k = heavy[0]
-                        ipos[i], inert[i], iquat[i] = (self.geom_pos[k], self.geom_inertia[k],
-                                                       self.geom_quat[k])
-                    elif M > 0:
-                        inert[i], iquat[i] = inertia_mod.principal(I)
+            parts = [self._own_inertia(b, np.zeros(3), IDENT)]
+            for p, q, c in b.__dict__.get("_fused_bodies", ()):
+                parts.append(self._own_inertia(c, p, q))
+            parts = [x for x in parts if x is not None]
+            heavy = [x for x in parts if x[0] > enums.mjMINVAL]
+            if len(heavy) > 1:
+                M, com, I = inertia_mod.combine(
+                    np.array([x[0] for x in heavy]), np.array([x[1] for x in heavy]),
+                    [quat2mat(x[2]) for x in heavy], np.array([x[3] for x in heavy]))
+                mass[i], ipos[i] = M, com
+                inert[i], iquat[i] = inertia_mod.principal(I)
+            elif parts:
+                x = heavy[0] if heavy else parts[0]
+                mass[i], ipos[i], iquat[i], inert[i] = x
         # bounds and balance (seed 000 compiler)
         bm, bi = self.c["boundmass"], self.c["boundinertia"]
         for i in range(1, nb):
@@ -766,6 +745,52 @@ class Compiler:
                 if not any(self._has_mass_below(c) for c in [b]):
                     raise err(b, "mass and inertia of moving bodies must be larger than mjMINVAL")
         self.v.update(body_mass=mass, body_ipos=ipos, body_iquat=iquat, body_inertia=inert)
+
+    def _own_inertia(self, b, pos, quat):
+        """(mass, ipos, iquat, principal inertia) of spec body ``b`` from its <inertial> or its own
+        geoms (compiler inertiafromgeom / inertiagrouprange), in the frame of the body that holds
+        it: (pos, quat) is b's pose there (identity unless b was fused away). None if it has
+        neither."""
+        ifg = self.c["inertiafromgeom"]
+        if b.inertial is not None and ifg != "true":
+            el = b.inertial
+            a = el.attrs
+            p, q = self.local_pose(el)
+            if a.get("fullinertia") is not None:
+                if any(a.get(k) is not None for k in S.ORIENT) or a.get("diaginertia"):
+                    raise err(el, "fullinertia cannot be combined with an orientation or "
+                              "diaginertia", "fullinertia")
+                d, qq = inertia_mod.full_to_principal(a["fullinertia"])
+                q = quat_mul(q, qq)
+            elif a.get("diaginertia") is not None:
+                d = np.asarray(a["diaginertia"], float)
+            else:
+                raise err(el, "<inertial> needs diaginertia or fullinertia", "diaginertia")
+            self._check_inertia(el, a["mass"], d)
+            p, q = compose(pos, quat, p, q)
+            return a["mass"], p, q, d
+        if ifg == "false":
+            return None
+        glo, ghi = self.c["inertiagrouprange"]
+        idx = [k for k, g in enumerate(self.geoms)
+               if g.__dict__.get("_origin_body", g.parent) is b
+               and glo <= g.attrs["group"] <= ghi and self.gtype[k] not in (0, 1)]
+        if not idx:
+            return None
+        # geom poses are already in the holder's frame (fusion composed the fused body's pose)
+        gpos, gquat = self.geom_pos[idx], self.geom_quat[idx]
+        ms = self.geom_mass[idx]
+        heavy = [j for j, k in enumerate(idx) if self.geom_mass[k] > enums.mjMINVAL]
+        if len(heavy) == 1:
+            # one geom carries all the mass: its own frame is principal (unsorted)
+            j = heavy[0]
+            return ms[j], gpos[j], gquat[j], self.geom_inertia[idx[j]]
+        M, com, I = inertia_mod.combine(ms, gpos, [quat2mat(q) for q in gquat],
+                                        self.geom_inertia[idx])
+        if M <= 0:
+            return 0.0, com, IDENT.copy(), np.zeros(3)
+        d, q = inertia_mod.principal(I)
+        return M, com, q, d
 
     def _has_mass_below(self, b):
         """A moving body may be massless if a descendant carries mass (MuJoCo checks the chain)."""
@@ -855,7 +880,8 @@ class Compiler:
             has_child[par[i]] = True
         jt = self.jtype
         for i in range(1, nb):
-            if bsame[i] != 1 or has_child[i] or par[i] != 0:
+            # simple: a leaf whose inertial frame is its body frame, hanging from a static parent
+            if bsame[i] != 1 or has_child[i] or weldid[par[i]] != 0:
                 continue
             jids = range(jntadr[i], jntadr[i] + jntnum[i]) if jntnum[i] else []
             if any(np.any(self.v["jnt_pos"][j] != 0) for j in jids):

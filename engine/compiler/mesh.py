@@ -116,7 +116,7 @@ def _mulquat(a, b) -> np.ndarray:
     ])
 
 
-def eig3(A, sort: bool = True) -> Tuple[np.ndarray, np.ndarray]:
+def eig3(A, sort: bool = True, rel_tol: float = _EIG_REL_TOL) -> Tuple[np.ndarray, np.ndarray]:
     """Eigen-decomposition of a symmetric 3x3 matrix, MuJoCo style.
 
     Returns ``(eigval, quat)``: eigenvalues in decreasing order and the unit
@@ -131,7 +131,7 @@ def eig3(A, sort: bool = True) -> Tuple[np.ndarray, np.ndarray]:
     A = np.asarray(A, dtype=float).reshape(3, 3)
     q = np.array([1.0, 0.0, 0.0, 0.0])
     scale = float(np.max(np.abs(np.diag(A))))
-    tol = _EIG_REL_TOL * scale
+    tol = rel_tol * scale
     ev = np.diag(A).copy()
     for _ in range(_EIG_MAX_ITER):
         R = _quat2mat(q)

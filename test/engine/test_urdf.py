@@ -46,17 +46,8 @@ ERD_MODELS = ["ur_description/urdf/ur5_robot.urdf", "ur_description/urdf/ur10_ro
 
 # Differences that come from the compiler, not the URDF reader (each reproduced with plain MJCF;
 # see the URDF note to the lead): they turn a comparison into an xfail naming the cause.
-KNOWN_COMPILER = {
-    "body_ipos": "massless body with an explicit <inertial mass=0>: MuJoCo keeps the inertial "
-                 "pos, the compiler moves ipos to the body pos",
-    "body inertia tensor": "fullinertia principal axes (eig3) differ from MuJoCo's at 1e-8",
-    "nC": "mass-matrix sparsity: orthogonal slides of a body below a static body",
-    "M_rownnz": "mass-matrix sparsity", "M_rowadr": "mass-matrix sparsity",
-    "M_colind": "mass-matrix sparsity", "mapM2M": "mass-matrix sparsity",
-    **{f: "mj_setConst constants (engine/compiler/setconst.py, in progress)" for f in
-       ("body_invweight0", "dof_invweight0", "dof_M0", "tendon_invweight0", "actuator_acc0",
-        "actuator_length0", "tendon_length0")},
-}
+# Compiler gaps a URDF comparison may hit: none known now (any mismatch fails).
+KNOWN_COMPILER = {}
 
 
 def absolutize(text, urdf_path, package_map=None):
