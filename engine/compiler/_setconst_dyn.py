@@ -1,7 +1,8 @@
 """The qpos0 constants of mj_setConst (seed 001), computed with the engine's own position stage.
 
-Compile-time and numpy-level: it runs once per model. Inverse-inertia quantities use the dense
-inverse of the joint-space inertia at qpos0 (models here have nv in the hundreds at most).
+Compile-time and numpy-level: it runs once per model. Inverse-inertia quantities are solves
+through the sparse factorisation of the joint-space inertia at qpos0 (never a dense inverse:
+models with thousands of dofs, e.g. replicated free bodies, stay fast).
 """
 from __future__ import annotations
 
@@ -15,19 +16,21 @@ def set_const_dynamic(m, c):
     default tendon spring lengths, and apply dampratio / springdamper conversions."""
     from ..data import MjData
     from ..smooth import fwd_position_smooth
-    from ..support import mj_fullM, mj_jacBodyCom
+    from ..support import mj_jacBodyCom, mj_solveM
 
     d = MjData(m)
     d.qpos[:] = m.qpos0
     fwd_position_smooth(m._A, d._A)
     nv = m.nv
-    if nv:
-        Mfull = np.zeros((nv, nv))
-        mj_fullM(m, d, Mfull)
-        Minv = np.linalg.inv(Mfull)
-        m.dof_M0[:] = np.diag(Mfull)
-    else:
-        Minv = np.zeros((0, 0))
+    Mdiag = d.qM[m.dof_Madr] if nv else np.zeros(0)
+    m.dof_M0[:] = Mdiag
+
+    def inv_quadratic(J):
+        """J inv(M) J' for the rows of J (k x nv)."""
+        X = np.zeros_like(J)
+        mj_solveM(m, d, X, J)
+        return J @ X.T
+
     m.tendon_length0[:] = d.ten_length
     m.actuator_length0[:] = d.actuator_length
     # springlength -1 -1: the spring rests at the length the tendon has at qpos0
@@ -38,24 +41,25 @@ def set_const_dynamic(m, c):
         return
     # dof_invweight0: per joint, the mean of M^-1's diagonal over its translational and
     # rotational dofs separately
-    diag = np.diag(Minv)
     for j in range(m.njnt):
         a, t = m.jnt_dofadr[j], m.jnt_type[j]
+        n = {0: 6, 1: 3}.get(int(t), 1)
+        E = np.zeros((n, nv))
+        E[np.arange(n), a + np.arange(n)] = 1.0
+        diag = np.diag(inv_quadratic(E))
         if t == 0:
-            m.dof_invweight0[a:a + 3] = diag[a:a + 3].mean()
-            m.dof_invweight0[a + 3:a + 6] = diag[a + 3:a + 6].mean()
-        elif t == 1:
-            m.dof_invweight0[a:a + 3] = diag[a:a + 3].mean()
+            m.dof_invweight0[a:a + 3] = diag[:3].mean()
+            m.dof_invweight0[a + 3:a + 6] = diag[3:].mean()
         else:
-            m.dof_invweight0[a] = diag[a]
+            m.dof_invweight0[a:a + n] = diag.mean()
     # body_invweight0: mean translational and rotational inverse inertia seen at the body's com
     jacp, jacr = np.zeros((3, nv)), np.zeros((3, nv))
     for b in range(1, m.nbody):
         if m.body_weldid[b] == 0:
             continue
         mj_jacBodyCom(m, d, jacp, jacr, b)
-        tp = np.trace(jacp @ Minv @ jacp.T) / 3
-        tr = np.trace(jacr @ Minv @ jacr.T) / 3
+        tp = np.trace(inv_quadratic(jacp)) / 3
+        tr = np.trace(inv_quadratic(jacr)) / 3
         m.body_invweight0[b] = (tp, tr)
     # slider-only "simple" bodies have a diagonal inertia block: MuJoCo takes 1/mass directly
     # (ignoring armature) for the body and for its dofs
@@ -66,15 +70,16 @@ def set_const_dynamic(m, c):
         a, n = m.body_dofadr[b], m.body_dofnum[b]
         m.dof_invweight0[a:a + n] = 1.0 / m.body_mass[b]
     for t in range(m.ntendon):
-        J = d.ten_J[t]
-        m.tendon_invweight0[t] = J @ Minv @ J
+        m.tendon_invweight0[t] = inv_quadratic(d.ten_J[t][None])[0, 0]
     for u in range(m.nu):
-        mom = d.actuator_moment[u]
-        m.actuator_acc0[u] = np.linalg.norm(Minv @ mom)
+        mom = d.actuator_moment[u][None]
+        acc = np.zeros_like(mom)
+        mj_solveM(m, d, acc, mom)
+        m.actuator_acc0[u] = np.linalg.norm(acc)
         # position/intvelocity dampratio (stored positive in biasprm[2]): kv from the inertia the
         # actuator sees, kv = 2 dampratio sqrt(kp * mass)
         if m.actuator_biastype[u] == 1 and m.actuator_biasprm[u, 2] > 0:
-            w = mom @ Minv @ mom
+            w = float(mom[0] @ acc[0])
             if w > 0:
                 mass = 1.0 / w
                 kp = m.actuator_gainprm[u, 0]
@@ -84,7 +89,7 @@ def set_const_dynamic(m, c):
         tc, zeta = getattr(el, "_springdamper", (0.0, 0.0))
         if tc > 0 and zeta > 0:
             a = m.jnt_dofadr[j]
-            mass = Mfull[a, a]
+            mass = Mdiag[a]
             w = 2 * math.pi / tc
             m.jnt_stiffness[j] = mass * w * w
             m.dof_damping[a] = 2 * mass * zeta * w

@@ -772,9 +772,13 @@ class Compiler:
         if ifg == "false":
             return None
         glo, ghi = self.c["inertiagrouprange"]
-        idx = [k for k, g in enumerate(self.geoms)
-               if g.__dict__.get("_origin_body", g.parent) is b
-               and glo <= g.attrs["group"] <= ghi and self.gtype[k] not in (0, 1)]
+        if not hasattr(self, "_geoms_of"):
+            # geom indices per original (pre-fusion) body, built once
+            self._geoms_of = {}
+            for k, g in enumerate(self.geoms):
+                self._geoms_of.setdefault(id(g.__dict__.get("_origin_body", g.parent)), []).append(k)
+        idx = [k for k in self._geoms_of.get(id(b), ())
+               if glo <= self.geoms[k].attrs["group"] <= ghi and self.gtype[k] not in (0, 1)]
         if not idx:
             return None
         # geom poses are already in the holder's frame (fusion composed the fused body's pose)
