@@ -321,6 +321,12 @@ class Compiler:
                               for i, b in enumerate(self.bodies)]
         self._user("body", [()] + user)
 
+    @staticmethod
+    def _columns(prefix, els, attrs):
+        """{prefix + attr: [el.attrs[attr] for el in els]} for each space-separated attr: the
+        fields that are a plain copy of one attribute per element."""
+        return {prefix + a: [el.attrs[a] for el in els] for a in attrs.split()}
+
     def _user(self, kind, rows, sizekey=None):
         """user data: width from <size nuser_*> (or the longest given), zero padded."""
         key = sizekey or f"nuser_{kind}"
@@ -556,24 +562,13 @@ class Compiler:
             names.append(el.name)
             user.append(a.get("user", ()))
         g = self.geoms
-        solmix = [el.attrs["solmix"] for el in g]
         self.v.update(
             geom_type=gtype, geom_dataid=dataid, geom_size=self.geom_size, geom_pos=self.geom_pos,
             geom_quat=self.geom_quat, geom_rbound=rbound, geom_aabb=aabb, geom_fluid=fluid,
             geom_bodyid=[self.body_id[id(el.parent)] for el in g],
-            geom_contype=[el.attrs["contype"] for el in g],
-            geom_conaffinity=[el.attrs["conaffinity"] for el in g],
-            geom_condim=[el.attrs["condim"] for el in g],
-            geom_group=[el.attrs["group"] for el in g],
-            geom_priority=[el.attrs["priority"] for el in g],
             geom_plugin=[-1] * len(g),
-            geom_solmix=solmix,
-            geom_solref=[el.attrs["solref"] for el in g],
-            geom_solimp=[el.attrs["solimp"] for el in g],
-            geom_friction=[el.attrs["friction"] for el in g],
-            geom_margin=[el.attrs["margin"] for el in g],
-            geom_gap=[el.attrs["gap"] for el in g],
-            geom_rgba=[el.attrs["rgba"] for el in g],
+            **self._columns("geom_", g, "contype conaffinity condim group priority solmix solref "
+                                        "solimp friction margin gap rgba"),
         )
         for el in g:
             if el.attrs["condim"] not in (1, 3, 4, 6):
@@ -648,10 +643,7 @@ class Compiler:
         v.update(cam_pos=cpos, cam_quat=cquat, cam_targetbodyid=target,
                  cam_mode=[CAM_MODE[el.attrs["mode"]] for el in self.cams],
                  cam_bodyid=[self.body_id[id(el.parent)] for el in self.cams],
-                 cam_fovy=[el.attrs["fovy"] for el in self.cams],
-                 cam_ipd=[el.attrs["ipd"] for el in self.cams],
-                 cam_orthographic=[el.attrs["orthographic"] for el in self.cams],
-                 cam_resolution=[el.attrs["resolution"] for el in self.cams])
+                 **self._columns("cam_", self.cams, "fovy ipd orthographic resolution"))
         self.names["camera"] = [el.name for el in self.cams]
         self._user("cam", [el.attrs.get("user", ()) for el in self.cams])
         # lights
@@ -674,14 +666,8 @@ class Compiler:
         v.update(light_pos=lpos, light_dir=ldir, light_targetbodyid=ltarget, light_type=ltype,
                  light_mode=[CAM_MODE[el.attrs["mode"]] for el in self.lights],
                  light_bodyid=[self.body_id[id(el.parent)] for el in self.lights],
-                 light_castshadow=[el.attrs["castshadow"] for el in self.lights],
-                 light_active=[el.attrs["active"] for el in self.lights],
-                 light_attenuation=[el.attrs["attenuation"] for el in self.lights],
-                 light_cutoff=[el.attrs["cutoff"] for el in self.lights],
-                 light_exponent=[el.attrs["exponent"] for el in self.lights],
-                 light_ambient=[el.attrs["ambient"] for el in self.lights],
-                 light_diffuse=[el.attrs["diffuse"] for el in self.lights],
-                 light_specular=[el.attrs["specular"] for el in self.lights])
+                 **self._columns("light_", self.lights, "castshadow active attenuation cutoff "
+                                                        "exponent ambient diffuse specular"))
         self.names["light"] = [el.name for el in self.lights]
 
     def _target(self, el):
@@ -1052,22 +1038,17 @@ class Compiler:
         v.update(tendon_adr=adr, tendon_num=num, wrap_type=wtype, wrap_objid=wobj, wrap_prm=wprm,
                  tendon_limited=limited, tendon_actfrclimited=actfrclimited,
                  tendon_lengthspring=lspring,
-                 tendon_group=[el.attrs["group"] for el in tendons],
-                 tendon_width=[el.attrs["width"] for el in tendons],
-                 tendon_range=[el.attrs["range"] for el in tendons],
                  tendon_actfrcrange=[el.attrs["actuatorfrcrange"] for el in tendons],
+                 **self._columns("tendon_", tendons, "group width range margin armature "
+                                                     "frictionloss rgba"),
                  tendon_solref_lim=[el.attrs["solreflimit"] for el in tendons],
                  tendon_solimp_lim=[el.attrs["solimplimit"] for el in tendons],
                  tendon_solref_fri=[el.attrs["solreffriction"] for el in tendons],
                  tendon_solimp_fri=[el.attrs["solimpfriction"] for el in tendons],
-                 tendon_margin=[el.attrs["margin"] for el in tendons],
                  tendon_stiffness=[el.attrs["stiffness"][0] for el in tendons],
                  tendon_stiffnesspoly=[el.attrs["stiffness"][1:3] for el in tendons],
                  tendon_damping=[el.attrs["damping"][0] for el in tendons],
                  tendon_dampingpoly=[el.attrs["damping"][1:3] for el in tendons],
-                 tendon_armature=[el.attrs["armature"] for el in tendons],
-                 tendon_frictionloss=[el.attrs["frictionloss"] for el in tendons],
-                 tendon_rgba=[el.attrs["rgba"] for el in tendons],
                  tendon_matid=[-1] * len(tendons))
         self.names["tendon"] = [el.name for el in tendons]
         self._user("tendon", [el.attrs.get("user", ()) for el in tendons])
@@ -1138,8 +1119,7 @@ class Compiler:
         self.sz["neq"] = n
         self.v.update(eq_type=etype, eq_obj1id=o1, eq_obj2id=o2, eq_objtype=otype, eq_data=data,
                       eq_active0=[el.attrs["active"] for el in eqs],
-                      eq_solref=[el.attrs["solref"] for el in eqs],
-                      eq_solimp=[el.attrs["solimp"] for el in eqs])
+                      **self._columns("eq_", eqs, "solref solimp"))
         self.names["equality"] = [el.name for el in eqs]
 
     # ==== phase: actuators ==========================================================================
@@ -1263,6 +1243,9 @@ class Compiler:
                  actuator_dampingpoly=[el.attrs.get("damping", (0.0, 0.0, 0.0))[1:3]
                                        for el in acts],
                  actuator_armature=[el.attrs.get("armature", 0.0) for el in acts],
+                 # one control input per actuator, no delay line (mujoco 4 fields)
+                 actuator_ctrladr=np.arange(n), actuator_ctrlnum=np.ones(n, int),
+                 actuator_historyadr=np.full(n, -1),
                  actuator_plugin=[-1] * n)
         self.names["actuator"] = [el.name for el in acts]
         self._user("actuator", [el.attrs.get("user", ()) for el in acts])
@@ -1283,12 +1266,8 @@ class Compiler:
         self.sz["npair"] = len(pairs)
         v.update(pair_geom1=g1, pair_geom2=g2, pair_signature=sig,
                  pair_dim=[el.attrs["condim"] for el in pairs],
-                 pair_solref=[el.attrs["solref"] for el in pairs],
-                 pair_solreffriction=[el.attrs["solreffriction"] for el in pairs],
-                 pair_solimp=[el.attrs["solimp"] for el in pairs],
-                 pair_margin=[el.attrs["margin"] for el in pairs],
-                 pair_gap=[el.attrs["gap"] for el in pairs],
-                 pair_friction=[el.attrs["friction"] for el in pairs])
+                 **self._columns("pair_", pairs, "solref solreffriction solimp margin gap "
+                                                 "friction"))
         self.names["pair"] = [el.name for el in pairs]
         ex = self.spec.excludes
         b1 = [self._id("body", el.attrs["body1"], el, "body1") for el in ex]
@@ -1384,16 +1363,9 @@ class Compiler:
     def compile_materials_hfields(self):
         mats = self.spec.materials
         self.sz["nmat"] = len(mats)
-        self.v.update(mat_rgba=[el.attrs["rgba"] for el in mats],
-                      mat_emission=[el.attrs["emission"] for el in mats],
-                      mat_specular=[el.attrs["specular"] for el in mats],
-                      mat_shininess=[el.attrs["shininess"] for el in mats],
-                      mat_reflectance=[el.attrs["reflectance"] for el in mats],
-                      mat_metallic=[el.attrs["metallic"] for el in mats],
-                      mat_roughness=[el.attrs["roughness"] for el in mats],
-                      mat_texrepeat=[el.attrs["texrepeat"] for el in mats],
-                      mat_texuniform=[el.attrs["texuniform"] for el in mats],
-                      mat_texid=[[-1] * 10 for _ in mats])
+        self.v.update(mat_texid=[[-1] * 10 for _ in mats],
+                      **self._columns("mat_", mats, "rgba emission specular shininess reflectance "
+                                                    "metallic roughness texrepeat texuniform"))
         mnames = [el.name for el in mats]
         self.names["material"] = mnames
         self.mat_id = {n: i for i, n in enumerate(mnames) if n}

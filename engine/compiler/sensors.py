@@ -132,6 +132,6 @@ def compile_sensors(c):
                sensor_intprm=intprm, sensor_adr=adr,
                sensor_cutoff=[el.attrs.get("cutoff", 0.0) for el in sensors],
                sensor_noise=[el.attrs.get("noise", 0.0) for el in sensors],
-               sensor_plugin=[-1] * n)
+               sensor_plugin=[-1] * n, sensor_historyadr=[-1] * n)
     c.names["sensor"] = [el.name for el in sensors]
     c._user("sensor", [el.attrs.get("user", ()) for el in sensors])

@@ -687,10 +687,10 @@ class MJCFReader:
             _check_children(c, set())
             cls = self._class(c, main)
             el = self.make(c, "equality", S.EQUALITY[c.tag], None)
-            # The class's <equality> prototype holds what all kinds share.
+            # The class's <equality> prototype holds what all kinds share; the element's own
+            # attributes win over it.
             for k in cls.given.get("equality", ()):
-                if k not in el.given - cls.given.get("equality", set()) and \
-                        k not in parse_attrs(c, S.EQUALITY[c.tag]):
+                if k not in c.attrib:
                     el.attrs[k] = cls.values["equality"][k]
                     el.given.add(k)
             self.spec.equalities.append(el)

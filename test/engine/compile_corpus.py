@@ -99,7 +99,8 @@ FIELDS = {
     "actuator_actlimited": (0, 0), "actuator_ctrlrange": (0, 1e-12),
     "actuator_forcerange": (0, 1e-12), "actuator_actrange": (0, 1e-12),
     "actuator_gear": (0, 1e-12), "actuator_cranklength": (0, 1e-12),
-    "actuator_actadr": (0, 0), "actuator_actnum": (0, 0), "actuator_group": (0, 0),
+    "actuator_actadr": (0, 0), "actuator_ctrladr": (0, 0), "actuator_ctrlnum": (0, 0),
+    "actuator_historyadr": (0, 0), "sensor_historyadr": (0, 0), "actuator_actnum": (0, 0), "actuator_group": (0, 0),
     # sensors
     "sensor_type": (0, 0), "sensor_datatype": (0, 0), "sensor_needstage": (0, 0),
     "sensor_objtype": (0, 0), "sensor_objid": (0, 0), "sensor_reftype": (0, 0),
