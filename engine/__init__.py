@@ -17,11 +17,17 @@ import numba as _numba
 
 
 def _numba_cache_dir():
-    # Kernels read field indices as compile-time constants from other modules, which numba's own
-    # cache does not track: key the cache on the whole engine's source so any change recompiles.
+    # Numba's cache tracks only the source file of each cached function, but kernels inline
+    # kernels from other modules and read field indices (engine._layout) and enums as
+    # compile-time constants. So the cache is keyed on every file that holds kernels or those
+    # constants; editing anything else (compiler, readers, this file) recompiles nothing.
     h = _hashlib.sha256()
-    for p in sorted(_Path(__file__).resolve().parent.rglob("*.py")):
-        h.update(p.read_bytes())
+    here = _Path(__file__).resolve().parent
+    for p in sorted(here.glob("*.py")):
+        text = p.read_bytes()
+        if (b"njit" in text and p.name != "__init__.py") or p.name in ("_layout.py", "enums.py"):
+            h.update(p.name.encode())
+            h.update(text)
     base = _os.environ.get("MJ_ROS_NUMBA_CACHE",
                            _os.path.join(_os.path.expanduser("~"), ".cache", "mj_ros", "numba"))
     return _os.path.join(base, h.hexdigest()[:16])
@@ -35,3 +41,22 @@ from .model import MjModel, MjOption  # noqa: E402,F401
 from .data import MjData  # noqa: E402,F401
 from .io import mj_resetData, mj_resetDataKeyframe  # noqa: E402,F401
 from .names import mj_name2id, mj_id2name  # noqa: E402,F401
+from .smooth import (mj_kinematics, mj_comPos, mj_camlight, mj_tendon, mj_transmission,  # noqa
+                     mj_crb, mj_makeM, mj_factorM, mj_comVel, mj_rne, mj_rnePostConstraint,
+                     mj_subtreeVel)
+from .support import (mj_jac, mj_jacBody, mj_jacBodyCom, mj_jacGeom, mj_jacSite,  # noqa: E402
+                      mj_jacSubtreeCom, mj_jacPointAxis, mj_fullM, mj_mulM, mj_mulM2, mj_solveM,
+                      mj_solveM2, mj_addM, mj_objectVelocity, mj_objectAcceleration,
+                      mj_integratePos, mj_differentiatePos)
+from .passive import mj_passive  # noqa: E402
+from .actuation import mj_fwdActuation  # noqa: E402
+from .sensor import mj_sensorPos, mj_sensorVel, mj_sensorAcc, mj_energyPos, mj_energyVel  # noqa
+from .forward import (mj_forward, mj_forwardSkip, mj_step, mj_step1, mj_step2,  # noqa: E402
+                      mj_fwdPosition, mj_fwdVelocity, mj_fwdAcceleration, mj_fwdConstraint,
+                      mj_checkPos, mj_checkVel, mj_checkAcc, mj_Euler, mj_RungeKutta,
+                      mj_implicit)
+from .inverse import mj_inverse, mj_inverseSkip  # noqa: E402
+from .state import (mj_stateSize, mj_getState, mj_setState, mj_copyState, mj_copyData,  # noqa
+                    mjtState)
+from .callbacks import set_mjcb_control, get_mjcb_control  # noqa: E402
+from . import rollout  # noqa: E402,F401

@@ -88,6 +88,26 @@ def muscle_gain(length, velocity, lengthrange, acc0, prm):
 
 
 @njit(cache=True, nogil=True)
+def muscle_gain_vel(length, velocity, lengthrange, acc0, prm):
+    """d(muscle_gain)/d(velocity): -F0 * FL(L) * FV'(V) / (L0 * vmax) (for the implicit
+    integrators' qDeriv)."""
+    F0, L, L0 = _muscle_scales(length, lengthrange, acc0, prm)
+    lmin, lmax, vmax, fvmax = prm[4], prm[5], prm[6], prm[8]
+    scale = max(_MINVAL, L0 * vmax)
+    V = velocity / scale
+    FL = muscle_gain_length(L, lmin, lmax)
+    if V <= -1.0:
+        dFV = 0.0
+    elif V <= 0.0:
+        dFV = 2.0 * (V + 1.0)
+    elif V <= fvmax - 1.0:
+        dFV = 2.0 * (fvmax - 1.0 - V) / max(_MINVAL, fvmax - 1.0)
+    else:
+        dFV = 0.0
+    return -F0 * FL * dFV / scale
+
+
+@njit(cache=True, nogil=True)
 def muscle_bias(length, lengthrange, acc0, prm):
     """Passive muscle force -F0 * FP(L): zero below L=1, quadratic then linear beyond."""
     F0, L, L0 = _muscle_scales(length, lengthrange, acc0, prm)

@@ -30,7 +30,7 @@ from numba import njit
 from . import callbacks
 from ._access import f1, f2, fs, i1, i2, is_, u1
 from ._layout import DF, MF
-from .actuation import fwd_actuation, next_activation, actuator_disabled
+from .actuation import actuator_disabled, fwd_actuation, muscle_gain_vel, next_activation
 from .passive import apply_ft, passive
 from .sensor import energy_pos, energy_vel, sensor_acc, sensor_pos, sensor_vel
 from .smooth import com_vel_kernel, fwd_position_smooth, fwd_velocity_smooth, rne_kernel
@@ -54,8 +54,9 @@ _ENBL_ENERGY = 1 << 1
 _WARN_BADQPOS, _WARN_BADQVEL, _WARN_BADQACC = 3, 4, 5
 _JNT_FREE, _JNT_BALL = 0, 1
 _DYN_NONE = 0
-_GAIN_AFFINE = 1
+_GAIN_AFFINE, _GAIN_MUSCLE = 1, 2
 _BIAS_AFFINE = 1
+_TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = 0, 1, 3
 
 # fw_status[0] codes: which constraint rows MuJoCo would have made (fw_status[1]: object id)
 STATUS_OK, STATUS_JOINT_LIMIT, STATUS_TENDON_LIMIT, STATUS_EQUALITY = 0, 1, 2, 3
@@ -108,15 +109,16 @@ def reset_data(M, D):
 
 @njit(cache=True, nogil=True)
 def _check(M, D, field, w):
-    """Shared body of mj_checkPos/Vel: on the first bad value warn, auto-reset (unless
-    disabled) and record the warning (again after the reset, as MuJoCo counts it)."""
+    """Shared body of mj_checkPos/Vel: on the first bad value warn and auto-reset (unless
+    disabled); after a reset the warning is recorded again (counts as MuJoCo 4.0.0's)."""
     x = f1(D, field)
     for i in range(x.shape[0]):
         if _is_bad(x[i]):
             _warning(D, w, i)
             if not is_(M, MF.opt_disableflags) & _DSBL_AUTORESET:
+                # the reset clears the counters; the warning is then recorded again
                 reset_data(M, D)
-            _warning(D, w, i)
+                _warning(D, w, i)
             return True
     return False
 
@@ -365,17 +367,54 @@ def _ldl_tree_solve(dof_Madr, dof_parentid, A, x):
 
 
 @njit(cache=True, nogil=True)
-def euler(M, D):
-    """mj_Euler: semi-implicit Euler; joint damping is integrated implicitly, solving
-    (M + h*diag(damping)) qacc = qfrc_smooth + qfrc_constraint, unless eulerdamp is disabled."""
-    nv = f1(D, DF.qvel).shape[0]
+def dof_damping_derivative(M, D, out):
+    """out[k] = d(damper force)/d(qvel[k]) of the per-dof dampers: the dof's own (with its
+    polynomial terms) plus the dampers of actuators on its joint, which act per dof with
+    gear[0]^2-scaled coefficients (see passive.dampers). Returns whether any is nonzero."""
     damping = f1(M, MF.dof_damping)
+    dpoly = f2(M, MF.dof_dampingpoly)
+    qvel = f1(D, DF.qvel)
+    anyd = False
+    for k in range(out.shape[0]):
+        out[k] = _ddamp(damping[k], dpoly[k], qvel[k])
+    adamp = f1(M, MF.actuator_damping)
+    apoly = f2(M, MF.actuator_dampingpoly)
+    trntype = i1(M, MF.actuator_trntype)
+    trnid = i2(M, MF.actuator_trnid)
+    gear = f2(M, MF.actuator_gear)
+    jnt_type = i1(M, MF.jnt_type)
+    jnt_dofadr = i1(M, MF.jnt_dofadr)
+    for a in range(adamp.shape[0]):
+        b = adamp[a]
+        p = apoly[a]
+        if b == 0.0 and p[0] == 0.0 and p[1] == 0.0:
+            continue
+        tt = trntype[a]
+        if tt != _TRN_JOINT and tt != _TRN_JOINTINPARENT:
+            continue
+        g2 = gear[a, 0] * gear[a, 0]
+        j = trnid[a, 0]
+        n = 6 if jnt_type[j] == _JNT_FREE else (3 if jnt_type[j] == _JNT_BALL else 1)
+        for k in range(jnt_dofadr[j], jnt_dofadr[j] + n):
+            out[k] += g2 * _ddamp(b, p, qvel[k])
+    for k in range(out.shape[0]):
+        if out[k] != 0.0:
+            anyd = True
+    return anyd
+
+
+@njit(cache=True, nogil=True)
+def euler(M, D):
+    """mj_Euler: semi-implicit Euler; the per-dof dampers are integrated implicitly, solving
+    (M + h*diag(dD/dqvel)) qacc = qfrc_smooth + qfrc_constraint, unless eulerdamp or dampers
+    are disabled. As measured on MuJoCo 4.0.0, diag holds the derivative of each dof damper
+    (damping + polynomial terms at the current qvel) and of the actuator dampers on joints;
+    tendon dampers are left explicit."""
+    nv = f1(D, DF.qvel).shape[0]
+    diag = f2(D, DF.scratch_v)[1]
     dampers = False
     if not is_(M, MF.opt_disableflags) & (_DSBL_EULERDAMP | _DSBL_DAMPER):
-        for i in range(nv):
-            if damping[i] > 0.0:
-                dampers = True
-                break
+        dampers = dof_damping_derivative(M, D, diag)
     if not dampers:
         advance(M, D, f1(D, DF.act_dot), f1(D, DF.qacc), f1(D, DF.qvel))
         return
@@ -385,7 +424,7 @@ def euler(M, D):
     A = f1(D, DF.scratch_M)
     A[:] = f1(D, DF.qM)
     for i in range(nv):
-        A[dof_Madr[i]] += h * damping[i]
+        A[dof_Madr[i]] += h * diag[i]
     _ldl_tree(dof_Madr, parent, A)
     qacc = f2(D, DF.scratch_v)[0]
     qfs = f1(D, DF.qfrc_smooth)
@@ -397,11 +436,56 @@ def euler(M, D):
 
 
 # ---- RK4 ------------------------------------------------------------------------------------
-# Classic 4-stage Runge-Kutta on (qpos, qvel, act); scratch_v rows: 0-3 stage qvel, 4-7 stage
-# qacc, 8 qvel0, 9 combined velocity, 10 combined acceleration; scratch_a rows: 0-3 stage act_dot,
-# 4 act0, 5 combined act_dot; scratch_q row 0: qpos0.
+# 4-stage Runge-Kutta (classic tableau) on (qpos, qvel, act). On the quaternion joints it is the
+# Lie-group form (Runge-Kutta-Munthe-Kaas), which is what MuJoCo 4.0.0 does (measured: its stage
+# positions, observed from a control callback, are q0 (+) h*sum_j A_ij K_j with K_j =
+# dexp^-1(Y_j) applied to the stage angular velocity, to 1e-17): each stage's position is the
+# initial one moved by a tangent vector Y_i = h*sum_j A_ij K_j, and the derivative of Y along a
+# rotation is not the angular velocity w but K = dexp^-1_{-Y}(w) = w + Y x w / 2 +
+# c(|Y|) Y x (Y x w), c(t) = (1 - (t/2) cot(t/2)) / t^2. Translations and scalar joints have
+# K = qvel. The final position is q0 (+) h*sum_j B_j K_j; velocities and activations are the
+# classic linear combination.
+# scratch_v rows: 0-3 stage K (tangent derivative), 4-7 stage qacc, 8 qvel0, 9 current Y/h or
+# combined K, 10 combined acceleration; scratch_a rows: 0-3 stage act_dot, 4 act0, 5 combined
+# act_dot; scratch_q row 0: qpos0.
 _RK_A = (0.5, 0.5, 1.0)      # stage i uses A[i-1] times the previous stage's derivative
 _RK_B = (1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0)
+
+
+@njit(cache=True, nogil=True)
+def _dexpinv_coef(t):
+    """(1 - (t/2) cot(t/2)) / t^2 (series below 1e-3, where the closed form cancels)."""
+    if t < 1e-3:
+        t2 = t * t
+        return 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0
+    return (1.0 - 0.5 * t / math.tan(0.5 * t)) / (t * t)
+
+
+@njit(cache=True, nogil=True)
+def rk_tangent_derivative(jnt_type, jnt_dofadr, Y, h, w, K):
+    """K = d(Y)/dt for the stage at tangent offset h*Y moving with velocity w (qvel layout):
+    K = w except on the rotational dofs of ball and free joints (see the RK4 note)."""
+    K[:] = w
+    for j in range(jnt_type.shape[0]):
+        t = jnt_type[j]
+        if t == _JNT_BALL:
+            a = jnt_dofadr[j]
+        elif t == _JNT_FREE:
+            a = jnt_dofadr[j] + 3
+        else:
+            continue
+        y0, y1, y2 = h * Y[a], h * Y[a + 1], h * Y[a + 2]
+        w0, w1, w2 = w[a], w[a + 1], w[a + 2]
+        c0 = y1 * w2 - y2 * w1
+        c1 = y2 * w0 - y0 * w2
+        c2 = y0 * w1 - y1 * w0
+        cc0 = y1 * c2 - y2 * c1
+        cc1 = y2 * c0 - y0 * c2
+        cc2 = y0 * c1 - y1 * c0
+        c = _dexpinv_coef(math.sqrt(y0 * y0 + y1 * y1 + y2 * y2))
+        K[a] = w0 + 0.5 * c0 + c * cc0
+        K[a + 1] = w1 + 0.5 * c1 + c * cc1
+        K[a + 2] = w2 + 0.5 * c2 + c * cc2
 
 
 @njit(cache=True, nogil=True)
@@ -419,7 +503,9 @@ def rk4_begin(M, D):
 
 @njit(cache=True, nogil=True)
 def rk4_stage_state(M, D, i, time0):
-    """Set D's state to stage i's (1..3): X0 + h*A[i-1]*F[i-1]."""
+    """Set D's state to stage i's (1..3): X0 (+) h*A[i-1]*F[i-1], and store the stage's tangent
+    derivative K_i (from its velocity, before the forward pass: like MuJoCo, a control
+    callback that edits qvel does not change it)."""
     h = fs(M, MF.opt_timestep)
     a = _RK_A[i - 1]
     V = f2(D, DF.scratch_v)
@@ -431,8 +517,10 @@ def rk4_stage_state(M, D, i, time0):
     for k in range(qvel.shape[0]):
         V[9, k] = a * V[i - 1, k]
         qvel[k] = V[8, k] + h * a * V[4 + i - 1, k]
-    integrate_pos(i1(M, MF.jnt_type), i1(M, MF.jnt_qposadr), i1(M, MF.jnt_dofadr), qpos,
-                  V[9], h)
+    jnt_type = i1(M, MF.jnt_type)
+    jnt_dofadr = i1(M, MF.jnt_dofadr)
+    integrate_pos(jnt_type, i1(M, MF.jnt_qposadr), jnt_dofadr, qpos, V[9], h)
+    rk_tangent_derivative(jnt_type, jnt_dofadr, V[9], h, qvel, V[i])
     for k in range(act.shape[0]):
         act[k] = Aa[4, k] + h * a * Aa[i - 1, k]
     f1(D, DF.time)[0] = time0 + (0.5 if i < 3 else 1.0) * h
@@ -440,9 +528,8 @@ def rk4_stage_state(M, D, i, time0):
 
 @njit(cache=True, nogil=True)
 def rk4_stage_store(M, D, i):
-    """Store stage i's derivatives (qvel, qacc, act_dot) after its forward pass."""
+    """Store stage i's derivatives (qacc, act_dot) after its forward pass."""
     V = f2(D, DF.scratch_v)
-    V[i, :] = f1(D, DF.qvel)
     V[4 + i, :] = f1(D, DF.qacc)
     f2(D, DF.scratch_a)[i, :] = f1(D, DF.act_dot)
 
@@ -512,62 +599,94 @@ def smooth_vel_derivative(M, D, flg_bias, Q):
     qvel = f1(D, DF.qvel)
     ten_J = f2(D, DF.ten_J)
     moment = f2(D, DF.actuator_moment)
-    # actuators with velocity-dependent affine gain or bias
+    # actuators with velocity-dependent gain or bias: d(force)/d(actuator_velocity) times
+    # moment moment'. As measured on MuJoCo 4.0.0: affine gain/bias velocity terms and the
+    # muscle force-velocity curve; the gain multiplies the clamped ctrl (dyntype none), the
+    # predicted next activation (actearly) or act; an actuator whose force is clamped (its
+    # forcerange, its tendon's actuatorfrcrange, or -- for joint transmissions -- its joint's
+    # actuatorfrcrange, boundary included) contributes nothing.
     if not disable & _DSBL_ACTUATION:
         dyntype = i1(M, MF.actuator_dyntype)
         gaintype = i1(M, MF.actuator_gaintype)
         biastype = i1(M, MF.actuator_biastype)
         gainprm = f2(M, MF.actuator_gainprm)
         biasprm = f2(M, MF.actuator_biasprm)
+        dynprm = f2(M, MF.actuator_dynprm)
         actadr = i1(M, MF.actuator_actadr)
         actnum = i1(M, MF.actuator_actnum)
+        actearly = u1(M, MF.actuator_actearly)
+        actlimited = u1(M, MF.actuator_actlimited)
+        actrange = f2(M, MF.actuator_actrange)
         group = i1(M, MF.actuator_group)
         dis_act = is_(M, MF.opt_disableactuator)
         ctrllimited = u1(M, MF.actuator_ctrllimited)
         ctrlrange = f2(M, MF.actuator_ctrlrange)
         forcelimited = u1(M, MF.actuator_forcelimited)
         forcerange = f2(M, MF.actuator_forcerange)
+        lengthrange = f2(M, MF.actuator_lengthrange)
+        acc0 = f1(M, MF.actuator_acc0)
+        trntype = i1(M, MF.actuator_trntype)
+        trnid = i2(M, MF.actuator_trnid)
         force = f1(D, DF.actuator_force)
         ctrl = f1(D, DF.ctrl)
         act = f1(D, DF.act)
+        act_dot = f1(D, DF.act_dot)
+        alen = f1(D, DF.actuator_length)
+        avel = f1(D, DF.actuator_velocity)
+        h = fs(M, MF.opt_timestep)
         for a in range(dyntype.shape[0]):
             if actuator_disabled(group, dis_act, a):
                 continue
-            gv = gainprm[a, 2] if gaintype[a] == _GAIN_AFFINE else 0.0
+            gt = gaintype[a]
+            if gt == _GAIN_AFFINE:
+                gv = gainprm[a, 2]
+            elif gt == _GAIN_MUSCLE:
+                gv = muscle_gain_vel(alen[a], avel[a], lengthrange[a], acc0[a], gainprm[a])
+            else:
+                gv = 0.0
             bv = biasprm[a, 2] if biastype[a] == _BIAS_AFFINE else 0.0
             if gv == 0.0 and bv == 0.0:
                 continue
-            # a force held at its limit does not change with velocity
             if forcelimited[a] and (force[a] <= forcerange[a, 0] or force[a] >= forcerange[a, 1]):
                 continue
-            if dyntype[a] == _DYN_NONE:
-                c = ctrl[a]
-                if ctrllimited[a] and not disable & _DSBL_CLAMPCTRL:
-                    c = min(ctrlrange[a, 1], max(ctrlrange[a, 0], c))
+            if _transmission_clamped(M, D, trntype[a], trnid[a, 0]):
+                continue
+            if gv != 0.0:
+                j = actadr[a] + actnum[a] - 1
+                if dyntype[a] == _DYN_NONE:
+                    c = ctrl[a]
+                    if ctrllimited[a] and not disable & _DSBL_CLAMPCTRL:
+                        c = min(ctrlrange[a, 1], max(ctrlrange[a, 0], c))
+                elif actearly[a]:
+                    c = next_activation(dyntype[a], dynprm[a], actlimited[a], actrange[a],
+                                        act[j], act_dot[j], h)
+                else:
+                    c = act[j]
                 s = bv + gv * c
             else:
-                s = bv + gv * act[actadr[a] + actnum[a] - 1]
+                s = bv
             _add_outer(Q, moment[a], s)
-    # dampers
+    # dampers (dofs with the actuator dampers on joints; tendons with those on tendons)
     if not disable & _DSBL_DAMPER:
-        damping = f1(M, MF.dof_damping)
-        dpoly = f2(M, MF.dof_dampingpoly)
+        diag = f2(D, DF.scratch_v)[1]
+        dof_damping_derivative(M, D, diag)
         for i in range(nv):
-            Q[i, i] -= _ddamp(damping[i], dpoly[i], qvel[i])
+            Q[i, i] -= diag[i]
         tdamp = f1(M, MF.tendon_damping)
         tpoly = f2(M, MF.tendon_dampingpoly)
         tvel = f1(D, DF.ten_velocity)
-        for t in range(tdamp.shape[0]):
-            if tdamp[t] == 0.0 and tpoly[t, 0] == 0.0 and tpoly[t, 1] == 0.0:
-                continue
-            _add_outer(Q, ten_J[t], -_ddamp(tdamp[t], tpoly[t], tvel[t]))
         adamp = f1(M, MF.actuator_damping)
         apoly = f2(M, MF.actuator_dampingpoly)
-        avel = f1(D, DF.actuator_velocity)
-        for a in range(adamp.shape[0]):
-            if adamp[a] == 0.0 and apoly[a, 0] == 0.0 and apoly[a, 1] == 0.0:
-                continue
-            _add_outer(Q, moment[a], -_ddamp(adamp[a], apoly[a], avel[a]))
+        trntype = i1(M, MF.actuator_trntype)
+        trnid = i2(M, MF.actuator_trnid)
+        gear = f2(M, MF.actuator_gear)
+        for t in range(tdamp.shape[0]):
+            dt_ = _ddamp(tdamp[t], tpoly[t], tvel[t])
+            for a in range(adamp.shape[0]):
+                if trntype[a] == _TRN_TENDON and trnid[a, 0] == t:
+                    dt_ += gear[a, 0] * gear[a, 0] * _ddamp(adamp[a], apoly[a], tvel[t])
+            if dt_ != 0.0:
+                _add_outer(Q, ten_J[t], -dt_)
     if flg_bias and nv > 0:
         vp = f2(D, DF.scratch_v)[11]
         fp = f2(D, DF.scratch_v)[12]
@@ -584,6 +703,38 @@ def smooth_vel_derivative(M, D, flg_bias, Q):
             _bias_velocity_part(M, D, vp, fm)
             for i in range(nv):
                 Q[i, k] -= (fp[i] - fm[i]) / (2.0 * scale)
+
+
+@njit(cache=True, nogil=True)
+def _transmission_clamped(M, D, trntype, trnid):
+    """Whether the actuatorfrcrange of the actuator's tendon (sum of its actuators' forces) or
+    joint (its dofs' qfrc_actuator) is active, boundary included."""
+    if trntype == _TRN_TENDON:
+        if not u1(M, MF.tendon_actfrclimited)[trnid]:
+            return False
+        trn = i1(M, MF.actuator_trntype)
+        tid = i2(M, MF.actuator_trnid)
+        force = f1(D, DF.actuator_force)
+        total = 0.0
+        for i in range(trn.shape[0]):
+            if trn[i] == _TRN_TENDON and tid[i, 0] == trnid:
+                total += force[i]
+        rng = f2(M, MF.tendon_actfrcrange)[trnid]
+        # the tendon's forces were scaled so their sum is the bound: allow its rounding
+        tol = 1e-12 * (1.0 + abs(total))
+        return total <= rng[0] + tol or total >= rng[1] - tol
+    if trntype == _TRN_JOINT or trntype == _TRN_JOINTINPARENT:
+        if not u1(M, MF.jnt_actfrclimited)[trnid]:
+            return False
+        t = i1(M, MF.jnt_type)[trnid]
+        n = 6 if t == _JNT_FREE else (3 if t == _JNT_BALL else 1)
+        da = i1(M, MF.jnt_dofadr)[trnid]
+        rng = f2(M, MF.jnt_actfrcrange)[trnid]
+        qa = f1(D, DF.qfrc_actuator)
+        for k in range(da, da + n):
+            if qa[k] <= rng[0] or qa[k] >= rng[1]:
+                return True
+    return False
 
 
 @njit(cache=True, nogil=True)
@@ -787,11 +938,16 @@ def check_model(m):
             raise NotImplementedError(
                 f"contacts are not simulated yet (geoms {g1} and {g2} can collide): disable "
                 "them with m.opt.disableflags |= mjDSBL_CONTACT (or <flag contact='disable'/>)")
+    m.__dict__["_fwd_checked"] = True
+
+
+def check_integrator(m):
+    """NotImplementedError for integrator features not built yet (checked at each step call:
+    the integrator is an option the user may change between calls)."""
     if m.opt.integrator in (_INT_IMPLICIT, _INT_IMPLICITFAST) and (
             m.opt.density > 0 or m.opt.viscosity > 0):
         raise NotImplementedError("implicit/implicitfast integrators with fluid forces "
                                   "(fluid force derivatives) are not supported yet")
-    m.__dict__["_fwd_checked"] = True
 
 
 def _first_collidable_pair(m):
@@ -881,8 +1037,10 @@ def _raise_status(m, d):
         "mjDSBL_CONSTRAINT to simulate without it)")
 
 
-def _prepare(m, d):
+def _prepare(m, d, stepping=False):
     check_model(m)
+    if stepping:
+        check_integrator(m)
     _bind_warnings(d)
 
 
@@ -973,6 +1131,7 @@ def mj_Euler(m, d):
 
 def mj_implicit(m, d):
     """Implicit(-fast) step from the current forward results."""
+    _prepare(m, d, stepping=True)
     implicit(m._A, d._A)
 
 
@@ -999,7 +1158,7 @@ def mj_RungeKutta(m, d, N=4):
 
 def mj_step(m, d, nstep=1):
     """Advance the simulation ``nstep`` times (checks, forward dynamics, integrator)."""
-    _prepare(m, d)
+    _prepare(m, d, stepping=True)
     nstep = int(nstep)
     if callbacks.get_mjcb_control() is None:
         done = step(m._A, d._A, nstep)

@@ -20,7 +20,7 @@ from numba import njit
 mjMINVAL = 1e-15
 _PI = math.pi
 
-_J = dict(cache=True, nogil=True)
+_J = dict(cache=True, nogil=True, _nrt=False)  # no allocation here: skip reference counting
 
 
 # ---- storing ------------------------------------------------------------------------------------

@@ -21,10 +21,12 @@ import math
 import numpy as np
 from numba import njit
 
-from ._access import f1, f2, fs, i1, is_, u1
+from ._access import f1, f2, fs, i1, i2, is_, u1
 from ._layout import DF, MF
 
 _JNT_FREE, _JNT_BALL, _JNT_SLIDE, _JNT_HINGE = 0, 1, 2, 3
+_FREE, _BALL = _JNT_FREE, _JNT_BALL
+_TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = 0, 1, 3
 _DSBL_SPRING = 1 << 5
 _DSBL_DAMPER = 1 << 6
 _DSBL_GRAVITY = 1 << 7
@@ -225,14 +227,17 @@ def _damp(b, p, v):
 def dampers(
     # Model:
     dof_damping, dof_dampingpoly, tendon_damping, tendon_dampingpoly, actuator_damping,
-    actuator_dampingpoly,
+    actuator_dampingpoly, actuator_trntype, actuator_trnid, actuator_gear, jnt_type, jnt_dofadr,
     # Data in:
-    qvel, ten_velocity, ten_J, actuator_velocity, actuator_moment,
+    qvel, ten_velocity, ten_J,
     # Data out:
     qfrc_damper,
 ):
     """Dampers of dofs, tendons and actuators: -(b*v + p0*v|v| + p1*v^3) in each one's own
-    velocity, mapped to joint space by the tendon Jacobian / actuator moment."""
+    velocity, mapped to joint space by the tendon Jacobian. An actuator damper (mujoco 4
+    <actuator damping>, joint or tendon transmission only) acts, as measured on the oracle,
+    like a dof damper on each dof of its joint (or a tendon damper on its tendon) with all
+    three coefficients scaled by gear[0]^2, in the dof's (tendon's) own velocity."""
     nv = qvel.shape[0]
     for i in range(nv):
         qfrc_damper[i] += _damp(dof_damping[i], dof_dampingpoly[i], qvel[i])
@@ -245,11 +250,21 @@ def dampers(
             qfrc_damper[i] += ten_J[t, i] * f
     for a in range(actuator_damping.shape[0]):
         p = actuator_dampingpoly[a]
-        if actuator_damping[a] == 0.0 and p[0] == 0.0 and p[1] == 0.0:
+        b = actuator_damping[a]
+        if b == 0.0 and p[0] == 0.0 and p[1] == 0.0:
             continue
-        f = _damp(actuator_damping[a], p, actuator_velocity[a])
-        for i in range(nv):
-            qfrc_damper[i] += actuator_moment[a, i] * f
+        g2 = actuator_gear[a, 0] * actuator_gear[a, 0]
+        tt = actuator_trntype[a]
+        if tt == _TRN_JOINT or tt == _TRN_JOINTINPARENT:
+            j = actuator_trnid[a, 0]
+            n = 6 if jnt_type[j] == _FREE else (3 if jnt_type[j] == _BALL else 1)
+            for k in range(jnt_dofadr[j], jnt_dofadr[j] + n):
+                qfrc_damper[k] += g2 * _damp(b, p, qvel[k])
+        elif tt == _TRN_TENDON:
+            t = actuator_trnid[a, 0]
+            f = g2 * _damp(b, p, ten_velocity[t])
+            for i in range(nv):
+                qfrc_damper[i] += ten_J[t, i] * f
 
 
 # ---------------------------------------------------------------------------------------------
@@ -523,8 +538,9 @@ def passive(M, D):
     if not disable & _DSBL_DAMPER:
         dampers(f1(M, MF.dof_damping), f2(M, MF.dof_dampingpoly), f1(M, MF.tendon_damping),
                 f2(M, MF.tendon_dampingpoly), f1(M, MF.actuator_damping),
-                f2(M, MF.actuator_dampingpoly), f1(D, DF.qvel), f1(D, DF.ten_velocity), ten_J,
-                f1(D, DF.actuator_velocity), f2(D, DF.actuator_moment), qfrc_damper)
+                f2(M, MF.actuator_dampingpoly), i1(M, MF.actuator_trntype),
+                i2(M, MF.actuator_trnid), f2(M, MF.actuator_gear), i1(M, MF.jnt_type),
+                i1(M, MF.jnt_dofadr), f1(D, DF.qvel), f1(D, DF.ten_velocity), ten_J, qfrc_damper)
     body_parentid = i1(M, MF.body_parentid)
     body_rootid = i1(M, MF.body_rootid)
     body_dofnum = i1(M, MF.body_dofnum)
