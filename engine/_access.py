@@ -4,7 +4,35 @@ A kernel receives an arena as the tuple ``A = (f64, i32, u8, meta)`` with ``meta
 `engine._layout.Arena.buffers`) and reaches a field by its index, e.g.
 ``xpos = f2(D, DF.xpos)``. These helpers inline to a pointer offset: no copy, no allocation.
 """
-from numba import njit
+from numba import njit, types
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array, populate_array
+
+
+@intrinsic
+def _as2d(typingctx, flat, rows, cols):
+    """(rows, cols) C-contiguous view of the 1-D contiguous array ``flat`` of rows*cols items.
+
+    Why not ``flat.reshape((rows, cols))``: numba's reshape calls an out-of-line C helper
+    (~35 ns) on every call, and the stages take dozens of 2-D views per step; this builds the
+    array header in place (same data pointer and owner, no copy, no call)."""
+    if not (isinstance(flat, types.Array) and flat.ndim == 1 and flat.layout == "C"):
+        return None
+    retty = types.Array(flat.dtype, 2, "C")
+    sig = retty(flat, rows, cols)
+
+    def codegen(context, builder, sig, args):
+        src = make_array(sig.args[0])(context, builder, args[0])
+        out = make_array(retty)(context, builder)
+        r = context.cast(builder, args[1], sig.args[1], types.intp)
+        c = context.cast(builder, args[2], sig.args[2], types.intp)
+        isz = src.itemsize
+        populate_array(out, data=src.data, shape=[r, c], strides=[builder.mul(c, isz), isz],
+                       itemsize=isz, meminfo=src.meminfo, parent=src.parent)
+        return impl_ret_borrowed(context, builder, retty, out._getvalue())
+
+    return sig, codegen
 
 
 @njit(inline="always", cache=True, nogil=True)
@@ -20,7 +48,7 @@ def f2(A, k):
     o = A[3][0, k]
     r = A[3][1, k]
     c = A[3][2, k]
-    return A[0][o:o + r * c].reshape((r, c))
+    return _as2d(A[0][o:o + r * c], r, c)
 
 
 @njit(inline="always", cache=True, nogil=True)
@@ -36,7 +64,7 @@ def i2(A, k):
     o = A[3][0, k]
     r = A[3][1, k]
     c = A[3][2, k]
-    return A[1][o:o + r * c].reshape((r, c))
+    return _as2d(A[1][o:o + r * c], r, c)
 
 
 @njit(inline="always", cache=True, nogil=True)

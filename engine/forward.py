@@ -813,6 +813,17 @@ def implicit(M, D):
     Q = f2(D, DF.scratch_vv)
     smooth_vel_derivative(M, D, flg_bias, Q)
     _store_qderiv(M, D, Q)
+    # MuJoCo keeps only qDeriv's sparsity pattern (dof pairs on one kinematic chain) and solves
+    # with that: couplings across branches (a tendon spanning two subtrees) are dropped
+    # (measured: the step equals (M - h*qDeriv)^-1 qfrc with qDeriv as stored)
+    rownnz = i1(M, MF.D_rownnz)
+    rowadr = i1(M, MF.D_rowadr)
+    colind = i1(M, MF.D_colind)
+    qd = f1(D, DF.qDeriv)
+    Q[:, :] = 0.0
+    for i in range(nv):
+        for k in range(rowadr[i], rowadr[i] + rownnz[i]):
+            Q[i, colind[k]] = qd[k]
     h = fs(M, MF.opt_timestep)
     # A = M - h*qDeriv (dense)
     dof_Madr = i1(M, MF.dof_Madr)

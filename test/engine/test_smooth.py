@@ -1,0 +1,257 @@
+"""Smooth position/velocity stages (engine/smooth.py) against the official mujoco on real models.
+
+Each case: the oracle's compiled model (contacts disabled) copied into ours, a seeded random state
+(qpos with normalised quaternions, qvel, mocap poses, xfrc_applied), mujoco's mj_forward (+
+mj_rnePostConstraint, mj_subtreeVel) against our fwd_position_smooth, fwd_velocity_smooth,
+rne_post_constraint (with the oracle's qacc) and subtree_vel. Same-named fields must agree to
+rtol 1e-6 with atol 1e-8 (atol for values that are zero up to rounding, e.g. a zero Jacobian
+entry computed as a difference of two chains).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from oracle import MODELS, compare, model_from_mujoco, mujoco, shared_model
+
+import engine
+from engine import smooth, support
+
+RTOL, ATOL = 1e-6, 1e-8
+
+_VENV = Path(mujoco.__file__).resolve().parents[1]
+GYM = _VENV / "gymnasium" / "envs" / "mujoco" / "assets"
+DMC = _VENV / "dm_control" / "suite"
+TD = "mujoco/test/engine/testdata/"
+
+# (id, path relative to shared models or absolute)
+MODELS_POS = [
+    ("iiwa14", "menagerie/kuka_iiwa_14/iiwa14.xml"),
+    ("xarm7", "menagerie/ufactory_xarm7/xarm7.xml"),
+    ("wx250s", "menagerie/trossen_wx250s/wx250s.xml"),
+    ("humanoid", "mujoco/model/humanoid/humanoid.xml"),
+    ("cassie", "menagerie/agility_cassie/cassie.xml"),
+    ("robotiq_2f85", "menagerie/robotiq_2f85/2f85.xml"),
+    ("shadow_hand", "menagerie/shadow_hand/right_hand.xml"),
+    ("skydio_x2", "menagerie/skydio_x2/x2.xml"),
+    ("slider_crank", "mujoco/model/slider_crank/slider_crank.xml"),
+    ("ten_J3_pulleys", TD + "core_smooth/ten_J3.xml"),
+    ("wrap_sphere", TD + "core_smooth/tendon_wrap_sphere.xml"),
+    ("wrap_cylinder", TD + "core_smooth/tendon_wrap_cylinder.xml"),
+    ("ten_armature_offtree", TD + "core_smooth/ten_armature_offtree.xml"),
+    ("refsite", TD + "actuation/refsite.xml"),
+    ("refsite_free", TD + "actuation/refsite_free.xml"),
+    ("site_actuators", TD + "actuation/sites.xml"),
+    ("gym_humanoid", GYM / "humanoid.xml"),
+    ("gym_ant", GYM / "ant.xml"),
+    ("gym_half_cheetah", GYM / "half_cheetah.xml"),
+    ("gym_hopper", GYM / "hopper.xml"),
+    ("gym_walker2d", GYM / "walker2d.xml"),
+    ("dmc_cartpole", DMC / "cartpole.xml"),
+    ("dmc_acrobot", DMC / "acrobot.xml"),
+    ("dmc_swimmer", DMC / "swimmer.xml"),
+    ("dmc_finger", DMC / "finger.xml"),
+]
+
+POS_FIELDS = ["xpos", "xquat", "xmat", "xipos", "ximat", "xiquat", "xanchor", "xaxis",
+              "geom_xpos", "geom_xmat", "geom_xquat", "site_xpos", "site_xmat", "site_xquat",
+              "cam_xpos", "cam_xmat", "light_xpos", "light_xdir", "subtree_com", "cinert", "cdof",
+              "ten_length", "ten_wrapadr", "ten_wrapnum", "wrap_obj", "wrap_xpos",
+              "actuator_length", "crb", "M", "qLD", "qLDiagInv"]
+VEL_FIELDS = ["cvel", "cdof_dot", "qfrc_bias", "ten_velocity", "actuator_velocity"]
+POST_FIELDS = ["cacc", "cfrc_int", "cfrc_ext", "subtree_linvel", "subtree_angmom"]
+
+
+def _path(p):
+    return p if isinstance(p, Path) else shared_model(p)
+
+
+def _dense_ten_J(mjm, mjd):
+    J = np.zeros((mjm.ntendon, mjm.nv))
+    for t in range(mjm.ntendon):
+        a = mjm.ten_J_rowadr[t]
+        J[t, mjm.ten_J_colind[a:a + mjm.ten_J_rownnz[t]]] = mjd.ten_J[a:a + mjm.ten_J_rownnz[t]]
+    return J
+
+
+def _dense_moment(mjm, mjd):
+    A = np.zeros((mjm.nu, mjm.nv))
+    for i in range(mjm.nu):
+        a = mjd.moment_rowadr[i]
+        n = mjd.moment_rownnz[i]
+        A[i, mjd.moment_colind[a:a + n]] = mjd.actuator_moment[a:a + n]
+    return A
+
+
+def make_pair(path, seed, qpos_noise=0.4):
+    """(mujoco model, data, our model, data) in the same randomised state, contacts and
+    constraints off."""
+    p = _path(path)
+    if not p.exists():
+        pytest.skip(f"{p} not present")
+    mjm = mujoco.MjModel.from_xml_path(str(p))
+    # no contacts and no constraint forces: constraint rows (and their share of cfrc_ext) belong
+    # to the constraint stage
+    mjm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+    mjm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    mjd = mujoco.MjData(mjm)
+    m = model_from_mujoco(mjm)
+    d = engine.MjData(m)
+    rng = np.random.default_rng(seed)
+    mjd.qpos[:] = mjm.qpos0 + qpos_noise * rng.standard_normal(mjm.nq)
+    mujoco.mj_normalizeQuat(mjm, mjd.qpos)
+    mjd.qvel[:] = rng.standard_normal(mjm.nv)
+    if mjm.nmocap:
+        mjd.mocap_pos[:] = rng.standard_normal((mjm.nmocap, 3))
+        mjd.mocap_quat[:] = rng.standard_normal((mjm.nmocap, 4))  # not normalised: both must
+    mjd.xfrc_applied[:] = rng.standard_normal((mjm.nbody, 6))
+    for f in ("qpos", "qvel", "mocap_pos", "mocap_quat", "xfrc_applied"):
+        getattr(d, f)[...] = getattr(mjd, f)
+    return mjm, mjd, m, d
+
+
+@pytest.mark.parametrize("name,path", MODELS_POS, ids=[c[0] for c in MODELS_POS])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_position_velocity_stages(name, path, seed):
+    mjm, mjd, m, d = make_pair(path, seed)
+    mujoco.mj_forward(mjm, mjd)
+    mujoco.mj_rnePostConstraint(mjm, mjd)
+    mujoco.mj_subtreeVel(mjm, mjd)
+    smooth.fwd_position_smooth(m._A, d._A)
+    smooth.fwd_velocity_smooth(m._A, d._A)
+    d.qacc[:] = mjd.qacc
+    d.actuator_force[:] = mjd.actuator_force
+    smooth.rne_post_constraint(m._A, d._A)
+    smooth.subtree_vel(m._A, d._A)
+    fields = POS_FIELDS + VEL_FIELDS + POST_FIELDS
+    compare(d, mjd, fields, RTOL, ATOL, what=name)
+    np.testing.assert_allclose(d.ten_J, _dense_ten_J(mjm, mjd), RTOL, ATOL,
+                               err_msg=f"{name} mismatch: ten_J")
+    np.testing.assert_allclose(d.actuator_moment, _dense_moment(mjm, mjd), RTOL, ATOL,
+                               err_msg=f"{name} mismatch: actuator_moment")
+    # qM (tree layout) is not in mujoco 4's data; it must be d.M in the other order
+    np.testing.assert_allclose(d.qM[m.mapM2M], d.M, 0, 0)
+    dense = np.zeros((m.nv, m.nv))
+    mujoco.mj_fullM(mjm, mjd, dense)
+    ours = np.zeros((m.nv, m.nv))
+    support.mj_fullM(m, d, ours)
+    np.testing.assert_allclose(ours, dense, RTOL, ATOL, err_msg=f"{name} mismatch: qM dense")
+
+
+def test_rne_flg_acc():
+    """mj_rne with flg_acc=1 is M qacc + bias for an arbitrary qacc."""
+    mjm, mjd, m, d = make_pair("mujoco/model/humanoid/humanoid.xml", 3)
+    mujoco.mj_forward(mjm, mjd)
+    smooth.fwd_position_smooth(m._A, d._A)
+    smooth.fwd_velocity_smooth(m._A, d._A)
+    qacc = np.random.default_rng(3).standard_normal(m.nv)
+    mjd.qacc[:] = qacc
+    d.qacc[:] = qacc
+    a, b = np.zeros(m.nv), np.zeros(m.nv)
+    mujoco.mj_rne(mjm, mjd, 1, a)
+    smooth.mj_rne(m, d, 1, b)
+    np.testing.assert_allclose(b, a, RTOL, ATOL)
+
+
+CAMLIGHT_XML = """
+<mujoco>
+  <worldbody>
+    <light name="l0" pos="0 0 3" dir="0 0 -1"/>
+    <body name="a" pos="0 0 1">
+      <joint type="ball"/>
+      <geom size=".1" mass="1"/>
+      <camera name="fixed" pos=".1 .2 .3" euler="10 20 30"/>
+      <camera name="track" mode="track" pos="0 -1 0" xyaxes="1 0 0 0 0 1"/>
+      <camera name="trackcom" mode="trackcom" pos="0 -1 1"/>
+      <camera name="target" mode="targetbody" target="b" pos="1 1 1"/>
+      <camera name="targetcom" mode="targetbodycom" target="b" pos="-1 1 1"/>
+      <light name="l1" mode="track" pos="0 0 1" dir="0 1 -1"/>
+      <light name="l2" mode="trackcom" pos="0 1 1" dir="1 0 -1"/>
+      <light name="l3" mode="targetbody" target="b" pos="1 0 1"/>
+      <light name="l4" mode="targetbodycom" target="b" pos="0 1 2"/>
+      <body name="b" pos=".5 0 0">
+        <joint type="hinge" axis="0 1 0"/>
+        <geom size=".05" pos=".1 0 0" mass=".5"/>
+        <body pos=".3 0 0">
+          <joint type="slide" axis="1 0 0"/>
+          <geom size=".05" mass=".3"/>
+        </body>
+      </body>
+    </body>
+    <body name="m" mocap="true" pos="1 2 3"><geom size=".1" contype="0" conaffinity="0"/></body>
+  </worldbody>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_camlight_modes_and_mocap(tmp_path, seed):
+    f = tmp_path / "camlight.xml"
+    f.write_text(CAMLIGHT_XML)
+    mjm, mjd, m, d = make_pair(f, seed, qpos_noise=1.0)
+    mujoco.mj_forward(mjm, mjd)
+    smooth.fwd_position_smooth(m._A, d._A)
+    compare(d, mjd, ["xpos", "xquat", "xmat", "cam_xpos", "cam_xmat", "light_xpos",
+                     "light_xdir"], RTOL, ATOL, what="camlight")
+
+
+TRN_XML = """
+<mujoco>
+  <worldbody>
+    <body name="f" pos="0 0 1">
+      <freejoint name="free"/>
+      <geom size=".1 .2 .3" type="box" mass="2"/>
+      <site name="fs" pos=".1 0 0" euler="10 0 30"/>
+      <body name="b" pos=".3 0 0">
+        <joint name="ball" type="ball"/>
+        <geom size=".05" pos=".1 0 0" mass=".5"/>
+        <site name="bs" pos=".2 .1 0"/>
+        <body pos=".3 0 0">
+          <joint name="h" type="hinge" axis="0 0 1"/>
+          <joint name="s" type="slide" axis="1 0 0"/>
+          <geom size=".05" mass=".3"/>
+          <site name="hs" pos=".1 0 0" euler="0 30 0"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="fx"><joint joint="h" coef="2"/><joint joint="s" coef="-.5"/></fixed>
+    <spatial name="sp"><site site="fs"/><site site="bs"/><site site="hs"/></spatial>
+  </tendon>
+  <actuator>
+    <motor joint="free" gear="1 2 3 .4 .5 .6"/>
+    <motor joint="ball" gear=".3 -.2 .1 0 0 0"/>
+    <general jointinparent="ball" gear=".3 -.2 .1 0 0 0"/>
+    <general jointinparent="free" gear="1 2 3 .4 .5 .6"/>
+    <motor joint="h" gear="2"/>
+    <motor tendon="fx" gear="3"/>
+    <motor tendon="sp" gear="-1"/>
+    <motor site="hs" gear="1 2 3 4 5 6"/>
+    <motor site="hs" refsite="fs" gear="1 2 3 4 5 6"/>
+    <motor site="bs" refsite="hs" gear="0 0 1 0 0 0"/>
+  </actuator>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_transmission_types(tmp_path, seed):
+    f = tmp_path / "trn.xml"
+    f.write_text(TRN_XML)
+    mjm, mjd, m, d = make_pair(f, seed, qpos_noise=0.7)
+    mjd.ctrl[:] = 10 * np.random.default_rng(seed).standard_normal(mjm.nu)
+    mujoco.mj_forward(mjm, mjd)
+    mujoco.mj_rnePostConstraint(mjm, mjd)
+    smooth.fwd_position_smooth(m._A, d._A)
+    smooth.fwd_velocity_smooth(m._A, d._A)
+    d.qacc[:] = mjd.qacc
+    d.actuator_force[:] = mjd.actuator_force  # actuation is another stage
+    smooth.rne_post_constraint(m._A, d._A)
+    compare(d, mjd, ["cacc", "cfrc_int", "cfrc_ext"], RTOL, ATOL, what="transmission post")
+    compare(d, mjd, ["ten_length", "actuator_length", "actuator_velocity"], RTOL, ATOL,
+            what="transmission")
+    np.testing.assert_allclose(d.actuator_moment, _dense_moment(mjm, mjd), RTOL, ATOL)
+    np.testing.assert_allclose(d.ten_J, _dense_ten_J(mjm, mjd), RTOL, ATOL)
