@@ -31,6 +31,7 @@ def set_const_dynamic(m, c):
         mj_solveM(m, d, X, J)
         return J @ X.T
 
+    _equality_poses(m, d)
     m.tendon_length0[:] = d.ten_length
     m.actuator_length0[:] = d.actuator_length
     # springlength -1 -1: the spring rests at the length the tendon has at qpos0
@@ -93,3 +94,21 @@ def set_const_dynamic(m, c):
             w = 2 * math.pi / tc
             m.jnt_stiffness[j] = mass * w * w
             m.dof_damping[a] = 2 * mass * zeta * w
+
+
+def _equality_poses(m, d):
+    """Body connect: the anchor seen from body2 at qpos0 (data[3:6]). Body weld without relpose
+    (flag data[11]): body2's anchor point and orientation relative to body1 at qpos0."""
+    from .frames import quat2mat, quat_conj, quat_mul
+    for e in range(m.neq):
+        if m.eq_objtype[e] != 1:  # mjOBJ_BODY
+            continue
+        b1, b2 = int(m.eq_obj1id[e]), int(m.eq_obj2id[e])
+        p1, R1, q1 = d.xpos[b1], quat2mat(d.xquat[b1]), d.xquat[b1]
+        p2, R2, q2 = d.xpos[b2], quat2mat(d.xquat[b2]), d.xquat[b2]
+        anchor = m.eq_data[e, :3]
+        if m.eq_type[e] == 0:
+            m.eq_data[e, 3:6] = R2.T @ (p1 + R1 @ anchor - p2)
+        elif m.eq_type[e] == 1 and m.eq_data[e, 11] == 1:
+            m.eq_data[e, 3:6] = R1.T @ (p2 + R2 @ anchor - p1)
+            m.eq_data[e, 6:10] = quat_mul(quat_conj(q1), q2)

@@ -1087,6 +1087,7 @@ class Compiler:
                     o1[i] = self._id("body", a["body1"], el, "body1")
                     o2[i] = self._id("body", a["body2"], el, "body2") if a.get("body2") else 0
                     data[i, :3] = a["anchor"]
+                    data[i, 10] = 1.0  # data[3:6], the anchor in body2's frame: setconst
             elif t == "weld":
                 etype[i] = 1
                 if a.get("site1"):
@@ -1101,8 +1102,13 @@ class Compiler:
                         raise err(el, "weld needs body1 (or site1/site2)", "body1")
                     o1[i] = self._id("body", a["body1"], el, "body1")
                     o2[i] = self._id("body", a["body2"], el, "body2") if a.get("body2") else 0
-                data[i, :3] = a["anchor"]
-                data[i, 3:10] = a["relpose"]
+                if otype[i] == int(mjtObj.mjOBJ_SITE):
+                    data[i, :7] = S.EQUALITY["weld"]["relpose"][2]  # as mujoco stores it
+                else:
+                    data[i, :3] = a["anchor"]
+                    data[i, 3:10] = a["relpose"]
+                    # no relpose given: the relative pose at qpos0 (filled by setconst)
+                    data[i, 11] = 0.0 if "relpose" in el.given else 1.0
                 data[i, 10] = a["torquescale"]
             elif t in ("joint", "tendon"):
                 etype[i] = 2 if t == "joint" else 3
@@ -1113,6 +1119,7 @@ class Compiler:
                 o1[i] = self._id(t, a[k1], el, k1)
                 o2[i] = self._id(t, a[k2], el, k2) if a.get(k2) else -1
                 data[i, :5] = a["polycoef"]
+                data[i, 10] = 1.0  # as mujoco stores joint/tendon equalities
             else:
                 raise NotImplementedError(f"{el.file}:{el.line}: equality <{t}> is not supported "
                                           "yet")

@@ -90,7 +90,7 @@ FIELDS = {
     "tendon_stiffness": (0, 1e-12), "tendon_damping": (0, 1e-12),
     "tendon_frictionloss": (0, 1e-12), "tendon_lengthspring": (1e-9, 1e-9),
     "eq_type": (0, 0), "eq_obj1id": (0, 0), "eq_obj2id": (0, 0), "eq_objtype": (0, 0),
-    "eq_active0": (0, 0), "eq_solref": (0, 1e-12), "eq_solimp": (0, 1e-12),
+    "eq_active0": (0, 0), "eq_data": (1e-9, 1e-9), "eq_solref": (0, 1e-12), "eq_solimp": (0, 1e-12),
     # actuators
     "actuator_trntype": (0, 0), "actuator_trnid": (0, 0), "actuator_dyntype": (0, 0),
     "actuator_gaintype": (0, 0), "actuator_biastype": (0, 0), "actuator_dynprm": (1e-9, 1e-12),
