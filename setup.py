@@ -17,7 +17,8 @@ setup(
         ("share/" + PACKAGE + "/urdf", glob("urdf/*.*")),
     ],
     python_requires=">=3.10",
-    install_requires=["numpy", "numba", "scipy", "trimesh", "lxml", "pycollada", "pyyaml"],
+    install_requires=["numpy", "numba", "scipy", "trimesh", "lxml", "pycollada", "pyyaml",
+                      "rosbags"],
     extras_require={
         # The official mujoco is the oracle for tests and benchmarks only: engine/ never imports it.
         "test": [

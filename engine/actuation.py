@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from ._access import f1, f2, fs, i1, i2, is_, u1

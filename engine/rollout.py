@@ -19,7 +19,7 @@ from numba import njit
 from ._access import f1
 from ._layout import DF
 from .forward import _prepare, _raise_status, step
-from .state import mj_getState, mj_setState, mj_stateSize
+from .state import mj_setState, mj_stateSize
 
 _FULLPHYSICS = 24607
 

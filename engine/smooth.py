@@ -21,8 +21,8 @@ import numpy as np
 from numba import njit
 
 from . import math as mm
-from .support import add_point_jac_dot, add_wrench_jac_dot, jac_point, last_dof
-from ._access import f1, f2, fs, i1, i2, is_, u1
+from .support import add_point_jac_dot, add_wrench_jac_dot, last_dof
+from ._access import f1, f2, i1, i2, is_, u1
 from ._layout import DF, MF
 
 _J = dict(cache=True, nogil=True, _nrt=False)  # no allocation here: skip reference counting

@@ -13,8 +13,6 @@ import numpy as np
 from numba import njit
 
 from . import math as mm
-from ._access import f1, f2, i1
-from ._layout import DF, MF
 from .enums import mjtObj
 
 _J = dict(cache=True, nogil=True, _nrt=False)  # no allocation here: skip reference counting

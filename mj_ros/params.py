@@ -45,10 +45,20 @@ PARAMETERS: dict[str, tuple[object, str]] = {
     "command_timeout_action": ("hold", "'hold' keeps the last command; 'zero' zeroes efforts and "
                                        "velocities and holds the current joint positions."),
     "step_count": (1, "Steps taken by one call of the ~/step service (while paused)."),
+    "tf_rate": (100.0, "Hz of sim time for /tf (bodies with joints and mocap bodies); 0 = every "
+                       "step, < 0 = no /tf and no /tf_static. /tf_static (fixed bodies, sites, "
+                       "cameras, fused URDF links) is published once, transient local."),
+    "mocap_map": ("", "Path of a mocap map YAML (config/mocap_example.yaml): mocap bodies driven "
+                      "by PoseStamped/TransformStamped topics or /tf frames. Empty: none."),
+    "follow_clock": (False, "Follow an external /clock (e.g. ros2 bag play --clock): sim time "
+                            "jumps to the first /clock message, then the simulation steps until "
+                            "it reaches each /clock value; the node publishes no /clock."),
+    "disable": ([], "MJCF <flag> names to disable, e.g. ['contact']: sets the model's "
+                    "opt.disableflags (the engine has no contact solver yet)."),
 }
 
 ARRAY_TYPES = {"initial_joint_names": "string_array", "initial_joint_positions": "double_array",
-               "odometry_bodies": "string_array"}
+               "odometry_bodies": "string_array", "disable": "string_array"}
 
 # rclpy declares use_sim_time itself; the launch file passes it through.
 IMPLICIT = ("use_sim_time",)

@@ -11,7 +11,6 @@ Topics, services and parameters: see README and config/sim.yaml; the table is mj
 from __future__ import annotations
 
 import math
-import re
 import sys
 import time
 
@@ -37,23 +36,18 @@ from trajectory_msgs.msg import JointTrajectory
 import engine as mj
 from mj_ros import commands as cmds
 from mj_ros import diagnostics as diag
-from mj_ros import model_io, sensors
+from mj_ros import engine_api, model_io, sensors
+from mj_ros import frames as fr
+from mj_ros import mocap as mc
+from mj_ros import tf as tfio
 from mj_ros.clock import Pacer, RateMeter, SimClock, to_stamp
 from mj_ros.params import ARRAY_TYPES, PARAMETERS
+from mj_ros.topics import topic_name
 
 POLL_PERIOD = 0.001       # s of wall time between executor polls at speed 0
 WAIT_SLICE = 0.05         # s: longest single wait, so shutdown is seen promptly
 WARN_PERIOD = 2.0         # s between two warnings of one kind
 COMMAND_QOS = 10          # keep-last depth of command subscriptions: a flood is cut here
-_TOPIC_BAD = re.compile(r"[^A-Za-z0-9_/]")
-
-
-def topic_name(name: str) -> str:
-    """A ROS-valid topic token from a model name."""
-    t = _TOPIC_BAD.sub("_", name).strip("/")
-    if not t or t[0].isdigit():
-        t = "s_" + t
-    return t
 
 
 class Throttle:
@@ -117,6 +111,15 @@ class SimNode(Node):
         self.model = model_io.load(source, mj)
         if p("timestep") > 0:
             self.model.opt.timestep = p("timestep")
+        try:
+            mask = engine_api.disable_mask(mj, p("disable"))
+        except ValueError as e:
+            raise model_io.ModelLoadError(f"disable: {e}") from None
+        self.model.opt.disableflags = int(self.model.opt.disableflags) | mask
+        self._mj_step = mj.mj_step
+        self._mj_forward = mj.mj_forward
+        self._mj_kinematics = mj.mj_kinematics
+        self._source = source
         self.data = mj.MjData(self.model)
         m = self.model
         self.timestep = float(m.opt.timestep)
@@ -150,6 +153,7 @@ class SimNode(Node):
 
         self._make_publishers()
         self._make_inputs()
+        self._make_tf_and_mocap()
         self._drive_own_clock()
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.reset_state(first=True)
@@ -347,6 +351,68 @@ class SimNode(Node):
         self.create_service(Trigger, "~/reset", self._srv_reset)
         self.create_service(Trigger, "~/step", self._srv_step)
 
+    def _make_tf_and_mocap(self) -> None:
+        """/tf and /tf_static, the mocap map's subscriptions, and following an external /clock."""
+        p, m = self._p, self.model
+        self.frames = fr.from_model(m, mj, p("world_frame"),
+                                    fr.urdf_text_of(self._source.kind, self._source.value))
+        for note in self.frames.notes:
+            self.get_logger().warning(note)
+        prefix = p("frame_prefix")
+        self._tf = None
+        self._s_tf = _Stream(p("tf_rate"), self.timestep)
+        if p("tf_rate") >= 0:
+            self._tf = tfio.TfOutput(self, self.frames, prefix)
+            self._tf.publish_static(0, 0)
+        self._mocap = None
+        self._mocap_input = None
+        if p("mocap_map"):
+            names = [mj.mj_id2name(m, mj.mjtObj.mjOBJ_BODY, i) for i in range(m.nbody)]
+            try:
+                config = mc.load_config(p("mocap_map"), mc.mocap_bodies(m, names), self.frames,
+                                        m.body_parentid)
+            except mc.MocapConfigError as e:
+                raise model_io.ModelLoadError(str(e)) from None
+            self._mocap = mc.MocapDriver(config, self.frames, self._warn.warn)
+            self._mocap_input = tfio.MocapInput(self, self._mocap, lambda: self.simclock.last,
+                                                self._count_event, prefix)
+            self.get_logger().info(
+                "mocap: " + ", ".join(f"{s.body} <- {s.topic}"
+                                      + (f" [{s.child_frame}]" if s.child_frame else "")
+                                      for s in config.sources)
+                + f" ({config.mode}, timeout {config.timeout:g} s, stamps {config.stamps})")
+        self._following = bool(p("follow_clock"))
+        self._clock_target: float | None = None
+        if self._following:
+            self._s_clock.every = 0  # the external /clock is the only one
+            self.create_subscription(Clock, "/clock", self._on_clock, 10)
+
+    def _count_event(self) -> None:
+        self._events += 1
+
+    def _on_clock(self, msg: Clock) -> None:
+        """An external /clock: the first one sets sim time; later ones let the sim step up to
+        them. Time never goes back: a clock that does (a looped bag) is ignored until it passes
+        the sim time again."""
+        self._events += 1
+        t = msg.clock.sec + msg.clock.nanosec * 1e-9
+        if self._clock_target is None:
+            self.simclock = SimClock(t - float(self.data.time))
+            self.simclock.now(float(self.data.time))
+            self._last_command_time = self.simclock.last
+            self._clock_target = t
+            self.get_logger().info(f"following /clock from {t:.6f}")
+            self.publish_state()  # the state at the new time, for whoever waits for it
+            return
+        if t < self._clock_target - self.timestep:
+            self._warn.warn("clock_back", f"/clock went back from {self._clock_target:.6f} to "
+                                          f"{t:.6f}: sim time keeps going forward")
+        self._clock_target = max(self._clock_target, t)
+
+    def _clock_due(self) -> bool:
+        target = self._clock_target
+        return target is not None and self.simclock.last + 0.5 * self.timestep <= target
+
     def _drive_own_clock(self) -> None:
         """With use_sim_time, set this node's ROS clock from the simulation directly instead of
         through its own /clock subscription (which would cost one callback per step)."""
@@ -456,7 +522,9 @@ class SimNode(Node):
             mj.mj_resetData(m, d)
         for adr, value in self._init_joints:
             d.qpos[adr] = value
-        mj.mj_forward(m, d)
+        if self._mocap is not None:
+            self._mocap.apply(self.simclock.last, d.mocap_pos, d.mocap_quat, d.xpos, d.xquat)
+        self._mj_forward(m, d)
         self._ctrl_cmd[:] = d.ctrl
         self._qfrc_cmd[:] = 0.0
         hold = self.cmap.hold_targets(d.qpos)
@@ -497,9 +565,11 @@ class SimNode(Node):
             self._apply_timeout(now)
         d.ctrl[:] = self._ctrl_cmd
         d.qfrc_applied[:] = self._qfrc_cmd
-        mj.mj_step(m, d)
+        self._mj_step(m, d)
         self._steps += 1
-        self.simclock.now(float(d.time))
+        t = self.simclock.now(float(d.time))
+        if self._mocap is not None:  # the poses for the step that starts at t
+            self._mocap.apply(t, d.mocap_pos, d.mocap_quat, d.xpos, d.xquat)
         if self._publish_period and self.pacer.speed == 0.0:
             now = time.monotonic()  # as fast as possible: publish at most max_publish_rate
             if now < self._next_publish:
@@ -514,6 +584,11 @@ class SimNode(Node):
             c = self._clock_msg.clock
             c.sec, c.nanosec = sec, nsec
             self.clock_pub.publish(self._clock_msg)
+        elif self._following:  # no /clock of our own, but this node's clock follows sim time
+            c = self._clock_msg.clock
+            c.sec, c.nanosec = sec, nsec
+        if self._tf is not None and self._s_tf.due(step):
+            self._publish_tf(sec, nsec)
         if self._s_js.due(step):
             self._publish_joint_states(sec, nsec)
         if self._imus and self._s_imu.due(step):
@@ -543,6 +618,16 @@ class SimNode(Node):
             self._publish_others(sec, nsec)
         if self._s_odom.every:
             self._publish_odometry(sec, nsec)
+        if self._tf is not None:
+            self._publish_tf(sec, nsec)
+
+    def _publish_tf(self, sec: int, nsec: int) -> None:
+        """/tf for the state at the stamped time: mj_step leaves the poses of the state it
+        started from, so the kinematics are brought up to date first (the next step recomputes
+        them anyway: the trajectory does not change)."""
+        d = self.data
+        self._mj_kinematics(self.model, d)
+        self._tf.publish(sec, nsec, d.xpos, d.xquat)
 
     def _publish_joint_states(self, sec: int, nsec: int) -> None:
         d, msg = self.data, self._js_msg
@@ -672,6 +757,14 @@ class SimNode(Node):
                 self._housekeeping(now)
             if self.paused or (self.lockstep and self._lockstep_credit <= 0):
                 executor.spin_once(timeout_sec=WAIT_SLICE)
+                continue
+            if self._following:
+                if not self._clock_due():
+                    executor.spin_once(timeout_sec=WAIT_SLICE)
+                    continue
+                if polled:
+                    self._drain(executor)
+                self.step()
                 continue
             wait = 0.0 if self.lockstep else self.pacer.wait_time()
             if wait > 0:

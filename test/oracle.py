@@ -12,7 +12,6 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-import engine  # noqa: E402
 from engine._layout import MODEL_FIELDS, MODEL_SIZES  # noqa: E402
 from engine.model import NAMED_KINDS, MjModel  # noqa: E402
 

@@ -8,7 +8,7 @@ from ..errors import XMLError
 
 def parse_file(path, assets=None, package_map=None):
     """Read an MJCF or URDF file into a Spec (the root element decides which reader)."""
-    from ..xml.mjcf import MJCFReader, load_xml
+    from ..xml.mjcf import load_xml
     root = load_xml(path, assets=assets)
     return _read(root, path, package_map, assets)
 

@@ -14,7 +14,7 @@ import os
 import numpy as np
 
 from .. import enums
-from ..enums import mjtBias, mjtDyn, mjtGain, mjtGeom, mjtJoint, mjtObj, mjtSensor, mjtTrn
+from ..enums import mjtObj
 from ..errors import CompileError
 from ..model import MjModel
 from ..xml import schema as S
@@ -541,7 +541,6 @@ class Compiler:
             # mass and inertia (seed 000 geom: mass, density, shellinertia)
             if t != 0 and t != 1:
                 if t == 7:
-                    shell = mesh.shell if hasattr(mesh, "shell") else False
                     vol, inert = mesh.volume, np.asarray(mesh.inertia, float)
                     if a.get("shellinertia"):
                         raise NotImplementedError(f"{el.file}:{el.line}: geom shellinertia on a "

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..errors import CompileError
-from .frames import mat2quat, quat2mat
+from .frames import quat2mat
 
 SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = 2, 3, 4, 5, 6, 7
 

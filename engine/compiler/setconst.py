@@ -4,7 +4,6 @@ actuator_length0/acc0, statistics, and the compile-time conversions that use the
 inertia (position/intvelocity ``dampratio``, joint ``springdamper``)."""
 from __future__ import annotations
 
-import numpy as np
 
 
 def set_const(m, c):

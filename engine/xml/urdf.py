@@ -44,7 +44,7 @@ import warnings
 import numpy as np
 
 from ..errors import XMLError
-from ..spec import Body, DefaultClass, Element
+from ..spec import Body, DefaultClass
 from . import schema as S
 from .mjcf import MJCFReader, Node
 

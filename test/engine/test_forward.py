@@ -6,7 +6,6 @@ from oracle import model_from_mujoco, mujoco, shared_model, TEST_MODELS
 from test_passive import load, randomise
 
 import engine
-import engine.forward as fw
 from engine.data import MjData
 
 DM = "/work/main/.venv/lib/python3.11/site-packages/dm_control/suite/"

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from oracle import mujoco, shared_model, TEST_MODELS
+from oracle import mujoco
 from test_forward import both, nolimits, path, FORWARD_MODELS
 
 import engine.forward

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from oracle import MODELS, compare, model_from_mujoco, mujoco, shared_model
+from oracle import compare, model_from_mujoco, mujoco, shared_model
 
 import engine
 from engine import smooth, support

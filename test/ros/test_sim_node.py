@@ -66,7 +66,8 @@ def test_default_robot_streams_at_configured_rates(sim, probe):
 
 
 def test_example_robot_data_ur5(sim, probe):
-    s = sim(model=UR5_MODEL, speed=0.0)
+    # contacts off until the engine's contact solver lands (issue 4): the node says so otherwise
+    s = sim(model=UR5_MODEL, speed=0.0, disable="['contact']")
     js = probe.subscribe(JointState, "/joint_states")
     probe.wait(lambda: js, START_TIMEOUT, "ur5 joint_states", s)
     names = list(js[-1][1].name)
