@@ -66,8 +66,9 @@ def test_default_robot_streams_at_configured_rates(sim, probe):
 
 
 def test_example_robot_data_ur5(sim, probe):
-    # contacts off until the engine's contact solver lands (issue 4): the node says so otherwise
-    s = sim(model=UR5_MODEL, speed=0.0, disable="['contact']")
+    # contacts and joint limits off until the engine's constraint solver lands (issue 4): the node
+    # stops with a message naming the flag otherwise
+    s = sim(model=UR5_MODEL, speed=0.0, disable="['contact', 'limit']")
     js = probe.subscribe(JointState, "/joint_states")
     probe.wait(lambda: js, START_TIMEOUT, "ur5 joint_states", s)
     names = list(js[-1][1].name)
