@@ -103,13 +103,10 @@ class Compiler:
         self.compile_options()
         self.compile_materials_hfields()
         self.compile_keyframes()
-        m = MjModel(self.sizes(), self.v, self.names)
+        m = MjModel(self.sz, self.v, self.names)
         from .setconst import set_const
         set_const(m, self)
         return m
-
-    def sizes(self):
-        return self.sz
 
     # ==== phase: the tree ===========================================================================
     def collect_tree(self):
@@ -165,7 +162,7 @@ class Compiler:
             if b.joints or b.attrs.get("mocap"):
                 continue
             parent = b.parent
-            bp, bq = self.body_local(b)
+            bp, bq = self.local_pose(b)
             # b's own inertia (and that of bodies already fused into it) joins the parent's
             fused = parent.__dict__.setdefault("_fused_bodies", [])
             fused.append((bp, bq, b))
@@ -209,9 +206,6 @@ class Compiler:
             bp, bq, fused = fused
             p, q = compose(bp, bq, p, q)
         return p, q
-
-    def body_local(self, b):
-        return self.local_pose(b)
 
     def _mesh_name(self, mel):
         n = mel.name
@@ -447,7 +441,7 @@ class Compiler:
                  jnt_qposadr=qposadr, jnt_dofadr=dofadr, jnt_limited=limited,
                  jnt_actfrclimited=actfrclimited, jnt_range=rng, jnt_actfrcrange=actfrcrange,
                  jnt_group=[el.attrs.get("group", 0) for el in self.joints],
-                 jnt_solref=[self._solref(el.attrs.get("solreflimit", S.SOLREF_DEFAULT))
+                 jnt_solref=[el.attrs.get("solreflimit", S.SOLREF_DEFAULT)
                              for el in self.joints],
                  jnt_solimp=[el.attrs.get("solimplimit", S.SOLIMP_DEFAULT) for el in self.joints],
                  jnt_stiffness=[el.attrs.get("stiffness", (0.0,))[0] for el in self.joints],
@@ -460,14 +454,10 @@ class Compiler:
                  dof_bodyid=dof["bodyid"], dof_jntid=dof["jntid"],
                  dof_armature=dof["armature"], dof_damping=dof["damping"],
                  dof_frictionloss=dof["frictionloss"],
-                 dof_solref=[self._solref(s) for s in dof["solref"]], dof_solimp=dof["solimp"])
+                 dof_solref=dof["solref"], dof_solimp=dof["solimp"])
         self.names["joint"] = names
         self._user("jnt", user)
         self.jtype, self.jbody = jtype, jbody
-
-    @staticmethod
-    def _solref(s):
-        return s
 
     # ==== phase: geoms ==============================================================================
     def compile_geoms(self):
@@ -727,7 +717,7 @@ class Compiler:
         self.mass, self.ipos, self.iquat, self.inert = mass, ipos, iquat, inert
         for i, b in enumerate(self.bodies[1:], 1):
             if b.joints and (mass[i] < enums.mjMINVAL or inert[i].min() < enums.mjMINVAL):
-                if not any(self._has_mass_below(c) for c in [b]):
+                if not self._has_mass_below(b):
                     raise err(b, "mass and inertia of moving bodies must be larger than mjMINVAL")
         self.v.update(body_mass=mass, body_ipos=ipos, body_iquat=iquat, body_inertia=inert)
 
