@@ -930,7 +930,9 @@ def forward_full(M, D, skipstage, skipsensor):
 def check_model(m):
     """Raise NotImplementedError for model features the engine does not simulate yet (checked
     once per model and cached): contacts that could occur, plus the per-stage checks."""
-    if m.__dict__.get("_fwd_checked"):
+    # cached per value of the disable flags: enabling contacts later must be checked again
+    dis = int(m.opt_disableflags[0])
+    if m.__dict__.get("_fwd_checked") == dis:
         return
     from .actuation import check_actuation_supported
     from .passive import check_passive_supported
@@ -940,7 +942,6 @@ def check_model(m):
     check_sensors_supported(m)
     if m.nflex if hasattr(m, "nflex") else 0:
         raise NotImplementedError("flex objects are not supported yet")
-    dis = int(m.opt.disableflags)
     if not dis & (_DSBL_CONSTRAINT | _DSBL_CONTACT):
         pair = _first_collidable_pair(m)
         if pair is not None:
@@ -948,14 +949,15 @@ def check_model(m):
             raise NotImplementedError(
                 f"contacts are not simulated yet (geoms {g1} and {g2} can collide): disable "
                 "them with m.opt.disableflags |= mjDSBL_CONTACT (or <flag contact='disable'/>)")
-    m.__dict__["_fwd_checked"] = True
+    m.__dict__["_fwd_checked"] = dis
 
 
 def check_integrator(m):
     """NotImplementedError for integrator features not built yet (checked at each step call:
     the integrator is an option the user may change between calls)."""
-    if m.opt.integrator in (_INT_IMPLICIT, _INT_IMPLICITFAST) and (
-            m.opt.density > 0 or m.opt.viscosity > 0):
+    # the arena views, not m.opt: this runs on every mj_step call
+    if m.opt_integrator[0] in (_INT_IMPLICIT, _INT_IMPLICITFAST) and (
+            m.opt_density[0] > 0 or m.opt_viscosity[0] > 0):
         raise NotImplementedError("implicit/implicitfast integrators with fluid forces "
                                   "(fluid force derivatives) are not supported yet")
 
