@@ -23,10 +23,10 @@ def _numba_cache_dir():
     # constants; editing anything else (compiler, readers, this file) recompiles nothing.
     h = _hashlib.sha256()
     here = _Path(__file__).resolve().parent
-    for p in sorted(here.glob("*.py")):
+    for p in sorted(here.rglob("*.py")):
         text = p.read_bytes()
-        if (b"njit" in text and p.name != "__init__.py") or p.name in ("_layout.py", "enums.py"):
-            h.update(p.name.encode())
+        if (b"njit" in text and p != here / "__init__.py") or p.name in ("_layout.py", "enums.py"):
+            h.update(str(p.relative_to(here)).encode())
             h.update(text)
     base = _os.environ.get("MJ_ROS_NUMBA_CACHE",
                            _os.path.join(_os.path.expanduser("~"), ".cache", "mj_ros", "numba"))

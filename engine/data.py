@@ -30,11 +30,67 @@ class MjWarningStat:
         return f"<MjWarningStat lastinfo={self.lastinfo} number={self.number}>"
 
 
+# Bytes one contact and one constraint row (beside its Jacobian row) take in the arena.
+_CONTACT_BYTES = 8 * (1 + 3 + 9 + 1 + 5 + 2 + 2 + 5 + 1 + 36) + 4 * 12
+_EFC_BYTES = 8 * 16 + 4 * 6
+
+
+def capacity(model):
+    """How many contacts and constraint rows an MjData of this model can hold: (nconcap, njcap).
+
+    Seed 001 "Memory allocation": the dynamic arrays are allocated once, sized by
+    ``<size memory>`` (bytes; here split evenly between contacts and constraint rows, a row
+    costing its dense Jacobian plus its scalars); the legacy ``nconmax``/``njmax`` set the counts
+    directly. With neither, the guess covers every equality, dof friction, limit and tendon row
+    plus 6 rows for each of max(100, 4*ngeom) contacts. Exceeding a capacity is an error
+    (`engine.errors.ArenaFullError`) naming these attributes.
+    """
+    nv = model.nv
+    fixed = 6 * model.neq + nv + 2 * model.njnt + 2 * model.ntendon
+    memory = model.__dict__.get("narena", -1)
+    if model.nconmax > 0:
+        ncon = model.nconmax
+    elif memory is not None and memory > 0:
+        ncon = max(1, memory // 2 // _CONTACT_BYTES)
+    else:
+        ncon = max(100, 4 * model.ngeom)
+    if model.njmax > 0:
+        nj = model.njmax
+    elif memory is not None and memory > 0:
+        nj = max(1, memory // 2 // (_EFC_BYTES + 12 * nv))
+    else:
+        nj = fixed + 6 * ncon
+    return int(ncon), int(nj)
+
+
+class _ContactView:
+    """``d.contact``: the active contacts as arrays, like mujoco's MjContact list
+    (``d.contact.pos`` is ``(ncon, 3)``, ``d.contact.frame`` ``(ncon, 9)``, ...)."""
+
+    __slots__ = ("_d",)
+    _FIELDS = ("dist", "pos", "frame", "includemargin", "friction", "solref", "solreffriction",
+               "solimp", "mu", "H", "dim", "geom1", "geom2", "geom", "flex", "elem", "vert",
+               "exclude", "efc_address")
+
+    def __init__(self, d):
+        self._d = d
+
+    def __len__(self):
+        return int(self._d.__dict__["ncon"][0])
+
+    def __getattr__(self, name):
+        if name not in _ContactView._FIELDS:
+            raise AttributeError(name)
+        d = self._d.__dict__
+        return d["contact_" + name][:int(d["ncon"][0])]
+
+
 class MjData(_Fields):
     """The simulation state and workspace for one model. ``MjData(m)`` is reset to qpos0."""
 
     def __init__(self, model):
         sizes = {k: getattr(model, k) for k in model._arena_sizes()}
+        sizes["nconcap"], sizes["njcap"] = capacity(model)
         arena = Arena(DATA_FIELDS, sizes)
         d = self.__dict__
         d["model"] = model
@@ -43,7 +99,7 @@ class MjData(_Fields):
         for name, view in arena.views.items():
             d[name] = view
         d["warning"] = [MjWarningStat() for _ in mjtWarning]
-        d["solver_niter"] = np.zeros(1, np.int32)
+        d["contact"] = _ContactView(self)
         from .io import mj_resetData  # as in MuJoCo, the reset lives with the I/O functions
         mj_resetData(model, self)
 
@@ -54,6 +110,14 @@ class MjData(_Fields):
     @time.setter
     def time(self, value):
         self.__dict__["_arena"].views["time"][0] = value
+
+    # Counts of the dynamic arrays, as ints (stored in the arena so compiled code sets them).
+    ncon = property(lambda self: int(self.__dict__["_arena"].views["ncon"][0]))
+    ne = property(lambda self: int(self.__dict__["_arena"].views["ne"][0]))
+    nf = property(lambda self: int(self.__dict__["_arena"].views["nf"][0]))
+    nl = property(lambda self: int(self.__dict__["_arena"].views["nl"][0]))
+    nefc = property(lambda self: int(self.__dict__["_arena"].views["nefc"][0]))
+    nJ = property(lambda self: int(self.__dict__["_arena"].views["nJ"][0]))
 
     # ---- named access: d.joint('elbow').qpos ----------------------------------------------------
     def _named(self, kind, key):
@@ -116,4 +180,22 @@ class MjData(_Fields):
         return f"<engine.MjData time={self.time:.6g}>"
 
 
-__all__ = ["MjData", "MjWarningStat", "NAMED_KINDS"]
+
+
+
+def _efc_property(name):
+    # Constraint rows live in fixed-capacity arrays; like mujoco, d.efc_* shows the nefc
+    # active ones (efc_J flat, nefc*nv in the dense layout).
+    def get(self):
+        v = self.__dict__["_arena"].views
+        n = int(v["nefc"][0])
+        a = v[name]
+        return a.reshape(-1)[:n * a.shape[1]] if a.ndim == 2 and name in ("efc_J", "efc_J_colind") \
+            else a[:n]
+    return property(get, doc=f"d.{name} for the nefc active constraint rows")
+
+
+for _name, *_ in DATA_FIELDS:
+    if _name.startswith("efc_"):
+        setattr(MjData, _name, _efc_property(_name))
+__all__ = ["MjData", "MjWarningStat", "NAMED_KINDS", "capacity"]

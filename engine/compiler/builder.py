@@ -104,6 +104,7 @@ class Compiler:
         self.compile_materials_hfields()
         self.compile_keyframes()
         m = MjModel(self.sz, self.v, self.names)
+        m.__dict__["narena"] = self.memory
         from .setconst import set_const
         set_const(m, self)
         return m
@@ -1355,6 +1356,9 @@ class Compiler:
         size = self.spec.size
         self.sz["nuserdata"] = size.get("nuserdata", 0)
         self.sz["nkey"] = max(size.get("nkey", 0), len(self.spec.keys))
+        self.sz["nconmax"] = size.get("nconmax", -1)
+        self.sz["njmax"] = size.get("njmax", -1)
+        self.memory = _memory_bytes(size.get("memory", "-1"), self.spec.file)
 
     def compile_materials_hfields(self):
         mats = self.spec.materials
@@ -1427,3 +1431,25 @@ class Compiler:
         for k, val in out.items():
             self.v[k] = val
         self.names["key"] = names
+
+
+_MEMORY_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50,
+                 "E": 1 << 60}
+
+
+def _memory_bytes(text, file):
+    """<size memory>: bytes for the dynamic arrays (contacts, constraint rows); -1 = guess."""
+    t = str(text).strip().upper()
+    unit = t[-1] if t and t[-1] in _MEMORY_UNITS and t[-1] != "" else ""
+    num = t[:-1] if unit else t
+    try:
+        value = int(num)
+    except ValueError:
+        raise CompileError(f"invalid memory size '{text}': expected an integer with an optional "
+                           "K/M/G/T/P/E suffix", file, None, "size", "memory") from None
+    if value == -1:
+        return -1
+    if value < 0:
+        raise CompileError(f"memory size must be -1 or positive, got '{text}'", file, None,
+                           "size", "memory")
+    return value * _MEMORY_UNITS[unit]
