@@ -4,8 +4,10 @@
 
 1. Real-time factor at speed 0 on the default robot at 1 kHz with every stream published (clock,
    joint_states, IMU, wrench, touch sensors: rate 0 = every step), a subscriber receiving /clock
-   and /joint_states in another process; once with the default max_publish_rate (1000 per wall
-   second) and once unlimited. RTF = sim seconds / wall seconds, from received stamps.
+   and /joint_states in another process; with the default max_publish_rate (1000 per wall
+   second), unlimited (/tf at its default 100 Hz), unlimited with /tf every step too, and the
+   last with a subscriber on every topic (IMU, wrench, touch, /tf as well). RTF = sim seconds /
+   wall seconds, from received stamps.
 2. Command-to-state latency in lockstep (lockstep_steps 1): publish a JointState command, wait for
    the joint_states it produces; wall-clock round trip p50 / p90 / p99.
 The simulator runs as `python -m mj_ros.sim_node` in a subprocess; ROS_AUTOMATIC_DISCOVERY_RANGE is
@@ -78,9 +80,11 @@ class Probe:
         rclpy.try_shutdown(context=self.ctx)
 
 
-def bench_rtf(model: str, seconds: float, log, limit: float) -> dict:
-    params = dict(speed=0.0, max_publish_rate=limit, clock_rate=0.0, joint_states_rate=0.0, imu_rate=0.0,
-                  wrench_rate=0.0, sensor_rate=0.0, diagnostics_rate=1.0)
+def bench_rtf(model: str, seconds: float, log, limit: float, tf_rate: float = 100.0,
+              subscribe_all: bool = False) -> dict:
+    params = dict(speed=0.0, max_publish_rate=limit, clock_rate=0.0, joint_states_rate=0.0,
+                  imu_rate=0.0, wrench_rate=0.0, sensor_rate=0.0, odometry_rate=0.0,
+                  tf_rate=tf_rate, diagnostics_rate=1.0)
     if model:
         params["model"] = model
     proc = start_sim(params, log)
@@ -91,10 +95,24 @@ def bench_rtf(model: str, seconds: float, log, limit: float) -> dict:
                                    100)
     probe.node.create_subscription(JointState, "/joint_states",
                                    lambda m: js.append(stamp(m.header.stamp)), 100)
+    others = [0]
     try:
         probe.wait(lambda: len(clocks) > 100, 180, "/clock")
-        probe.ex.spin_once(timeout_sec=0.5)
-        i0, n_js0 = len(clocks) - 1, len(js)
+        if subscribe_all:  # a subscriber on every other topic the simulator publishes too
+            known = {"/clock", "/joint_states", "/rosout", "/parameter_events"}
+            for name, types in probe.node.get_topic_names_and_types():
+                if name in known or name.startswith("/mj_ros_sim/"):
+                    continue
+                pkg, _, msg = types[0].partition("/msg/")
+                mod = __import__(pkg + ".msg", fromlist=[msg])
+                probe.node.create_subscription(getattr(mod, msg), name,
+                                               lambda m: others.__setitem__(0, others[0] + 1),
+                                               100)
+            probe.ex.spin_once(timeout_sec=2.0)
+        end = time.monotonic() + 2.0
+        while time.monotonic() < end:
+            probe.ex.spin_once(timeout_sec=0.05)
+        i0, n_js0, n_o0 = len(clocks) - 1, len(js), others[0]
         end = time.monotonic() + seconds
         while time.monotonic() < end:
             probe.ex.spin_once(timeout_sec=0.05)
@@ -102,7 +120,8 @@ def bench_rtf(model: str, seconds: float, log, limit: float) -> dict:
         steps = round((s1 - s0) / 0.001)
         return {"rtf": (s1 - s0) / (w1 - w0), "steps_per_s": steps / (w1 - w0),
                 "clock_received": (len(clocks) - i0) / max(1, steps),
-                "js_received": (len(js) - n_js0) / max(1, steps)}
+                "js_received": (len(js) - n_js0) / max(1, steps),
+                "others_per_s": (others[0] - n_o0) / (w1 - w0)}
     finally:
         probe.close()
         stop_sim(proc)
@@ -148,19 +167,26 @@ def main() -> int:
     import engine
     with tempfile.NamedTemporaryFile("w", prefix="mj_ros_bench_", suffix=".log",
                                      delete=False) as log:
-        rtf = bench_rtf(a.model, a.seconds, log, 1000.0)
-        full = bench_rtf(a.model, a.seconds, log, 0.0)
+        runs = [("every stream, max_publish_rate 1000 (default)",
+                 bench_rtf(a.model, a.seconds, log, 1000.0)),
+                ("every stream every step (max_publish_rate 0), /tf at 100 Hz",
+                 bench_rtf(a.model, a.seconds, log, 0.0)),
+                ("every stream every step, /tf too",
+                 bench_rtf(a.model, a.seconds, log, 0.0, tf_rate=0.0)),
+                ("every stream every step, /tf too, a subscriber on every topic",
+                 bench_rtf(a.model, a.seconds, log, 0.0, tf_rate=0.0, subscribe_all=True))]
         lat = bench_latency(a.model, a.roundtrips, log)
     print(f"engine: {engine.__name__} from {os.path.dirname(engine.__file__ or '?')}")
     print(f"model: {a.model or 'default robot (urdf/mj_arm.urdf)'}, timestep 1 ms; log {log.name}")
     print("| measure | value |")
     print("|---|---|")
-    for label, r in (("every stream, max_publish_rate 1000 (default)", rtf),
-                     ("every stream every step (max_publish_rate 0)", full)):
+    for label, r in runs:
         print(f"| RTF at speed 0, {label} | {r['rtf']:.2f}x |")
         print(f"| ... steps per second | {r['steps_per_s']:.0f} |")
         print(f"| ... /clock, /joint_states received per step | {r['clock_received']:.3f}, "
               f"{r['js_received']:.3f} |")
+        if r["others_per_s"]:
+            print(f"| ... other messages received per second | {r['others_per_s']:.0f} |")
     print(f"| lockstep command->state latency p50 | {lat['p50_ms']:.3f} ms |")
     print(f"| lockstep command->state latency p90 | {lat['p90_ms']:.3f} ms |")
     print(f"| lockstep command->state latency p99 | {lat['p99_ms']:.3f} ms |")

@@ -55,8 +55,13 @@ from .forward import (mj_forward, mj_forwardSkip, mj_step, mj_step1, mj_step2,  
                       mj_fwdPosition, mj_fwdVelocity, mj_fwdAcceleration, mj_fwdConstraint,
                       mj_checkPos, mj_checkVel, mj_checkAcc, mj_Euler, mj_RungeKutta,
                       mj_implicit)
+from .collision import mj_collision  # noqa: E402,F401
+from .constraint import mj_makeConstraint, mj_referenceConstraint, mj_contactForce  # noqa: E402
+from .solver import mj_constraintUpdate  # noqa: E402,F401
+from .errors import ArenaFullError  # noqa: E402,F401
 from .inverse import mj_inverse, mj_inverseSkip  # noqa: E402
 from .state import (mj_stateSize, mj_getState, mj_setState, mj_copyState, mj_copyData,  # noqa
                     mjtState)
 from .callbacks import set_mjcb_control, get_mjcb_control  # noqa: E402
 from . import rollout  # noqa: E402,F401
+from .ray import mj_ray, mju_rayGeom  # noqa: E402,F401

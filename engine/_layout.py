@@ -175,6 +175,13 @@ hfield_nrow i nhfield 1
 hfield_ncol i nhfield 1
 hfield_adr i nhfield 1
 hfield_data f nhfielddata 1
+tex_type i ntex 1
+tex_colorspace i ntex 1
+tex_height i ntex 1
+tex_width i ntex 1
+tex_nchannel i ntex 1
+tex_adr i ntex 1
+tex_data u ntexdata 1
 mat_texid i nmat 10
 mat_texrepeat f nmat 2
 mat_texuniform u nmat 1
@@ -506,6 +513,27 @@ fw_cdofdot f nv 6
 fw_cacc f nbody 6
 fw_cfrc f nbody 6
 fw_status i 4 1
+inv_jar f njcap 1
+cn_J f 6 nv
+col_aabb f ngeom 6
+col_order i ngeom 1
+col_state i 2 1
+col_dist f nconcap 1
+col_pos f nconcap 3
+col_frame f nconcap 9
+col_info i nconcap 8
+col_perm i 2 nconcap
+col_tdist f 50 1
+col_tpos f 50 3
+col_tframe f 50 9
+ccd_work f 3588 9
+ccd_iwork i 6144 4
+sol_vec f 8 nv
+sol_efc f 4 njcap
+sol_state i njcap 1
+sol_H f nv nv
+sol_MinvJ f njcap nv
+sol_blk f 8 36
 """
 
 

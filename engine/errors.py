@@ -21,3 +21,8 @@ class XMLError(ValueError):
 
 class CompileError(XMLError):
     """The model parsed but cannot be compiled (bad reference, invalid inertia, ...)."""
+
+
+class ArenaFullError(RuntimeError):
+    """The contacts or constraint rows of a step exceed what the MjData was allocated for
+    (seed 001 "Memory allocation": raise <size memory>)."""

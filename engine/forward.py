@@ -7,14 +7,12 @@ integrator>): semi-implicit Euler with implicit joint damping (unless eulerdamp 
 RK4, implicit and implicitfast (velocity derivatives of the damping, actuator and, for implicit,
 bias forces).
 
-Constraints: this engine does not yet build constraint rows (contacts, limits, equalities,
-friction loss come with the contact/constraint issue). `fwd_constraint` is the slot where they
-plug in; today it sets qacc = qacc_smooth and reports, via ``fw_status``, any constraint row that
-MuJoCo would have made at this state (an active joint/tendon limit, an active equality, dof or
-tendon friction loss). The Python wrappers then raise NotImplementedError instead of returning a
-silently wrong result. Contacts are checked once per model (`check_model`): a model in which two
-geoms could collide, with contacts enabled, raises; disable contacts (mjDSBL_CONTACT) or
-constraints (mjDSBL_CONSTRAINT) to simulate it without them.
+Constraints (seed 001 "Constraint model", "Solver"): the position stage detects contacts
+(`engine.collision`) and builds the constraint rows (`engine.constraint.make_constraint`), the
+velocity stage their reference accelerations, and `fwd_constraint` solves for qacc
+(`engine.solver.solve`). Conditions the compiled code cannot raise itself (a full contact or
+constraint arena, a collision routine not built yet) are reported in ``fw_status`` and raised by
+the Python wrappers: `engine.errors.ArenaFullError` names `<size memory>`.
 
 Speed: `step(M, D, nstep)` is one compiled call for the whole loop; nothing is allocated in it.
 With a control callback (`engine.set_mjcb_control`), mj_step runs the same stages from Python so
@@ -29,10 +27,15 @@ from numba import njit
 from . import callbacks
 from ._access import f1, f2, fs, i1, i2, is_, u1
 from ._layout import DF, MF
+from . import collision as _collision, constraint as _constraint
 from .actuation import actuator_disabled, fwd_actuation, muscle_gain_vel, next_activation
+from .collision import collision
+from .constraint import make_constraint, reference_constraint
+from .errors import ArenaFullError
 from .passive import apply_ft, passive
 from .sensor import energy_pos, energy_vel, sensor_acc, sensor_pos, sensor_vel
 from .smooth import com_vel_kernel, fwd_position_smooth, fwd_velocity_smooth, rne_kernel
+from .solver import solve
 from .support import integrate_pos, solve_m
 
 _MINVAL = 1e-15
@@ -57,16 +60,10 @@ _GAIN_AFFINE, _GAIN_MUSCLE = 1, 2
 _BIAS_AFFINE = 1
 _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = 0, 1, 3
 
-# fw_status[0] codes: which constraint rows MuJoCo would have made (fw_status[1]: object id)
-STATUS_OK, STATUS_JOINT_LIMIT, STATUS_TENDON_LIMIT, STATUS_EQUALITY = 0, 1, 2, 3
-STATUS_DOF_FRICTION, STATUS_TENDON_FRICTION = 4, 5
-_STATUS_TEXT = {
-    STATUS_JOINT_LIMIT: ("joint limit of joint", "joint", "mjDSBL_LIMIT"),
-    STATUS_TENDON_LIMIT: ("tendon limit of tendon", "tendon", "mjDSBL_LIMIT"),
-    STATUS_EQUALITY: ("equality constraint", "equality", "mjDSBL_EQUALITY"),
-    STATUS_DOF_FRICTION: ("dof friction loss of dof", None, "mjDSBL_FRICTIONLOSS"),
-    STATUS_TENDON_FRICTION: ("tendon friction loss of tendon", "tendon", "mjDSBL_FRICTIONLOSS"),
-}
+# fw_status[0] codes set by compiled stages (fw_status[1:]: details); raised by `_raise_status`
+STATUS_OK = 0
+STATUS_CONTACTFULL = _collision.STATUS_CONTACTFULL
+STATUS_CNSTRFULL = _constraint.STATUS_CNSTRFULL
 
 
 # =============================================================================================
@@ -149,15 +146,20 @@ def check_acc(M, D):
 
 @njit(cache=True, nogil=True)
 def fwd_position(M, D):
-    """mj_fwdPosition: the position stage (collision and constraint rows: constraint issue)."""
+    """mj_fwdPosition: kinematics, inertia, tendons, transmissions, then contacts and the
+    constraint rows."""
     fwd_position_smooth(M, D)
+    collision(M, D)
+    make_constraint(M, D)
 
 
 @njit(cache=True, nogil=True)
 def fwd_velocity(M, D):
-    """mj_fwdVelocity: com velocities, bias forces, passive forces."""
+    """mj_fwdVelocity: com velocities, bias forces, passive forces, and the constraint rows'
+    velocities and reference accelerations."""
     fwd_velocity_smooth(M, D)
     passive(M, D)
+    reference_constraint(M, D)
 
 
 @njit(cache=True, nogil=True)
@@ -198,72 +200,10 @@ def fwd_acceleration(M, D):
 
 
 @njit(cache=True, nogil=True)
-def pending_constraints(M, D):
-    """Which constraint row MuJoCo would make at this state (status code, object id), other
-    than contacts: active joint/tendon limits, active equalities, friction loss."""
-    disable = is_(M, MF.opt_disableflags)
-    if disable & _DSBL_CONSTRAINT:
-        return STATUS_OK, 0
-    if not disable & _DSBL_EQUALITY:
-        ea = u1(D, DF.eq_active)
-        for e in range(ea.shape[0]):
-            if ea[e]:
-                return STATUS_EQUALITY, e
-    if not disable & _DSBL_FRICTIONLOSS:
-        fl = f1(M, MF.dof_frictionloss)
-        for i in range(fl.shape[0]):
-            if fl[i] > 0.0:
-                return STATUS_DOF_FRICTION, i
-        tfl = f1(M, MF.tendon_frictionloss)
-        for t in range(tfl.shape[0]):
-            if tfl[t] > 0.0:
-                return STATUS_TENDON_FRICTION, t
-    if not disable & _DSBL_LIMIT:
-        limited = u1(M, MF.jnt_limited)
-        jtype = i1(M, MF.jnt_type)
-        qadr = i1(M, MF.jnt_qposadr)
-        rng = f2(M, MF.jnt_range)
-        margin = f1(M, MF.jnt_margin)
-        qpos = f1(D, DF.qpos)
-        for j in range(limited.shape[0]):
-            if not limited[j]:
-                continue
-            t = jtype[j]
-            if t == _JNT_FREE:
-                continue
-            a = qadr[j]
-            if t == _JNT_BALL:
-                q0, q1, q2, q3 = qpos[a], qpos[a + 1], qpos[a + 2], qpos[a + 3]
-                nq = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
-                s = math.sqrt(q1 * q1 + q2 * q2 + q3 * q3) / max(nq, _MINVAL)
-                ang = 2.0 * math.atan2(s, abs(q0) / max(nq, _MINVAL))
-                if max(rng[j, 0], rng[j, 1]) - ang < margin[j]:
-                    return STATUS_JOINT_LIMIT, j
-            else:
-                x = qpos[a]
-                if x - rng[j, 0] < margin[j] or rng[j, 1] - x < margin[j]:
-                    return STATUS_JOINT_LIMIT, j
-        tlim = u1(M, MF.tendon_limited)
-        trng = f2(M, MF.tendon_range)
-        tmargin = f1(M, MF.tendon_margin)
-        L = f1(D, DF.ten_length)
-        for t in range(tlim.shape[0]):
-            if tlim[t] and (L[t] - trng[t, 0] < tmargin[t] or trng[t, 1] - L[t] < tmargin[t]):
-                return STATUS_TENDON_LIMIT, t
-    return STATUS_OK, 0
-
-
-@njit(cache=True, nogil=True)
 def fwd_constraint(M, D):
-    """mj_fwdConstraint. SLOT for the constraint issue: with no constraint rows, qacc =
-    qacc_smooth and qfrc_constraint = 0. Rows MuJoCo would make are reported in fw_status."""
-    status = i1(D, DF.fw_status)
-    code, obj = pending_constraints(M, D)
-    if code != STATUS_OK and status[0] == STATUS_OK:
-        status[0] = code
-        status[1] = obj
-    f1(D, DF.qfrc_constraint)[:] = 0.0
-    f1(D, DF.qacc)[:] = f1(D, DF.qacc_smooth)
+    """mj_fwdConstraint: solve for qacc, efc_force and qfrc_constraint (qacc = qacc_smooth
+    when there are no constraint rows)."""
+    solve(M, D)
 
 
 @njit(cache=True, nogil=True)
@@ -317,6 +257,8 @@ def advance(M, D, act_dot, qacc, qvel_pos):
                   f1(D, DF.qpos), qvel_pos, h)
     t = f1(D, DF.time)
     t[0] += h
+    # the next step's solver starts from this step's constrained acceleration
+    f1(D, DF.qacc_warmstart)[:] = f1(D, DF.qacc)
 
 
 @njit(cache=True, nogil=True)
@@ -942,13 +884,6 @@ def check_model(m):
     check_sensors_supported(m)
     if m.nflex if hasattr(m, "nflex") else 0:
         raise NotImplementedError("flex objects are not supported yet")
-    if not dis & (_DSBL_CONSTRAINT | _DSBL_CONTACT):
-        pair = _first_collidable_pair(m)
-        if pair is not None:
-            g1, g2 = pair
-            raise NotImplementedError(
-                f"contacts are not simulated yet (geoms {g1} and {g2} can collide): disable "
-                "them with m.opt.disableflags |= mjDSBL_CONTACT (or <flag contact='disable'/>)")
     m.__dict__["_fwd_checked"] = dis
 
 
@@ -960,38 +895,6 @@ def check_integrator(m):
             m.opt_density[0] > 0 or m.opt_viscosity[0] > 0):
         raise NotImplementedError("implicit/implicitfast integrators with fluid forces "
                                   "(fluid force derivatives) are not supported yet")
-
-
-def _first_collidable_pair(m):
-    """A geom pair that MuJoCo's collision filter would test, or None."""
-    if m.npair:
-        return int(m.pair_geom1[0]), int(m.pair_geom2[0])
-    gb = m.geom_bodyid
-    ct, ca = m.geom_contype, m.geom_conaffinity
-    weld = m.body_weldid
-    parent = m.body_parentid
-    filterparent = not int(m.opt.disableflags) & (1 << 10)
-    excluded = set(int(s) for s in m.exclude_signature) if m.nexclude else set()
-    for i in range(m.ngeom):
-        if not (ct[i] or ca[i]):
-            continue
-        for j in range(i + 1, m.ngeom):
-            if not ((ct[i] & ca[j]) or (ct[j] & ca[i])):
-                continue
-            b1, b2 = int(gb[i]), int(gb[j])
-            w1, w2 = int(weld[b1]), int(weld[b2])
-            if w1 == w2:
-                continue
-            if filterparent and w1 != 0 and w2 != 0 and (
-                    w1 == int(weld[parent[w2]]) or w2 == int(weld[parent[w1]])):
-                continue
-            if w1 == 0 and w2 == 0:
-                continue
-            sig = (min(b1, b2) << 16) + max(b1, b2)
-            if sig in excluded:
-                continue
-            return i, j
-    return None
 
 
 def _bind_warnings(d):
@@ -1032,21 +935,27 @@ class _ArenaWarning:
 
 
 def _raise_status(m, d):
-    code, obj = int(d.fw_status[0]), int(d.fw_status[1])
+    """Raise what a compiled stage reported in fw_status (and clear it)."""
+    code = int(d.fw_status[0])
     if code == STATUS_OK:
         return
-    what, kind, flag = _STATUS_TEXT[code]
-    name = ""
-    if kind is not None:
-        try:
-            name = m._names.get(kind, [])[obj] or ""
-        except (IndexError, AttributeError):
-            name = ""
-    d.fw_status[0] = 0
-    raise NotImplementedError(
-        f"constraints are not solved yet: the {what} {obj}{' ' + repr(name) if name else ''} "
-        f"would make a constraint row at time {d.time:.6g} (disable it with {flag} or "
-        "mjDSBL_CONSTRAINT to simulate without it)")
+    if code in (STATUS_CONTACTFULL, STATUS_CNSTRFULL):
+        need = int(d.fw_status[1])
+        d.fw_status[0] = 0
+        from .data import capacity
+        ncon, nj = capacity(m)
+        what, cap = ("contacts", ncon) if code == STATUS_CONTACTFULL else ("constraint rows", nj)
+        raise ArenaFullError(
+            f"at time {d.time:.6g} the model needs at least {need} {what} but this MjData holds "
+            f"{cap}: increase <size memory> (now "
+            f"{'the default guess' if m.__dict__.get('narena', -1) < 0 else m.narena} bytes), "
+            "or set <size nconmax/njmax>, and create a new MjData")
+    _collision.raise_status(m, d)
+    _constraint._check(d)
+    if int(d.fw_status[0]) != STATUS_OK:
+        c = int(d.fw_status[0])
+        d.fw_status[0] = 0
+        raise RuntimeError(f"internal: unknown fw_status code {c}")
 
 
 def _prepare(m, d, stepping=False):

@@ -3,19 +3,35 @@
 Inputs: qpos, qvel, qacc (and mocap). Output: ``qfrc_inverse``, the joint force that produces qacc:
     qfrc_inverse = M qacc + qfrc_bias - qfrc_passive - qfrc_constraint
 so that, after mj_forward, qfrc_inverse = qfrc_applied + J'xfrc_applied + qfrc_actuator.
-With no constraint rows yet (see engine.forward), qfrc_constraint is zero; a state where MuJoCo
-would have constraint rows raises NotImplementedError, as in forward dynamics.
+qfrc_constraint comes from the constraint rows at the given qacc (mj_constraintUpdate with
+jar = J qacc - aref: the soft constraints make the inverse unique, seed 001 "Inverse dynamics").
 """
 from __future__ import annotations
 
 from numba import njit
 
-from ._access import f1, i1, is_
+from ._access import f1, f2, i1, is_
 from ._layout import DF, MF
-from .forward import (_ENBL_ENERGY, _prepare, _raise_status, fwd_position, fwd_velocity,
-                      pending_constraints)
+from .forward import _ENBL_ENERGY, _prepare, _raise_status, fwd_position, fwd_velocity
 from .sensor import energy_pos, energy_vel, sensor_acc, sensor_pos, sensor_vel
+from .solver import constraint_update, mul_j
 from .support import mul_m
+
+
+@njit(cache=True, nogil=True)
+def inverse_constraint(M, D):
+    """mj_invConstraint: qfrc_constraint and efc_force at the given qacc, from
+    jar = J qacc - aref (zero without constraint rows)."""
+    nefc = i1(D, DF.nefc)[0]
+    if nefc == 0:
+        f1(D, DF.qfrc_constraint)[:] = 0.0
+        return
+    jar = f1(D, DF.inv_jar)
+    mul_j(f2(D, DF.efc_J), nefc, f1(D, DF.qacc), jar)
+    aref = f1(D, DF.efc_aref)
+    for r in range(nefc):
+        jar[r] -= aref[r]
+    constraint_update(M, D, jar, False)
 
 
 @njit(cache=True, nogil=True)
@@ -34,18 +50,14 @@ def inverse_skip(M, D, skipstage, skipsensor):
             sensor_vel(M, D)
         if energy:
             energy_vel(M, D)
-    status = i1(D, DF.fw_status)
-    code, obj = pending_constraints(M, D)
-    if code != 0:
-        status[0] = code
-        status[1] = obj
-    f1(D, DF.qfrc_constraint)[:] = 0.0
+    inverse_constraint(M, D)
     qinv = f1(D, DF.qfrc_inverse)
+    cons = f1(D, DF.qfrc_constraint)
     mul_m(i1(M, MF.dof_Madr), i1(M, MF.dof_parentid), f1(D, DF.qM), f1(D, DF.qacc), qinv)
     bias = f1(D, DF.qfrc_bias)
     passive = f1(D, DF.qfrc_passive)
     for i in range(qinv.shape[0]):
-        qinv[i] += bias[i] - passive[i]
+        qinv[i] += bias[i] - passive[i] - cons[i]
     if not skipsensor:
         sensor_acc(M, D)
 

@@ -9,11 +9,10 @@ sensors with a reference frame are expressed in that frame.
 sensordata is identical with and without noise), so neither does this engine.
 
 Sensors that need what this engine does not compute yet raise NotImplementedError from
-`check_sensors_supported` (rangefinder, camprojection, geomdist/normal/fromto, insidesite,
-plugin, user sensors without a callback, delayed/interval sensors). Contact-based sensors (touch,
-contact, tactile) read zero and the limit sensors (jointlimit*, tendonlimit*) read zero: the
-constraint stage raises NotImplementedError whenever a contact could exist or a limit is active,
-so whenever a step completes these zeros are what MuJoCo reports too.
+`check_sensors_supported` (camprojection, contact, tactile, geomdist/normal/fromto, insidesite,
+plugin, user sensors without a callback, delayed/interval sensors). The limit sensors read the
+joint's or tendon's limit row (0 when the limit is inactive), touch sums the normal forces of the
+contacts in the site's zone, rangefinder casts a ray along the site's z axis (engine.ray).
 """
 from __future__ import annotations
 
@@ -26,6 +25,7 @@ from . import math as mm
 from ._access import f1, f2, fs, i1, i2, is_
 from ._layout import DF, MF
 from .smooth import rne_post_constraint, subtree_vel  # the smooth stages own these
+from .ray import ray, ray_geom
 from .support import object_acceleration, object_velocity
 
 # mjtSensor
@@ -48,9 +48,74 @@ _ENBL_ENERGY = 1 << 1
 _JNT_FREE, _JNT_BALL = 0, 1
 _TRN_TENDON = 3
 
-_UNSUPPORTED = {RANGEFINDER: "rangefinder", CAMPROJECTION: "camprojection",
+_UNSUPPORTED = {CAMPROJECTION: "camprojection", CONTACT: "contact", TACTILE: "tactile",
                 INSIDESITE: "insidesite", GEOMDIST: "distance", GEOMNORMAL: "normal",
                 GEOMFROMTO: "fromto", PLUGIN: "plugin", USER: "user"}
+# mjtConstraint rows the limit sensors read; mjtCone
+_CNSTR_LIMIT_JOINT, _CNSTR_LIMIT_TENDON = 3, 4
+_CONE_PYRAMIDAL = 0
+
+
+@njit(cache=True, nogil=True)
+def _limit_row(M, D, t, objid):
+    """The constraint row of the joint or tendon limit a limit sensor reads, or -1 (MuJoCo
+    reports 0 when the limit is not active)."""
+    want = _CNSTR_LIMIT_JOINT if (t == JOINTLIMITPOS or t == JOINTLIMITVEL
+                                  or t == JOINTLIMITFRC) else _CNSTR_LIMIT_TENDON
+    start = i1(D, DF.ne)[0] + i1(D, DF.nf)[0]
+    etype = i1(D, DF.efc_type)
+    eid = i1(D, DF.efc_id)
+    for r in range(start, start + i1(D, DF.nl)[0]):
+        if etype[r] == want and eid[r] == objid:
+            return r
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _contact_normal_force(M, D, c):
+    """Normal force of contact c from its constraint rows (the pyramid's edge forces sum to the
+    normal force; the elliptic and frictionless first row is the normal force)."""
+    adr = i1(D, DF.contact_efc_address)[c]
+    dim = i1(D, DF.contact_dim)[c]
+    force = f1(D, DF.efc_force)
+    if i1(M, MF.opt_cone)[0] == _CONE_PYRAMIDAL and dim > 1:
+        total = 0.0
+        for k in range(2 * (dim - 1)):
+            total += force[adr + k]
+        return total
+    return force[adr]
+
+
+@njit(cache=True, nogil=True)
+def _touch(M, D, site):
+    """Touch: the normal forces of this site's body's contacts whose normal ray, pointed into
+    the body, meets the site's volume (a contact inside the volume always counts)."""
+    body = i1(M, MF.site_bodyid)[site]
+    gbody = i1(M, MF.geom_bodyid)
+    g1, g2 = i1(D, DF.contact_geom1), i1(D, DF.contact_geom2)
+    adr = i1(D, DF.contact_efc_address)
+    frame = f2(D, DF.contact_frame)
+    cpos = f2(D, DF.contact_pos)
+    spos = f2(D, DF.site_xpos)[site]
+    smat = f2(D, DF.site_xmat)[site]
+    ssize = f2(M, MF.site_size)[site]
+    stype = i1(M, MF.site_type)[site]
+    total = 0.0
+    for c in range(i1(D, DF.ncon)[0]):
+        b1, b2 = gbody[g1[c]], gbody[g2[c]]
+        if adr[c] < 0 or (b1 != body and b2 != body):
+            continue
+        fn = _contact_normal_force(M, D, c)
+        if fn <= 0.0:
+            continue
+        # the contact normal points from geom1 to geom2: into the body when it owns geom2
+        sgn = -1.0 if b2 == body else 1.0
+        n = frame[c]
+        nn = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
+        vec = (sgn * n[0] / nn, sgn * n[1] / nn, sgn * n[2] / nn)
+        if ray_geom(spos, smat, ssize, cpos[c], vec, stype) >= 0.0:
+            total += fn
+    return total
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,7 +285,15 @@ def _sensor_pos_one(M, D, s, out):
         q = mm.quat_normalize(mm.get4(f1(D, DF.qpos)[a:a + 4]))
         mm.set4(out, q)
     elif t == JOINTLIMITPOS or t == TENDONLIMITPOS:
-        out[0] = 0.0
+        r = _limit_row(M, D, t, objid)
+        out[0] = f1(D, DF.efc_pos)[r] - f1(D, DF.efc_margin)[r] if r >= 0 else 0.0
+    elif t == RANGEFINDER:
+        # along the site's z axis, ignoring the site's own body (static geoms count)
+        pos = f2(D, DF.site_xpos)[objid]
+        mat = f2(D, DF.site_xmat)[objid]
+        x, _ = ray(M, D, pos, (mat[2], mat[5], mat[8]), pos, False, True,
+                   i1(M, MF.site_bodyid)[objid])
+        out[0] = x
     elif t == FRAMEPOS:
         b, pos, mat = _obj_frame(M, D, objtype, objid)
         if refid < 0:
@@ -276,7 +349,8 @@ def _sensor_vel_one(M, D, s, out, tmp, tmp2):
         for k in range(3):
             out[k] = f1(D, DF.qvel)[a + k]
     elif t == JOINTLIMITVEL or t == TENDONLIMITVEL:
-        out[0] = 0.0
+        r = _limit_row(M, D, t, objid)
+        out[0] = f1(D, DF.efc_vel)[r] if r >= 0 else 0.0
     elif t == FRAMELINVEL or t == FRAMEANGVEL:
         _world_vel(M, D, objtype, objid, tmp)
         if refid < 0:
@@ -312,9 +386,8 @@ def _sensor_acc_one(M, D, s, out, tmp):
     t = i1(M, MF.sensor_type)[s]
     objtype = i1(M, MF.sensor_objtype)[s]
     objid = i1(M, MF.sensor_objid)[s]
-    if t == TOUCH or t == CONTACT or t == TACTILE:
-        for k in range(out.shape[0]):
-            out[k] = 0.0
+    if t == TOUCH:
+        out[0] = _touch(M, D, objid)
     elif t == ACCELEROMETER:
         b, pos, mat = _obj_frame(M, D, OBJ_SITE, objid)
         com = f2(D, DF.subtree_com)[i1(M, MF.body_rootid)[b]]
@@ -343,7 +416,8 @@ def _sensor_acc_one(M, D, s, out, tmp):
                 total += force[a]
         out[0] = total
     elif t == JOINTLIMITFRC or t == TENDONLIMITFRC:
-        out[0] = 0.0
+        r = _limit_row(M, D, t, objid)
+        out[0] = f1(D, DF.efc_force)[r] if r >= 0 else 0.0
     elif t == FRAMELINACC or t == FRAMEANGACC:
         b, pos, mat = _obj_frame(M, D, objtype, objid)
         com = f2(D, DF.subtree_com)[i1(M, MF.body_rootid)[b]]
@@ -423,6 +497,12 @@ def check_sensors_supported(m):
             raise NotImplementedError(f"sensor {s}: <sensor delay> is not supported yet")
         if m.sensor_interval.size and np.any(m.sensor_interval[s] != 0):
             raise NotImplementedError(f"sensor {s}: <sensor interval> is not supported yet")
+        if t == RANGEFINDER:
+            if int(m.sensor_objtype[s]) != OBJ_SITE or int(m.sensor_intprm[s][0]) != 1:
+                raise NotImplementedError(f"sensor {s}: <rangefinder> on a camera or with a data "
+                                          "spec other than 'dist' is not supported yet")
+            from .ray import check_ray_supported
+            check_ray_supported(m)
 
 
 def mj_sensorPos(m, d):

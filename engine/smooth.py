@@ -24,6 +24,7 @@ from . import math as mm
 from .support import add_point_jac_dot, add_wrench_jac_dot, last_dof
 from ._access import f1, f2, i1, i2, is_, u1
 from ._layout import DF, MF
+from .constraint import contact_force
 
 _J = dict(cache=True, nogil=True, _nrt=False)  # no allocation here: skip reference counting
 
@@ -1200,7 +1201,7 @@ def rne_post_constraint_kernel(
                                     subtree_com[body_rootid[ba]], pa)
             mm.set6(cfrc_ext[bb], mm.add6(cfrc_ext[bb], fb))
             mm.set6(cfrc_ext[ba], mm.add6(cfrc_ext[ba], fa))
-    # SLOT: contact / equality constraint forces are added to cfrc_ext here (constraint issue)
+    # contact and equality forces are added by `constraint_forces_ext` after this kernel
     if flg_gravity:
         mm.set6(cacc[0], (0.0, 0.0, 0.0, -gravity[0], -gravity[1], -gravity[2]))
     else:
@@ -1240,6 +1241,98 @@ def rne_post_constraint(M, D):
         f1(D, DF.ten_length), f1(D, DF.ten_velocity), f1(D, DF.actuator_force),
         f2(D, DF.site_xpos), f2(D, DF.site_xmat),
         f2(D, DF.cacc), f2(D, DF.cfrc_int), f2(D, DF.cfrc_ext))
+    constraint_forces_ext(M, D)
+
+
+EQ_CONNECT, EQ_WELD = 0, 1   # mjtEq
+OBJ_SITE = 6                 # mjtObj
+
+
+@njit(**_J)
+def _add_ext(body_parentid, body_rootid, subtree_com, cfrc_ext, cfrc_int, b, point, force,
+             torque):
+    """A force and torque (world frame) acting on body b at ``point``: into cfrc_ext[b] at the
+    subtree com, and out of cfrc_int of b and its ancestors (cfrc_int = I a + v x* I v - f_ext,
+    summed from the leaves, is linear in f_ext)."""
+    if b <= 0:
+        return
+    f = mm.transform_force((torque[0], torque[1], torque[2], force[0], force[1], force[2]),
+                           subtree_com[body_rootid[b]], point)
+    mm.set6(cfrc_ext[b], mm.add6(cfrc_ext[b], f))
+    j = b
+    while j > 0:
+        mm.set6(cfrc_int[j], mm.add_scl6(cfrc_int[j], f, -1.0))
+        j = body_parentid[j]
+
+
+@njit(**_J)
+def constraint_forces_ext(M, D):
+    """The contact forces and the connect/weld equality forces of the solved constraint rows,
+    as external forces on the bodies they act on (mj_rnePostConstraint): a contact pushes
+    geom2's body along +normal and geom1's body back, at the contact point; an equality pulls
+    body1 with +efc_force (world frame) at its anchor and body2 with the opposite."""
+    parent = i1(M, MF.body_parentid)
+    root = i1(M, MF.body_rootid)
+    com = f2(D, DF.subtree_com)
+    ext = f2(D, DF.cfrc_ext)
+    cint = f2(D, DF.cfrc_int)
+    gbody = i1(M, MF.geom_bodyid)
+    g1, g2 = i1(D, DF.contact_geom1), i1(D, DF.contact_geom2)
+    frame = f2(D, DF.contact_frame)
+    cpos = f2(D, DF.contact_pos)
+    res = f2(D, DF.scratch_body)[0]
+    cone = is_(M, MF.opt_cone)
+    for c in range(i1(D, DF.ncon)[0]):
+        contact_force(cone, i1(D, DF.contact_dim), f2(D, DF.contact_friction),
+                      i1(D, DF.contact_efc_address), f1(D, DF.efc_force), c, res)
+        fr = frame[c]
+        force = mm.mat_t_vec(fr, (res[0], res[1], res[2]))
+        torque = mm.mat_t_vec(fr, (res[3], res[4], res[5]))
+        p = (cpos[c, 0], cpos[c, 1], cpos[c, 2])
+        _add_ext(parent, root, com, ext, cint, gbody[g2[c]], p, force, torque)
+        _add_ext(parent, root, com, ext, cint, gbody[g1[c]], p, mm.scl3(force, -1.0),
+                 mm.scl3(torque, -1.0))
+    ne = i1(D, DF.ne)[0]
+    if ne == 0:
+        return
+    etype = i1(D, DF.efc_type)
+    eid = i1(D, DF.efc_id)
+    force_ = f1(D, DF.efc_force)
+    eq_type = i1(M, MF.eq_type)
+    objtype = i1(M, MF.eq_objtype)
+    o1, o2 = i1(M, MF.eq_obj1id), i1(M, MF.eq_obj2id)
+    eq_data = f2(M, MF.eq_data)
+    site_body = i1(M, MF.site_bodyid)
+    xpos, xmat = f2(D, DF.xpos), f2(D, DF.xmat)
+    spos = f2(D, DF.site_xpos)
+    r = 0
+    while r < ne:
+        e = eid[r]
+        et = eq_type[e]
+        if etype[r] != 0 or (et != EQ_CONNECT and et != EQ_WELD):
+            r += 1
+            continue
+        nrow = 3 if et == EQ_CONNECT else 6
+        f = (force_[r], force_[r + 1], force_[r + 2])
+        t = (0.0, 0.0, 0.0)
+        if et == EQ_WELD:
+            t = (force_[r + 3], force_[r + 4], force_[r + 5])
+        if objtype[e] == OBJ_SITE:
+            b1, b2 = site_body[o1[e]], site_body[o2[e]]
+            p1 = mm.get3(spos[o1[e]])
+            p2 = mm.get3(spos[o2[e]])
+        else:
+            b1, b2 = o1[e], o2[e]
+            d = eq_data[e]
+            # connect: anchors (body1 frame, body2 frame); weld: anchor on body2 at 0:3, on
+            # body1 at 3:6
+            a1 = (d[0], d[1], d[2]) if et == EQ_CONNECT else (d[3], d[4], d[5])
+            a2 = (d[3], d[4], d[5]) if et == EQ_CONNECT else (d[0], d[1], d[2])
+            p1 = mm.add3(mm.get3(xpos[b1]), mm.mat_vec(xmat[b1], a1))
+            p2 = mm.add3(mm.get3(xpos[b2]), mm.mat_vec(xmat[b2], a2))
+        _add_ext(parent, root, com, ext, cint, b1, p1, f, t)
+        _add_ext(parent, root, com, ext, cint, b2, p2, mm.scl3(f, -1.0), mm.scl3(t, -1.0))
+        r += nrow
 
 
 @njit(**_J)

@@ -27,6 +27,19 @@ def warning_count(d, indices) -> int:
     return total
 
 
+def last_divergence(d, indices, mj) -> str:
+    """'<warning name> (info <lastinfo>)' of the divergence warnings the engine holds now."""
+    out = []
+    try:
+        for i in indices:
+            w = d.warning[i]
+            if int(w.number):
+                out.append(f"{mj.mjtWarning(i).name} (info {int(w.lastinfo)})")
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return ""
+    return ", ".join(out)
+
+
 def solver_iterations(d) -> int:
     niter = getattr(d, "solver_niter", None)
     if niter is None:
@@ -45,6 +58,7 @@ class SimStats:
     real_time_factor: float = 0.0
     step_overruns: int = 0
     divergence_resets: int = 0
+    last_divergence: str = ""   # the engine's warning for the last one, e.g. mjWARN_BADQACC
     solver_iterations: int = 0
     dropped_commands: int = 0
     paused: bool = False
@@ -71,6 +85,7 @@ def report(stats: SimStats) -> tuple[int, str, list[tuple[str, str]]]:
         ("real_time_factor", f"{stats.real_time_factor:.3f}"),
         ("step_overruns", str(stats.step_overruns)),
         ("divergence_resets", str(stats.divergence_resets)),
+        ("last_divergence", stats.last_divergence),
         ("solver_iterations", str(stats.solver_iterations)),
         ("dropped_commands", str(stats.dropped_commands)),
         ("paused", str(stats.paused).lower()),

@@ -31,13 +31,41 @@ OPTICAL_Q = np.array([0.0, 1.0, 0.0, 0.0])  # 180 deg about x: MuJoCo camera -> 
 
 
 # -- quaternion algebra over arrays (..., 4), w first ------------------------------------------------
+# Hamilton product as one contraction: (a * b)_i = sum_jk _QMUL[i, j, k] a_j b_k
+_QMUL = np.zeros((4, 4, 4))
+for _i, _j, _k, _s in ((0, 0, 0, 1), (0, 1, 1, -1), (0, 2, 2, -1), (0, 3, 3, -1),
+                       (1, 0, 1, 1), (1, 1, 0, 1), (1, 2, 3, 1), (1, 3, 2, -1),
+                       (2, 0, 2, 1), (2, 1, 3, -1), (2, 2, 0, 1), (2, 3, 1, 1),
+                       (3, 0, 3, 1), (3, 1, 2, 1), (3, 2, 1, -1), (3, 3, 0, 1)):
+    _QMUL[_i, _j, _k] = _s
+
+
+def _rotation_tensor() -> np.ndarray:
+    """(9, 16) with R(q).ravel() = _QROT @ (q outer q).ravel(): the rotation matrix of a unit
+    quaternion is a quadratic form in it (polarization: B(p, q) = (R(p + q) - R(p - q)) / 4)."""
+    def mat(q):
+        w, x, y, z = q
+        return np.array([[w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                         [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
+                         [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z]])
+    e = np.eye(4)
+    t = np.zeros((9, 4, 4))
+    for a in range(4):
+        for b in range(4):
+            t[:, a, b] = ((mat(e[a] + e[b]) - mat(e[a] - e[b])) / 4).ravel()
+    return t.reshape(9, 16)
+
+
+_QROT = _rotation_tensor()
+
+
 def qmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    aw, ax, ay, az = np.moveaxis(np.asarray(a, float), -1, 0)
-    bw, bx, by, bz = np.moveaxis(np.asarray(b, float), -1, 0)
-    return np.stack([aw * bw - ax * bx - ay * by - az * bz,
-                     aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx,
-                     aw * bz + ax * by - ay * bx + az * bw], axis=-1)
+    a = np.asarray(a, float)
+    b = np.asarray(b, float)
+    if a.ndim == 1 and b.ndim == 1:
+        return _QMUL.dot(b).dot(a)
+    a, b = np.broadcast_arrays(a, b)
+    return np.einsum("ijk,...j,...k->...i", _QMUL, a, b)
 
 
 def qconj(q: np.ndarray) -> np.ndarray:
@@ -50,9 +78,9 @@ def qrot(q: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Rotate vectors v (..., 3) by unit quaternions q (..., 4)."""
     q = np.asarray(q, float)
     v = np.asarray(v, float)
-    u = q[..., 1:]
-    t = 2.0 * np.cross(u, v)
-    return v + q[..., :1] * t + np.cross(u, t)
+    qq = (q[..., :, None] * q[..., None, :]).reshape(q.shape[:-1] + (16,))
+    m = (qq @ _QROT.T).reshape(q.shape[:-1] + (3, 3))
+    return np.einsum("...ij,...j->...i", m, v)
 
 
 def compose(p1, q1, p2, q2):
@@ -107,14 +135,20 @@ class FrameTable:
     # every frame: name -> (body id it is fixed to, pose in that body's frame)
     anchors: dict[str, tuple[int, np.ndarray, np.ndarray]]
     notes: list[str]
+    _offsets: bool | None = dataclasses.field(default=None, repr=False, compare=False)
 
     def names(self) -> list[str]:
         return list(self.anchors)
 
     def moving_poses(self, xpos: np.ndarray, xquat: np.ndarray):
         """(pos, quat) of every moving frame in its parent's frame, from the engine's poses."""
-        pp, pq = compose(xpos[self.parent_body], xquat[self.parent_body],
-                         self.parent_off_pos, self.parent_off_quat)
+        pb = self.parent_body
+        pp, pq = xpos[pb], xquat[pb]
+        if self._offsets is None:
+            self._offsets = bool(np.any(self.parent_off_pos) or
+                                 np.any(self.parent_off_quat != IDENTITY_Q))
+        if self._offsets:  # a parent link fused into a body: its pose in that body first
+            pp, pq = compose(pp, pq, self.parent_off_pos, self.parent_off_quat)
         return relative(pp, pq, xpos[self.moving_body], xquat[self.moving_body])
 
     def world_pose(self, name: str, xpos: np.ndarray, xquat: np.ndarray):

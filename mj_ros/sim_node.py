@@ -4,7 +4,13 @@ One thread does everything: a loop steps the engine and, between steps, lets rcl
 EventsExecutor run the callbacks (commands, services), so callbacks never race the physics.
 Idle waits (pacing at speed > 0, pause, lockstep) happen inside `spin_once(timeout_sec=...)`, so a
 command or service call is handled as soon as it arrives. At speed 0 the loop polls the executor
-every `POLL_PERIOD` of wall time (one idle `spin_once` costs ~80 us, too much for every step).
+every `POLL_PERIOD` of wall time (one idle `spin_once` costs ~80 us, too much for every step), and
+also when it runs behind the schedule at speed > 0 (so callbacks are never starved). Between two
+polls at speed 0 the steps run back to back (`_burst`); steps whose state max_publish_rate holds
+back go to the engine in one mj_step(nstep) call when no input changes between them.
+
+The state streams are preserialized (mj_ros/outputs.py, mj_ros/cdr.py): a publication rewrites the
+numbers inside ready CDR bytes and hands them to rmw, no Python message objects per step.
 
 Topics, services and parameters: see README and config/sim.yaml; the table is mj_ros/params.py.
 """
@@ -18,8 +24,6 @@ import numpy as np
 import rclpy
 from builtin_interfaces.msg import Time as TimeMsg
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from geometry_msgs.msg import QuaternionStamped, Vector3Stamped, WrenchStamped
-from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.executors import ExternalShutdownException
@@ -28,21 +32,20 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import Imu, JointState
-from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import SetBool, Trigger
 from trajectory_msgs.msg import JointTrajectory
 
 import engine as mj
 from mj_ros import commands as cmds
 from mj_ros import diagnostics as diag
-from mj_ros import engine_api, model_io, sensors
+from mj_ros import engine_api, model_io, outputs, sensors
 from mj_ros import frames as fr
 from mj_ros import mocap as mc
 from mj_ros import tf as tfio
 from mj_ros.clock import Pacer, RateMeter, SimClock, to_stamp
 from mj_ros.params import ARRAY_TYPES, PARAMETERS
-from mj_ros.topics import topic_name
 
 POLL_PERIOD = 0.001       # s of wall time between executor polls at speed 0
 WAIT_SLICE = 0.05         # s: longest single wait, so shutdown is seen promptly
@@ -139,8 +142,11 @@ class SimNode(Node):
         self._lockstep_steps = max(1, int(p("lockstep_steps")))
         self._div_idx = diag.divergence_indices(mj)
         self._div_seen = 0
+        self._div_detected = 0      # engine resets seen by the step loop since the last report
+        self._engine_time = 0.0     # d.time after the last step (or reset)
         self._events = 0            # callbacks run (lets the poll loop drain queued work)
         self._steps = 0
+        self._step_cost = 1e-4      # s of wall per engine step in a batch (running average)
         self._lockstep_credit = 0
         self.stats = diag.SimStats()
         self.simclock = SimClock()
@@ -154,6 +160,7 @@ class SimNode(Node):
         self._make_publishers()
         self._make_inputs()
         self._make_tf_and_mocap()
+        self._make_outputs()
         self._drive_own_clock()
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.reset_state(first=True)
@@ -222,6 +229,7 @@ class SimNode(Node):
         qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                          reliability=ReliabilityPolicy.RELIABLE)
         sub = self.create_subscription(String, topic, lambda msg: got.append(msg.data), qos)
+        topic = sub.topic_name  # resolved: /<namespace>/robot_description
         self.get_logger().info(f"waiting up to {timeout:g} s for the model on {topic}")
         deadline = time.monotonic() + timeout
         executor = rclpy.executors.SingleThreadedExecutor(context=self.context)
@@ -264,61 +272,17 @@ class SimNode(Node):
 
     # -- ROS interfaces ---------------------------------------------------------------------------
     def _make_publishers(self) -> None:
-        p, dt, L = self._p, self.timestep, self.layout
-        tp, fp = p("topic_prefix"), p("frame_prefix")
-        self.clock_pub = self.create_publisher(Clock, "/clock", 10)
-        self._clock_msg = Clock()
+        p, dt = self._p, self.timestep
+        self._clock_msg = Clock()  # this node's own clock (use_sim_time) and diagnostics stamps
         self._s_clock = _Stream(p("clock_rate"), dt)
         self._s_js = _Stream(p("joint_states_rate"), dt)
         self._s_imu = _Stream(p("imu_rate"), dt)
         self._s_wrench = _Stream(p("wrench_rate"), dt)
         self._s_other = _Stream(p("sensor_rate"), dt)
         self._s_odom = _Stream(p("odometry_rate"), dt)
-
-        joints = list(self.cmap.joints.values())
-        self._js_qadr = np.array([j.qposadr for j in joints], dtype=int)
-        self._js_dadr = np.array([j.dofadr for j in joints], dtype=int)
-        self.js_pub = self.create_publisher(JointState, tp + "joint_states", 10)
-        self._js_msg = JointState()
-        self._js_msg.name = [j.name for j in joints]
-
-        self._imus = []
-        for g in L.imus:
-            msg = Imu()
-            msg.header.frame_id = fp + g.frame
-            oc, gc, ac = sensors.imu_covariances(g)
-            msg.orientation_covariance, msg.angular_velocity_covariance = oc, gc
-            msg.linear_acceleration_covariance = ac
-            if g.quat is None:
-                msg.orientation.w = 1.0
-            pub = self.create_publisher(Imu, tp + topic_name(g.name), 10)
-            self._imus.append((pub, msg, g))
-        self._wrenches = []
-        for g in L.wrenches:
-            msg = WrenchStamped()
-            msg.header.frame_id = fp + g.frame
-            pub = self.create_publisher(WrenchStamped, tp + topic_name(g.name), 10)
-            self._wrenches.append((pub, msg, g.force.adr, g.torque.adr))
-        self._others = []
-        for o in L.others:
-            if o.kind == "vector3":
-                msg_t = Vector3Stamped
-            elif o.kind == "quaternion":
-                msg_t = QuaternionStamped
-            else:
-                msg_t = Float64MultiArray
-            msg = msg_t()
-            if msg_t is Float64MultiArray:
-                msg.layout.dim = [MultiArrayDimension(label=o.name, size=o.sensor.dim,
-                                                      stride=o.sensor.dim)]
-            else:
-                msg.header.frame_id = fp + (o.frame or p("world_frame"))
-            pub = self.create_publisher(msg_t, tp + topic_name(o.name), 10)
-            self._others.append((pub, msg, o.kind, o.sensor.adr, o.sensor.dim))
-
-        self._odoms = []
         m = self.model
         free = int(mj.mjtJoint.mjJNT_FREE)
+        self._odom_bodies = []
         for body in p("odometry_bodies"):
             b = mj.mj_name2id(m, mj.mjtObj.mjOBJ_BODY, body)
             if b < 0:
@@ -326,11 +290,7 @@ class SimNode(Node):
             jadr = int(m.body_jntadr[b])
             if jadr < 0 or int(m.jnt_type[jadr]) != free:
                 raise model_io.ModelLoadError(f"odometry_bodies: body '{body}' has no free joint")
-            msg = Odometry()
-            msg.header.frame_id = fp + p("world_frame")
-            msg.child_frame_id = fp + body
-            pub = self.create_publisher(Odometry, tp + topic_name(body) + "/odom", 10)
-            self._odoms.append((pub, msg, int(m.jnt_qposadr[jadr]), int(m.jnt_dofadr[jadr])))
+            self._odom_bodies.append((body, int(m.jnt_qposadr[jadr]), int(m.jnt_dofadr[jadr])))
 
         limit = p("max_publish_rate")
         self._publish_period = 1.0 / limit if limit > 0 else 0.0
@@ -340,6 +300,27 @@ class SimNode(Node):
         self._diag_period = 1.0 / rate if rate > 0 else math.inf
         self._diag_next = time.monotonic() + min(self._diag_period, 1.0)
         self._diag_name = f"{self.get_name()}: simulation"
+
+    def _make_outputs(self) -> None:
+        """The state streams, preserialized (mj_ros/outputs.py)."""
+        p, L = self._p, self.layout
+        self.out = outputs.StateOutputs(
+            self, self.model, mj, L, self.cmap.joints.values(), topic_prefix=p("topic_prefix"),
+            frame_prefix=p("frame_prefix"), world_frame=p("world_frame"),
+            odometry_bodies=self._odom_bodies, tf=self._tf)
+        self.clock_pub, self.js_pub = self.out.clock_pub, self.out.js_pub
+        # the streams with nothing to publish are off
+        if not L.imus:
+            self._s_imu.every = 0
+        if not L.wrenches:
+            self._s_wrench.every = 0
+        if not L.others:
+            self._s_other.every = 0
+        if not self._odom_bodies:
+            self._s_odom.every = 0
+        if self._tf is None or not self._tf.moving_count:
+            self._s_tf.every = 0
+        self._make_plan()
 
     def _make_inputs(self) -> None:
         self.create_subscription(JointState, "~/joint_commands", self._on_joint_commands,
@@ -533,6 +514,7 @@ class SimNode(Node):
         self._traj = None
         self._timed_out = False
         self.simclock.rebase(float(d.time))
+        self._engine_time = float(d.time)
         self._last_command_time = self.simclock.last
         self._div_seen = diag.warning_count(d, self._div_idx)
         self.pacer.anchor()
@@ -547,7 +529,8 @@ class SimNode(Node):
         if self._traj is not None and now <= self._traj.end_time:
             return
         self._timed_out = True
-        self._warn.warn("timeout", f"no command for {timeout:g} s: {self._timeout_action.value}")
+        action = self._timeout_action.value
+        self._warn.warn("timeout_" + action, f"no command for {timeout:g} s: {action}")
         if self._timeout_action is cmds.TimeoutAction.ZERO:
             self._traj = None
             command = self.cmap.zero_command(self.data.qpos)
@@ -567,7 +550,7 @@ class SimNode(Node):
         d.qfrc_applied[:] = self._qfrc_cmd
         self._mj_step(m, d)
         self._steps += 1
-        t = self.simclock.now(float(d.time))
+        t = self._advance_clock(1)
         if self._mocap is not None:  # the poses for the step that starts at t
             self._mocap.apply(t, d.mocap_pos, d.mocap_quat, d.xpos, d.xquat)
         if self._publish_period and self.pacer.speed == 0.0:
@@ -578,123 +561,51 @@ class SimNode(Node):
         self._publish(self._steps)
 
     def _publish(self, step: int) -> None:
-        t = self.simclock.last
-        sec, nsec = to_stamp(t)
-        if self._s_clock.due(step):
-            c = self._clock_msg.clock
-            c.sec, c.nanosec = sec, nsec
-            self.clock_pub.publish(self._clock_msg)
-        elif self._following:  # no /clock of our own, but this node's clock follows sim time
-            c = self._clock_msg.clock
-            c.sec, c.nanosec = sec, nsec
-        if self._tf is not None and self._s_tf.due(step):
-            self._publish_tf(sec, nsec)
-        if self._s_js.due(step):
-            self._publish_joint_states(sec, nsec)
-        if self._imus and self._s_imu.due(step):
-            self._publish_imus(sec, nsec)
-        if self._wrenches and self._s_wrench.due(step):
-            self._publish_wrenches(sec, nsec)
-        if self._others and self._s_other.due(step):
-            self._publish_others(sec, nsec)
-        if self._odoms and self._s_odom.due(step):
-            self._publish_odometry(sec, nsec)
+        """Publish the streams due at `step` (each at most at its own rate)."""
+        stamped = False
+        for stream, publish in self._plan:
+            every = stream.every
+            if every and step - stream.last >= every:
+                stream.last = step
+                if not stamped:
+                    stamped = True
+                    self.out.stamp(*to_stamp(self.simclock.last))
+                publish()
 
     def publish_state(self) -> None:
         """Publish every stream now (after a reset, a service step or a lockstep batch)."""
-        sec, nsec = to_stamp(self.simclock.last)
-        c = self._clock_msg.clock
-        c.sec, c.nanosec = sec, nsec
-        if self._s_clock.every:
-            self.clock_pub.publish(self._clock_msg)
+        self._sync_clock_msg()
         self._set_own_clock()
-        if self._s_js.every:
-            self._publish_joint_states(sec, nsec)
-        if self._s_imu.every:
-            self._publish_imus(sec, nsec)
-        if self._s_wrench.every:
-            self._publish_wrenches(sec, nsec)
-        if self._s_other.every:
-            self._publish_others(sec, nsec)
-        if self._s_odom.every:
-            self._publish_odometry(sec, nsec)
-        if self._tf is not None:
-            self._publish_tf(sec, nsec)
+        self.out.stamp(*to_stamp(self.simclock.last))
+        for stream, publish in self._plan:
+            if stream.every:
+                publish()
 
-    def _publish_tf(self, sec: int, nsec: int) -> None:
+    def _make_plan(self) -> None:
+        """(stream, publish) in publishing order: /clock first, so that a use_sim_time subscriber
+        knows the time of what follows."""
+        o, d = self.out, self.data
+        self._plan = [
+            (self._s_clock, o.clock),
+            (self._s_tf, self._publish_tf),
+            (self._s_js, lambda: o.joint_states(d)),
+            (self._s_imu, lambda: o.imus(d)),
+            (self._s_wrench, lambda: o.wrenches(d)),
+            (self._s_other, lambda: o.others(d)),
+            (self._s_odom, lambda: o.odometry(d)),
+        ]
+
+    def _publish_tf(self) -> None:
         """/tf for the state at the stamped time: mj_step leaves the poses of the state it
         started from, so the kinematics are brought up to date first (the next step recomputes
         them anyway: the trajectory does not change)."""
         d = self.data
         self._mj_kinematics(self.model, d)
-        self._tf.publish(sec, nsec, d.xpos, d.xquat)
+        self.out.transforms(d.xpos, d.xquat)
 
-    def _publish_joint_states(self, sec: int, nsec: int) -> None:
-        d, msg = self.data, self._js_msg
-        msg.header.stamp.sec, msg.header.stamp.nanosec = sec, nsec
-        msg.position = d.qpos[self._js_qadr].tolist()
-        msg.velocity = d.qvel[self._js_dadr].tolist()
-        msg.effort = (d.qfrc_actuator[self._js_dadr] + d.qfrc_applied[self._js_dadr]).tolist()
-        self.js_pub.publish(msg)
-
-    def _publish_imus(self, sec: int, nsec: int) -> None:
-        s = self.data.sensordata
-        for pub, msg, g in self._imus:
-            msg.header.stamp.sec, msg.header.stamp.nanosec = sec, nsec
-            if g.quat is not None:
-                a = g.quat.adr
-                o = msg.orientation
-                o.w, o.x, o.y, o.z = float(s[a]), float(s[a + 1]), float(s[a + 2]), float(s[a + 3])
-            if g.gyro is not None:
-                a, v = g.gyro.adr, msg.angular_velocity
-                v.x, v.y, v.z = float(s[a]), float(s[a + 1]), float(s[a + 2])
-            if g.accel is not None:
-                a, v = g.accel.adr, msg.linear_acceleration
-                v.x, v.y, v.z = float(s[a]), float(s[a + 1]), float(s[a + 2])
-            pub.publish(msg)
-
-    def _publish_wrenches(self, sec: int, nsec: int) -> None:
-        s = self.data.sensordata
-        for pub, msg, fa, ta in self._wrenches:
-            msg.header.stamp.sec, msg.header.stamp.nanosec = sec, nsec
-            f, t = msg.wrench.force, msg.wrench.torque
-            f.x, f.y, f.z = float(s[fa]), float(s[fa + 1]), float(s[fa + 2])
-            t.x, t.y, t.z = float(s[ta]), float(s[ta + 1]), float(s[ta + 2])
-            pub.publish(msg)
-
-    def _publish_others(self, sec: int, nsec: int) -> None:
-        s = self.data.sensordata
-        for pub, msg, kind, a, dim in self._others:
-            if kind == "vector3":
-                msg.header.stamp.sec, msg.header.stamp.nanosec = sec, nsec
-                v = msg.vector
-                v.x, v.y, v.z = float(s[a]), float(s[a + 1]), float(s[a + 2])
-            elif kind == "quaternion":
-                msg.header.stamp.sec, msg.header.stamp.nanosec = sec, nsec
-                q = msg.quaternion
-                q.w, q.x, q.y, q.z = float(s[a]), float(s[a + 1]), float(s[a + 2]), float(s[a + 3])
-            else:
-                msg.data = s[a:a + dim].tolist()
-            pub.publish(msg)
-
-    def _publish_odometry(self, sec: int, nsec: int) -> None:
-        d = self.data
-        for pub, msg, qa, da in self._odoms:
-            msg.header.stamp.sec, msg.header.stamp.nanosec = sec, nsec
-            q = d.qpos
-            pos, ori = msg.pose.pose.position, msg.pose.pose.orientation
-            pos.x, pos.y, pos.z = float(q[qa]), float(q[qa + 1]), float(q[qa + 2])
-            w, x, y, z = (float(v) for v in q[qa + 3:qa + 7])
-            ori.w, ori.x, ori.y, ori.z = w, x, y, z
-            # free joint: qvel = (linear velocity in world, angular velocity in body frame);
-            # Odometry's twist is in child_frame_id (the body): rotate the linear part into it.
-            v_world = np.asarray(d.qvel[da:da + 3], dtype=float)
-            r = _quat_to_mat(w, x, y, z)
-            v_body = r.T @ v_world
-            lin, ang = msg.twist.twist.linear, msg.twist.twist.angular
-            lin.x, lin.y, lin.z = (float(v) for v in v_body)
-            ang.x, ang.y, ang.z = (float(v) for v in d.qvel[da + 3:da + 6])
-            pub.publish(msg)
+    def _sync_clock_msg(self) -> None:
+        c = self._clock_msg.clock
+        c.sec, c.nanosec = to_stamp(self.simclock.last)
 
     def _set_own_clock(self) -> None:
         ts = self._own_time_source
@@ -704,7 +615,12 @@ class SimNode(Node):
     def _diagnostics(self) -> None:
         d, st = self.data, self.stats
         div = diag.warning_count(d, self._div_idx)
-        st.new_divergences = max(0, div - self._div_seen)
+        # the step loop sees every reset that made d.time restart; the warning counters catch
+        # one in the very first step after a reset (time advanced normally there)
+        st.new_divergences = max(self._div_detected, div - self._div_seen, 0)
+        self._div_detected = 0
+        if st.new_divergences:
+            st.last_divergence = diag.last_divergence(d, self._div_idx, mj)
         if st.new_divergences:
             self._warn.warn("diverged", f"the simulation diverged and was reset by the engine "
                                         f"({st.new_divergences} times); see /diagnostics")
@@ -737,10 +653,66 @@ class SimNode(Node):
 
     def _housekeeping(self, now: float) -> None:
         self.rate.add(self.simclock.last)
+        self._sync_clock_msg()
         self._set_own_clock()
         if now >= self._diag_next:
             self._diag_next = now + self._diag_period
             self._diagnostics()
+
+    def _burst(self, until: float) -> None:
+        """At speed 0, step until the next executor poll (no callback can run meanwhile, so
+        nothing the loop checks per iteration can change). Steps whose state nobody will see
+        (max_publish_rate holds the publications back) go to the engine in one call of
+        mj_step(nstep) where no input changes from one step to the next."""
+        monotonic, step = time.monotonic, self.step
+        now = monotonic()
+        while now < until:
+            k = self._batchable_steps(now)
+            if k > 1:
+                self._step_batch(k)
+                now = monotonic()
+                continue
+            step()
+            now = monotonic()
+
+    def _batchable_steps(self, now: float) -> int:
+        """How many steps can go to the engine in one call before the next publication is due:
+        0 unless publications are held back by max_publish_rate and the inputs are constant
+        (no trajectory, no mocap, no command timeout within the batch, not following /clock)."""
+        if not self._publish_period or self._traj is not None or self._mocap is not None:
+            return 0
+        left = self._next_publish - now
+        if left <= 0:
+            return 0
+        k = int(left / self._step_cost)
+        if self._command_timeout > 0 and not self._timed_out:
+            margin = self._last_command_time + self._command_timeout - self.simclock.last
+            k = min(k, int(margin / self.timestep) - 1)
+        return max(0, min(k, 1000))
+
+    def _step_batch(self, k: int) -> None:
+        m, d = self.model, self.data
+        d.ctrl[:] = self._ctrl_cmd
+        d.qfrc_applied[:] = self._qfrc_cmd
+        t0 = time.perf_counter()
+        self._mj_step(m, d, k)
+        cost = (time.perf_counter() - t0) / k
+        self._step_cost = 0.8 * self._step_cost + 0.2 * cost
+        self._steps += k
+        self._advance_clock(k)
+
+    def _advance_clock(self, k: int) -> float:
+        """Published sim time after `k` engine steps. The engine resets a diverging simulation
+        inside mj_step (d.time restarts at 0, and MuJoCo's reset clears d.warning, so its counters
+        cannot count repeated resets): a step that did not advance d.time by about k timesteps
+        was such a reset. It is counted for /diagnostics and sim time still advances by k steps,
+        so stamps never go back or stand still."""
+        et = float(self.data.time)
+        if et < self._engine_time + (k - 0.5) * self.timestep:
+            self.simclock.rebase(et - k * self.timestep)
+            self._div_detected += 1
+        self._engine_time = et
+        return self.simclock.now(et)
 
     def run(self, executor, duration: float | None = None) -> None:
         """Step until the context shuts down (or `duration` s of wall time passed)."""
@@ -770,22 +742,17 @@ class SimNode(Node):
             if wait > 0:
                 executor.spin_once(timeout_sec=min(wait, WAIT_SLICE))
                 continue
-            if polled and self.pacer.speed == 0.0:
-                self._drain(executor)
+            if polled and (self.pacer.speed == 0.0 or wait < -POLL_PERIOD):
+                self._drain(executor)  # as fast as possible, or behind schedule: no idle waits
             self.step()
             if not self.lockstep:
                 self.pacer.stepped()
+                if self.pacer.speed == 0.0:
+                    self._burst(min(next_poll, end))
             else:
                 self._lockstep_credit -= 1
                 if self._lockstep_credit <= 0:
                     self.publish_state()
-
-
-def _quat_to_mat(w: float, x: float, y: float, z: float) -> np.ndarray:
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
 def main(args=None) -> int:

@@ -16,6 +16,7 @@ from tf2_msgs.msg import TFMessage
 
 from mj_ros import frames as fr
 from mj_ros import mocap as mc
+from mj_ros.cdr import RawBatch, Slot
 
 STATIC_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
                         durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -48,6 +49,34 @@ class TfOutput:
             tr.header.frame_id, tr.child_frame_id = prefix + s.parent, prefix + s.child
             _fill(tr, s.pos, s.quat)
             self._static.transforms.append(tr)
+
+    @property
+    def moving_count(self) -> int:
+        return len(self._msg.transforms)
+
+    def add_to(self, batch: RawBatch) -> int:
+        """Put the /tf message into a `cdr.RawBatch` (before its `finish`); returns the entry."""
+        slots, stamps = [], []
+        for tr in self._msg.transforms:
+            v, r = tr.transform.translation, tr.transform.rotation
+            slots += [Slot(v, "x"), Slot(v, "y"), Slot(v, "z"),
+                      Slot(r, "w"), Slot(r, "x"), Slot(r, "y"), Slot(r, "z")]
+            stamps.append(tr.header.stamp)
+        return batch.add(self.pub, self._msg, slots, stamps)
+
+    def bind(self, batch: RawBatch, entry: int) -> None:
+        """After the batch's `finish`: publish_raw fills and sends that entry."""
+        idx = batch.entries[entry].floats.reshape(-1, 7)
+        self._f64 = batch.f64
+        self._pos_idx, self._quat_idx = idx[:, :3], idx[:, 3:]
+        self._send = batch.publisher(entry)
+
+    def publish_raw(self, xpos, xquat) -> None:
+        """Like `publish`, through the batch (whose stamps the caller has set)."""
+        pos, quat = self.table.moving_poses(xpos, xquat)
+        self._f64[self._pos_idx] = pos
+        self._f64[self._quat_idx] = quat
+        self._send()
 
     def publish_static(self, sec: int, nsec: int) -> None:
         for tr in self._static.transforms:

@@ -24,6 +24,12 @@ def set_const_dynamic(m, c):
     nv = m.nv
     Mdiag = d.qM[m.dof_Madr] if nv else np.zeros(0)
     m.dof_M0[:] = Mdiag
+    # statistics the solvers scale by (mjStatistic): mean diagonal inertia at qpos0, mean mass
+    # of the bodies other than the world
+    if nv:
+        m.stat_meaninertia[:] = Mdiag.mean()
+    if m.nbody > 1:
+        m.stat_meanmass[:] = m.body_mass[1:].mean()
 
     def inv_quadratic(J):
         """J inv(M) J' for the rows of J (k x nv)."""

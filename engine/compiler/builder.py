@@ -87,6 +87,7 @@ class Compiler:
     def build(self) -> MjModel:
         self.collect_tree()
         self.compile_meshes()
+        self.compile_hfields()
         self.compile_bodies()
         self.compile_joints()
         self.compile_geoms()
@@ -274,6 +275,106 @@ class Compiler:
         v["mesh_pos"] = [md.pos for md in self.mesh_data]
         v["mesh_quat"] = [md.quat for md in self.mesh_data]
         self.sz.update(nmeshvert=int(sum(nv_)), nmeshface=int(sum(nf_)), nmeshgraph=0)
+
+    # ==== phase: height fields ======================================================================
+    def compile_hfields(self):
+        """hfield_size/nrow/ncol/adr/data from <hfield> assets (seed 000, asset/hfield): inline
+        elevation (row order as written, last row first in mjModel), a PNG (grey levels, top image
+        row last) or MuJoCo's binary format (nrow, ncol, float32 data, row order kept), or zeros.
+        Elevation data is normalised to [0, 1] by (x - min) / (max - min) in single precision, as
+        mjModel stores it."""
+        sp = self.spec
+        hdir = self.c.get("meshdir") or self.c.get("assetdir") or ""
+        self.hfield_id, sizes, nrows, ncols, adrs, chunks, names = {}, [], [], [], [], [], []
+        adr = 0
+        for i, el in enumerate(sp.hfields):
+            a = el.attrs
+            name = self._mesh_name(el)
+            if name and name in self.hfield_id:
+                raise err(el, f"repeated name '{name}' in hfield", "name")
+            if name:
+                self.hfield_id[name] = i
+            names.append(name)
+            size = a.get("size")
+            if size is None:
+                raise err(el, "hfield requires attribute 'size'", "size")
+            if any(s <= 0 for s in size):
+                raise err(el, "hfield size must be positive", "size")
+            nrow, ncol = a["nrow"], a["ncol"]
+            elev = a.get("elevation")
+            if a.get("file"):
+                if nrow or ncol:
+                    raise err(el, "hfield: nrow and ncol must be 0 when data is loaded from a "
+                              "file", "nrow")
+                data = self._hfield_file(el, hdir)
+                nrow, ncol = data.shape
+            else:
+                if nrow <= 0 or ncol <= 0:
+                    raise err(el, "hfield needs positive nrow and ncol (or a file)", "nrow")
+                if elev is not None:
+                    if len(elev) != nrow * ncol:
+                        raise err(el, f"hfield elevation has {len(elev)} values, expected "
+                                  f"nrow*ncol = {nrow * ncol}", "elevation")
+                    # the first written row is the far (+y) edge: mjModel stores it last
+                    data = np.asarray(elev, np.float32).reshape(nrow, ncol)[::-1]
+                else:
+                    data = np.zeros((nrow, ncol), np.float32)
+            data = np.asarray(data, np.float32)
+            lo, hi = data.min(), data.max()
+            data = data - lo
+            if hi - lo > np.float32(enums.mjMINVAL):
+                data = data / np.float32(hi - lo)
+            sizes.append(size)
+            nrows.append(nrow)
+            ncols.append(ncol)
+            adrs.append(adr)
+            chunks.append(data.ravel())
+            adr += nrow * ncol
+        self.hfield_size = np.asarray(sizes, float).reshape(-1, 4)
+        self.sz.update(nhfield=len(sizes), nhfielddata=int(adr))
+        self.v.update(hfield_size=self.hfield_size, hfield_nrow=nrows, hfield_ncol=ncols,
+                      hfield_adr=adrs,
+                      hfield_data=(np.concatenate(chunks).astype(float) if chunks
+                                   else np.zeros(0)))
+        self.names["hfield"] = names
+
+    def _hfield_file(self, el, hdir):
+        """Elevation matrix (nrow, ncol) float32 from a PNG or MuJoCo's binary hfield file."""
+        from . import png
+        fname = el.attrs["file"]
+        if self.c["strippath"]:
+            fname = os.path.basename(fname)
+        path = self.resolve_asset(fname, hdir, el)
+        blob = self._read_bytes(path, el)
+        ctype = el.attrs.get("content_type")
+        if ctype not in (None, "image/png", "image/vnd.mujoco.hfield"):
+            raise err(el, f"unsupported content type '{ctype}' for an hfield", "content_type")
+        is_png = (ctype == "image/png" if ctype else fname.lower().endswith(".png"))
+        if is_png:
+            try:
+                grey = png.read_grey(blob)
+            except png.PNGError as e:
+                raise err(el, f"hfield '{fname}': {e}", "file") from None
+            # the image's top row is the far (+y) edge: mjModel stores it last
+            return grey[::-1].astype(np.float32)
+        if len(blob) < 8:
+            raise err(el, f"hfield file '{fname}' is too short", "file")
+        nrow, ncol = np.frombuffer(blob[:8], "<i4")
+        if nrow < 1 or ncol < 1:
+            raise err(el, f"hfield file '{fname}': nrow and ncol must be positive", "file")
+        if len(blob) != 4 * (2 + int(nrow) * int(ncol)):
+            raise err(el, f"hfield file '{fname}': unexpected file size", "file")
+        return np.frombuffer(blob[8:], "<f4").reshape(int(nrow), int(ncol))
+
+    def _read_bytes(self, path, el):
+        """Bytes of an asset path (or of an in-memory asset given to the compiler)."""
+        if isinstance(path, (bytes, bytearray)):
+            return bytes(path)
+        try:
+            with open(path, "rb") as f:
+                return f.read()
+        except OSError as e:
+            raise err(el, f"cannot read file '{path}': {e.strerror}", "file") from None
 
     def resolve_asset(self, fname, subdir, el):
         if fname in self.assets:
@@ -523,21 +624,35 @@ class Compiler:
             elif t == 7:
                 raise err(el, "mesh geom needs a 'mesh' attribute", "mesh")
             if t == 1:
-                raise NotImplementedError(f"{el.file}:{el.line}: hfield geoms are not supported "
-                                          "yet")
+                # seed 000 geom type hfield: the asset sets the size; the geom's own is ignored
+                hname = a.get("hfield")
+                if not hname:
+                    raise err(el, "hfield geom needs an 'hfield' attribute", "hfield")
+                if hname not in self.hfield_id:
+                    raise err(el, f"unknown hfield '{hname}'", "hfield")
+                dataid[i] = self.hfield_id[hname]
+                hs = self.hfield_size[dataid[i]]
+                # x, y radii and the half-height of the box MuJoCo's mass properties use
+                size = np.array([hs[0], hs[1], 0.25 * hs[2] + 0.5 * hs[3]])
             self._check_geom_size(el, t, size)
             gtype[i] = t
             self.geom_pos[i], self.geom_quat[i], self.geom_size[i] = p, q, size
             rbound[i], aabb[i] = self._bound(t, size, mesh)
+            if t == 1:
+                hs = self.hfield_size[dataid[i]]
+                # the elevation spans [0, size_z] above the geom frame and the base [-size_base, 0]
+                rbound[i] = math.sqrt(hs[0] ** 2 + hs[1] ** 2 + max(hs[2], hs[3]) ** 2)
+                aabb[i] = (0, 0, 0.5 * (hs[2] - hs[3]), hs[0], hs[1], 0.5 * (hs[2] + hs[3]))
             # mass and inertia (seed 000 geom: mass, density, shellinertia)
-            if t != 0 and t != 1:
+            if t != 0:
                 if t == 7:
                     vol, inert = mesh.volume, np.asarray(mesh.inertia, float)
                     if a.get("shellinertia"):
                         raise NotImplementedError(f"{el.file}:{el.line}: geom shellinertia on a "
                                                   "mesh (use <mesh inertia='shell'>)")
                 else:
-                    vol, inert = inertia_mod.primitive_volume_inertia(t, size,
+                    # an hfield's mass properties are those of the box of its geom_size
+                    vol, inert = inertia_mod.primitive_volume_inertia(6 if t == 1 else t, size,
                                                                       a.get("shellinertia"))
                 if a.get("mass") is not None:
                     if vol <= 0:
@@ -579,8 +694,8 @@ class Compiler:
     def _bound(t, size, mesh):
         """geom_rbound (bounding sphere radius) and geom_aabb (center, half-sizes), local frame."""
         if t == 0:
-            return 0.0, np.array([0, 0, 0, size[0] if size[0] > 0 else 1e10,
-                                  size[1] if size[1] > 0 else 1e10, 0])
+            # a plane bounds a half-space: its box is "infinite" whatever its (visual) size
+            return 0.0, np.array([0, 0, -5e9, 1e10, 1e10, 5e9])
         if t == 2:
             r = size[0]
             return r, np.array([0, 0, 0, r, r, r])
@@ -754,7 +869,7 @@ class Compiler:
             for k, g in enumerate(self.geoms):
                 self._geoms_of.setdefault(id(g.__dict__.get("_origin_body", g.parent)), []).append(k)
         idx = [k for k in self._geoms_of.get(id(b), ())
-               if glo <= self.geoms[k].attrs["group"] <= ghi and self.gtype[k] not in (0, 1)]
+               if glo <= self.geoms[k].attrs["group"] <= ghi and self.gtype[k] != 0]
         if not idx:
             return None
         # geom poses are already in the holder's frame (fusion composed the fused body's pose)
@@ -1259,7 +1374,15 @@ class Compiler:
         g1 = [self._id("geom", el.attrs["geom1"], el, "geom1") for el in pairs]
         g2 = [self._id("geom", el.attrs["geom2"], el, "geom2") for el in pairs]
         gb = np.asarray(v["geom_bodyid"], int)
+        # as mujoco 4: each pair names the geom of the lower body first, and pairs are kept
+        # sorted by body signature (stable: file order among equal signatures)
+        for k in range(len(pairs)):
+            if (gb[g1[k]], g1[k]) > (gb[g2[k]], g2[k]):
+                g1[k], g2[k] = g2[k], g1[k]
         sig = [(int(gb[a]) << 16) + int(gb[b]) for a, b in zip(g1, g2)]
+        order = sorted(range(len(pairs)), key=lambda k: sig[k])
+        pairs = self.spec.pairs = [pairs[k] for k in order]
+        g1, g2, sig = [g1[k] for k in order], [g2[k] for k in order], [sig[k] for k in order]
         self.sz["npair"] = len(pairs)
         v.update(pair_geom1=g1, pair_geom2=g2, pair_signature=sig,
                  pair_dim=[el.attrs["condim"] for el in pairs],
@@ -1360,10 +1483,72 @@ class Compiler:
         self.sz["njmax"] = size.get("njmax", -1)
         self.memory = _memory_bytes(size.get("memory", "-1"), self.spec.file)
 
+    def compile_textures(self):
+        """tex_* from <texture> assets (seed 000, asset/texture; engine.compiler.texture)."""
+        from . import texture as T
+        tdir = self.c.get("texturedir") or self.c.get("assetdir") or ""
+        self.tex_id = {}
+        cols = {k: [] for k in ("type", "colorspace", "height", "width", "nchannel", "adr")}
+        chunks, names, adr = [], [], 0
+        for i, el in enumerate(self.spec.textures):
+            a = el.attrs
+            name = self._mesh_name(el)
+            t = T.TYPE[a["type"]]
+            if not name and t != 2:
+                raise err(el, "empty name in texture", "name")
+            if name:
+                if name in self.tex_id:
+                    raise err(el, f"repeated name '{name}' in texture", "name")
+                self.tex_id[name] = i
+            names.append(name)
+            colorspace = T.COLORSPACE[a["colorspace"]]
+            try:
+                if a["builtin"] != "none":
+                    if a["nchannel"] != 3:
+                        raise err(el, "builtin textures must have 3 channels", "nchannel")
+                    h, w, data = T.builtin(a, t)
+                else:
+                    def load(attr):
+                        fname = a[attr]
+                        if self.c["strippath"]:
+                            fname = os.path.basename(fname)
+                        blob = self._read_bytes(self.resolve_asset(fname, tdir, el), el)
+                        return T.decode_image(blob, fname, a.get("content_type"),
+                                              a["nchannel"])
+                    h, w, data, srgb = T.from_images(a, t, load)
+                    if colorspace == 0:
+                        colorspace = 2 if srgb else 1
+            except T.TextureError as e:
+                raise err(el, f"texture '{name or ''}': {e}") from None
+            except NotImplementedError as e:
+                raise NotImplementedError(f"{el.file}:{el.line}: {e}") from None
+            for k, x in (("type", t), ("colorspace", colorspace), ("height", h), ("width", w),
+                         ("nchannel", a["nchannel"]), ("adr", adr)):
+                cols[k].append(x)
+            chunks.append(np.asarray(data, np.uint8).ravel())
+            adr += chunks[-1].size
+        self.sz.update(ntex=len(names), ntexdata=int(adr))
+        self.v.update({"tex_" + k: x for k, x in cols.items()})
+        self.v["tex_data"] = np.concatenate(chunks) if chunks else np.zeros(0, np.uint8)
+        self.names["texture"] = names
+
     def compile_materials_hfields(self):
+        self.compile_textures()
         mats = self.spec.materials
         self.sz["nmat"] = len(mats)
-        self.v.update(mat_texid=[[-1] * 10 for _ in mats],
+        texid = np.full((len(mats), 10), -1)
+        for i, el in enumerate(mats):
+            # the material's own texture fills the rgb role; <layer> children set any role
+            for role, tname, where in ([(1, el.attrs.get("texture"), el)]
+                                       + [(_ROLES[lay.attrs.get("role", "rgb")],
+                                           lay.attrs.get("texture"), lay)
+                                          for lay in getattr(el, "layers", ())]):
+                if not tname:
+                    continue
+                if tname not in self.tex_id:
+                    raise err(where, f"unknown texture '{tname}'", "texture")
+                texid[i, role] = self.tex_id[tname]
+        self.v.update(mat_texid=texid,
                       **self._columns("mat_", mats, "rgba emission specular shininess reflectance "
                                                     "metallic roughness texrepeat texuniform"))
         mnames = [el.name for el in mats]
@@ -1382,10 +1567,6 @@ class Compiler:
                 else:
                     ids.append(-1)
             self.v[field] = ids
-        if self.spec.hfields:
-            raise NotImplementedError(f"{self.spec.hfields[0].file}:{self.spec.hfields[0].line}: "
-                                      "<hfield> assets are not supported yet")
-        self.sz.update(nhfield=0, nhfielddata=0, ntex=len(self.spec.textures))
 
     def _normalize_quats(self, qpos):
         """Normalise the quaternions of ball and free joints in a qpos vector, in place."""
@@ -1393,6 +1574,25 @@ class Compiler:
             o = adr + (3 if t == 0 else 0) if t in (0, 1) else None
             if o is not None:
                 qpos[o:o + 4] /= max(np.linalg.norm(qpos[o:o + 4]), 1e-15)
+
+    def _apply_partial_key(self, out, partial):
+        """A keyframe that came with an attached model (seed 000, body/attach): its values for
+        the attached joints and actuators overwrite the defaults in the row just built."""
+        jidx = {id(el): j for j, el in enumerate(self.joints)}
+        aidx = {id(el): u for u, el in enumerate(self.spec.actuators)}
+        for field, adr_field, index in (("qpos", "jnt_qposadr", jidx), ("qvel", "jnt_dofadr", jidx),
+                                        ("ctrl", None, aidx), ("act", "actuator_actadr", aidx)):
+            row = out["key_" + field][-1]
+            for el, vals in partial.get(field, ()):
+                k = index.get(id(el))
+                if k is None:
+                    continue  # the element did not survive (e.g. discarded)
+                adr = k if adr_field is None else int(self.v[adr_field][k])
+                if adr < 0:
+                    continue
+                row[adr:adr + len(vals)] = vals
+        q = out["key_qpos"][-1]
+        self._normalize_quats(q)
 
     # ==== phase: keyframes ===========================================================================
     def compile_keyframes(self):
@@ -1426,12 +1626,19 @@ class Compiler:
                     for j in range(nmocap):
                         val[4 * j:4 * j + 4] /= max(np.linalg.norm(val[4 * j:4 * j + 4]), 1e-15)
                 out["key_" + field].append(val)
+            partial = getattr(el, "partial", None) if el is not None else None
+            if partial:
+                self._apply_partial_key(out, partial)
             out["key_time"].append(a.get("time", 0.0))
             names.append(a.get("name"))
         for k, val in out.items():
             self.v[k] = val
         self.names["key"] = names
 
+
+# mjtTextureRole
+_ROLES = {"user": 0, "rgb": 1, "occlusion": 2, "roughness": 3, "metallic": 4, "normal": 5,
+          "opacity": 6, "emissive": 7, "rgba": 8, "orm": 9}
 
 _MEMORY_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50,
                  "E": 1 << 60}

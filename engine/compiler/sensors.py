@@ -16,6 +16,7 @@ SITE, JOINT, TENDON, ACTUATOR, BODY = (int(mjtObj.mjOBJ_SITE), int(mjtObj.mjOBJ_
 # tag -> (mjtSensor name, dim, datatype, needstage, object attribute, object type)
 TABLE = {
     "touch": ("TOUCH", 1, POSITIVE, ACC, "site", SITE),
+    "rangefinder": ("RANGEFINDER", 1, REAL, POS, "site", SITE),  # -1 = no hit: real
     "accelerometer": ("ACCELEROMETER", 3, REAL, ACC, "site", SITE),
     "velocimeter": ("VELOCIMETER", 3, REAL, VEL, "site", SITE),
     "gyro": ("GYRO", 3, REAL, VEL, "site", SITE),
@@ -79,9 +80,12 @@ def compile_sensors(c):
     for i, el in enumerate(sensors):
         a = el.attrs
         tag = el.tag
-        if tag in ("rangefinder", "distance", "normal", "fromto", "contact", "tactile", "user"):
+        if tag in ("distance", "normal", "fromto", "contact", "tactile", "user"):
             raise NotImplementedError(f"{el.file}:{el.line}: sensor <{tag}> is not supported yet "
                                       "(needs collision detection or a user callback)")
+        if tag == "rangefinder" and (a.get("camera") or a.get("data", "dist") != "dist"):
+            raise NotImplementedError(f"{el.file}:{el.line}: <rangefinder> with 'camera' or with "
+                                      "'data' other than 'dist' is not supported yet")
         name, dim[i], dtype[i], stage[i], attr, ot = TABLE[tag]
         stype[i] = int(getattr(mjtSensor, "mjSENS_" + name))
         if attr is not None:
@@ -124,6 +128,8 @@ def compile_sensors(c):
             raise CompileError(f"<{tag}> needs a ball joint", el.file, el.line, tag, "joint")
         if a.get("cutoff", 0) < 0:
             raise CompileError("cutoff must be nonnegative", el.file, el.line, tag, "cutoff")
+        if tag == "rangefinder":
+            intprm[i, 0] = 1  # the 'data' spec as a bit mask: 'dist' only
         adr[i] = total
         total += dim[i]
     c.sz.update(nsensor=n, nsensordata=int(total))

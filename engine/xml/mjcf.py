@@ -310,6 +310,18 @@ BODY_KINDS = {"joint": S.JOINT, "geom": S.GEOM, "site": S.SITE, "camera": S.CAME
               "light": S.LIGHT}
 
 
+# Spec sections an <attach> copies elements into, in the order they are appended.
+ATTACHED_SECTIONS = ("tendons", "equalities", "actuators", "sensors", "excludes", "pairs", "keys")
+# Attributes that name tree or non-tree elements (renamed prefix + name + suffix by an attach)
+# and attributes that name assets (renamed prefix + name).
+ELEMENT_REFS = ("site", "joint", "tendon", "actuator", "objname", "refname", "body", "geom1",
+                "geom2", "body1", "body2", "jointinparent", "refsite", "cranksite", "slidersite",
+                "site1", "site2", "joint1", "joint2", "tendon1", "tendon2", "geom", "sidesite",
+                "target")
+ASSET_REFS = ("material", "mesh", "hfield", "texture")
+ASSET_FILES = ("file", "fileright", "fileleft", "fileup", "filedown", "filefront", "fileback")
+
+
 class MJCFReader:
     """Fills a Spec from an MJCF Node tree."""
 
@@ -348,10 +360,15 @@ class MJCFReader:
             if c.tag == "default":
                 self.default(c, self.spec.defaults["main"], top=True)
         self._origin = {}
+        self._attached = {k: [] for k in ATTACHED_SECTIONS}
+        self._attached_assets = set()
         for c in root.children:
             if c.tag != "default":
                 sections[c.tag](c)
         self._replicate_references()
+        # elements copied in by <attach> follow the model's own, in attachment order
+        for k in ATTACHED_SECTIONS:
+            getattr(self.spec, k).extend(self._attached[k])
         return self.spec
 
     # -- simple sections -----------------------------------------------------------------------------
@@ -478,17 +495,24 @@ class MJCFReader:
     # -- assets ----------------------------------------------------------------------------------------
     def asset(self, node):
         tables = {"mesh": S.MESH, "hfield": S.HFIELD, "texture": S.TEXTURE,
-                  "material": S.MATERIAL}
+                  "material": S.MATERIAL, "model": S.MODEL_ASSET}
         _check_children(node, tables)
         main = self.spec.defaults["main"]
         for c in node.children:
-            if c.tag == "mesh":
+            if c.tag == "model":
+                _check_children(c, set())
+                self._model_asset(c)
+            elif c.tag == "mesh":
                 _check_children(c, set())
                 el = self.make(c, "mesh", S.MESH, self._class(c, main))
                 self.spec.meshes.append(el)
             elif c.tag == "material":
                 _check_children(c, {"layer"})
                 el = self.make(c, "material", S.MATERIAL, self._class(c, main))
+                el.layers = []
+                for lay in c.children:
+                    _check_children(lay, set())
+                    el.layers.append(self.make(lay, "layer", S.LAYER, None))
                 self.spec.materials.append(el)
             elif c.tag == "texture":
                 _check_children(c, set())
@@ -550,6 +574,10 @@ class MJCFReader:
                 el = self.make(c, "freejoint", S.FREEJOINT, None)
                 el.frame = frame
                 body.add(el)
+            elif tag == "attach":
+                _check_children(c, set())
+                attrs = parse_attrs(c, S.ATTACH, skip=("_suffix",))
+                self._attach(c, attrs, body, frame, c.attrib.get("_suffix", ""))
             elif tag in BODY_KINDS:
                 _check_children(c, {"plugin"} if tag == "geom" else set())
                 if world and tag == "joint":
@@ -581,7 +609,7 @@ class MJCFReader:
                 raise XMLError("replicate 'count' must be a positive integer", c.file, c.line,
                                "replicate", "count")
             sep = attrs.get("sep", "")
-            width = len(str(count - 1)) if count > 1 else 1
+            width = len(str(count))  # digits of the count itself: 10 copies are 00..09
             for i in range(count):
                 suffix = sep + str(i).zfill(width)
                 # Copy i sits in a frame that applies the step transform i times.
@@ -596,6 +624,10 @@ class MJCFReader:
 
     def _rename(self, node, suffix):
         for c in node.children:
+            if c.tag == "attach":
+                # the attached elements are named when the attach is performed; inner replicates
+                # append their suffix first
+                c.attrib["_suffix"] = c.attrib.get("_suffix", "") + suffix
             name = c.attrib.get("name")
             if name:
                 c.attrib["name"] = name + suffix
@@ -661,6 +693,275 @@ class MJCFReader:
                                                  expand(sp.tendons))
         sp.equalities, sp.pairs, sp.excludes = (expand(sp.equalities), expand(sp.pairs),
                                                  expand(sp.excludes))
+
+    # -- model composition: asset/model and body/attach (seed 000) --------------------------------
+    def _model_asset(self, node):
+        """<model name file>: read another MJCF file into its own Spec, to be attached later."""
+        a = parse_attrs(node, S.MODEL_ASSET)
+        fname = a.get("file")
+        if not fname:
+            raise XMLError("<model> requires attribute 'file'", node.file, node.line, "model",
+                           "file")
+        if a.get("content_type") not in (None, "text/xml"):
+            raise XMLError(f"unsupported content type '{a['content_type']}' (only text/xml)",
+                           node.file, node.line, "model", "content_type")
+        path = fname if os.path.isabs(fname) else os.path.join(self.spec.dir, fname)
+        if not os.path.exists(path):
+            raise XMLError(f"model file '{fname}' not found (looked in {self.spec.dir})",
+                           node.file, node.line, "model", "file")
+        child = MJCFReader(load_xml(path), file=path).read()
+        name = a.get("name") or child.modelname
+        models = self.spec.extras.setdefault("models", {})
+        if name in models:
+            raise XMLError(f"repeated name '{name}' in model", node.file, node.line, "model",
+                           "name")
+        models[name] = child
+
+    def _attach(self, node, a, body, frame, suffix):
+        """<attach model body prefix>: copy a subtree of a child model (the body ``a['body']`` or
+        the contents of its world body, in a frame) into ``body`` under ``frame``. Names become
+        prefix + name + suffix (the suffix of enclosing replicates); asset names prefix + name.
+        The child's assets and keyframes come in once per (model, prefix); its tendons,
+        equalities, actuators, sensors, excludes and pairs come in when every element they
+        reference was attached."""
+        def fail(msg, attr=None):
+            return XMLError(msg, node.file, node.line, "attach", attr)
+
+        for req in ("model", "prefix"):
+            if a.get(req) is None:
+                raise fail(f"<attach> requires attribute '{req}'", req)
+        child = self.spec.extras.get("models", {}).get(a["model"])
+        if child is None:
+            raise fail(f"unknown model '{a['model']}'", "model")
+        prefix = a["prefix"]
+
+        def ren(n):
+            return prefix + n + suffix if n else n
+
+        def aren(n):
+            return prefix + n if n else n
+
+        # The child's angles and Euler sequence may differ from ours: its orientations become
+        # quaternions and its joint angles our unit when they do.
+        cc = {k: v[2] for k, v in S.COMPILER.items()}
+        cc.update(child.compiler)
+        pc = {k: v[2] for k, v in S.COMPILER.items()}
+        pc.update(self.spec.compiler)
+        convert = (cc["angle"], cc["eulerseq"]) != (pc["angle"], pc["eulerseq"])
+        if convert:
+            from ..compiler.frames import Orienter
+            orienter = Orienter(cc["angle"] == "degree", cc["eulerseq"])
+            angle = ((math.pi / 180 if cc["angle"] == "degree" else 1.0)
+                     / (math.pi / 180 if pc["angle"] == "degree" else 1.0))
+
+        def fix_orientation(el):
+            if convert and any(el.attrs.get(k) is not None for k in S.ORIENT):
+                q = orienter.quat(el.attrs, el.where())
+                for k in S.ORIENT:
+                    el.attrs[k] = None
+                el.attrs["quat"] = tuple(float(x) for x in q)
+
+        def rename_refs(el):
+            for k in ELEMENT_REFS:
+                v = el.attrs.get(k)
+                if isinstance(v, str) and v and v != "world":
+                    el.attrs[k] = ren(v)
+            for k in ASSET_REFS:
+                v = el.attrs.get(k)
+                if isinstance(v, str) and v:
+                    el.attrs[k] = aren(v)
+
+        def copy_el(el, cls=Element):
+            if cls is Body:
+                cp = Body(attrs=dict(el.attrs), given=el.given, file=el.file, line=el.line)
+            elif cls is Frame:
+                cp = Frame(el.kind, el.tag, dict(el.attrs), el.given, el.file, el.line)
+            else:
+                cp = Element(el.kind, el.tag, dict(el.attrs), el.given, el.file, el.line)
+            for k, v in el.__dict__.items():
+                if k not in cp.__dict__:
+                    cp.__dict__[k] = v
+            if el.attrs.get("name"):
+                cp.attrs["name"] = ren(el.attrs["name"])
+            rename_refs(cp)
+            fix_orientation(cp)
+            return cp
+
+        frames = {}
+
+        def copy_frame(f, root):
+            if f is None:
+                return root
+            if id(f) not in frames:
+                cp = copy_el(f, Frame)
+                if convert and f.tag == "replicate":
+                    # freeze the replicate step (in the child's angle unit) into a plain pose
+                    from ..compiler.frames import frame_pose
+                    saved, f.frame = f.frame, None
+                    p, q = frame_pose(f, orienter)
+                    f.frame = saved
+                    cp = Frame("frame", "frame", {"pos": tuple(p), "quat": tuple(q)}, (),
+                               f.file, f.line)
+                cp.frame = copy_frame(f.frame, root)
+                frames[id(f)] = cp
+            return frames[id(f)]
+
+        copies = {}   # id(child element) -> its copy
+        names = set()  # names of every attached element (child names, before renaming)
+
+        def copy_contents(src, dst, root):
+            """src's joints, geoms, ... and child bodies into dst; frames re-rooted at root."""
+            for kind in ("joints", "geoms", "sites", "cameras", "lights"):
+                for el in getattr(src, kind):
+                    cp = copy_el(el)
+                    cp.frame = copy_frame(el.frame, root)
+                    if convert and el.kind == "joint" and el.attrs.get("type") in ("hinge",
+                                                                                  "ball"):
+                        for k in ("range", "ref", "springref"):
+                            v = cp.attrs.get(k)
+                            if isinstance(v, tuple):
+                                cp.attrs[k] = tuple(x * angle for x in v)
+                            elif isinstance(v, float):
+                                cp.attrs[k] = v * angle
+                    dst.add(cp)
+                    copies[id(el)] = cp
+                    if el.name:
+                        names.add(el.name)
+            for b in src.bodies:
+                copy_body(b, dst, root)
+
+        def copy_body(b, dst, root):
+            cp = copy_el(b, Body)
+            cp.frame = copy_frame(b.frame, root)
+            if b.inertial is not None:
+                cp.inertial = copy_el(b.inertial)
+                cp.inertial.frame = copy_frame(b.inertial.frame, root)
+            dst.add(cp)
+            copies[id(b)] = cp
+            if b.name:
+                names.add(b.name)
+            # frames inside b are b's own: they chain up to None
+            copy_contents(b, cp, None)
+            return cp
+
+        if a.get("body"):
+            src = child.find("body", a["body"])
+            if src is None or src is child.worldbody:
+                raise fail(f"model '{a['model']}' has no body '{a['body']}'", "body")
+            # the body's own enclosing frames in the child are not part of the attached subtree
+            saved, src.frame = src.frame, None
+            try:
+                copy_body(src, body, frame)
+            finally:
+                src.frame = saved
+        else:
+            root = Frame("frame", "attach", {"pos": (0.0, 0.0, 0.0)}, (), node.file, node.line)
+            root.frame = frame
+            copy_contents(child.worldbody, body, root)
+
+        first = (a["model"], prefix) not in self._attached_assets
+        self._attached_assets.add((a["model"], prefix))
+        if first:
+            self._attach_assets(child, cc, aren, copy_el)
+
+        # non-tree elements whose every reference was attached (tendons first: actuators and
+        # sensors may use them)
+        def refs_ok(el):
+            items = [el] + list(getattr(el, "path", ()))
+            for x in items:
+                for k in ELEMENT_REFS:
+                    v = x.attrs.get(k)
+                    if isinstance(v, str) and v and v != "world" and v not in names:
+                        return False
+            return True
+
+        for section in ("tendons", "equalities", "actuators", "sensors", "excludes", "pairs"):
+            for el in getattr(child, section):
+                if not refs_ok(el):
+                    continue
+                cp = copy_el(el)
+                if getattr(el, "path", None) is not None:
+                    cp.path = [copy_el(p) for p in el.path]
+                self._attached[section].append(cp)
+                copies[id(el)] = cp
+                if el.name and section in ("tendons", "actuators"):
+                    names.add(el.name)
+        if first:
+            for key in child.keys:
+                self._attached["keys"].append(self._attach_key(child, key, copies, aren))
+
+    def _attach_assets(self, child, cc, aren, copy_el):
+        """Copy the child's meshes, height fields, textures and materials (once per prefix),
+        with file paths made absolute against the child's directories."""
+        for section, sub in (("meshes", "meshdir"), ("hfields", "meshdir"),
+                             ("textures", "texturedir"), ("materials", None)):
+            base = os.path.join(child.dir, (cc.get(sub) or cc.get("assetdir") or "") if sub
+                                else "")
+            for el in getattr(child, section):
+                cp = copy_el(el)
+                if not el.name and el.attrs.get("file") and section != "materials":
+                    # a file-named asset keeps the file's stem as its name, prefixed
+                    stem = os.path.splitext(os.path.basename(el.attrs["file"]))[0]
+                    cp.attrs["name"] = aren(stem)
+                elif el.name:
+                    cp.attrs["name"] = aren(el.name)
+                for k in ASSET_FILES:
+                    f = cp.attrs.get(k)
+                    if isinstance(f, str) and f and not os.path.isabs(f):
+                        cp.attrs[k] = os.path.join(base, f)
+                getattr(self.spec, section).append(cp)
+
+    @staticmethod
+    def _attach_key(child, key, copies, aren):
+        """A keyframe of the attached model: the values it gives for the attached joints and
+        actuators (the rest of the parent's keyframe stays at its defaults)."""
+        nq_of = {"free": 7, "ball": 4, "slide": 1, "hinge": 1}
+        qadr, dadr = {}, {}
+        nq = nv = 0
+        for b in child.bodies():
+            for j in b.joints:
+                t = "free" if j.kind == "freejoint" else j.attrs.get("type", "hinge")
+                qadr[id(j)], dadr[id(j)] = (nq, nq_of[t]), (nv, 6 if t == "free" else
+                                                            3 if t == "ball" else 1)
+                nq += nq_of[t]
+                nv += dadr[id(j)][1]
+        aadr = {}
+        na = 0
+        for u, act in enumerate(child.actuators):
+            n = act.attrs.get("actdim", -1)
+            if n is None or n < 0:
+                n = 0 if act.attrs.get("dyntype", "none") == "none" else 1
+            aadr[id(act)] = (u, na, n)
+            na += n
+        old = getattr(key, "partial", None)
+        partial = {"qpos": [], "qvel": [], "ctrl": [], "act": []}
+        for field, table in (("qpos", qadr), ("qvel", dadr)):
+            for jid, (adr, n) in table.items():
+                if jid not in copies:
+                    continue
+                if old is not None:
+                    vals = next((v for e, v in old[field] if id(e) == jid), None)
+                else:
+                    full = key.attrs.get(field)
+                    vals = tuple(full[adr:adr + n]) if full is not None else None
+                if vals is not None:
+                    partial[field].append((copies[jid], vals))
+        for aid, (u, adr, n) in aadr.items():
+            if aid not in copies:
+                continue
+            for field, sl in (("ctrl", (u, 1)), ("act", (adr, n))):
+                if old is not None:
+                    vals = next((v for e, v in old[field] if id(e) == aid), None)
+                else:
+                    full = key.attrs.get(field)
+                    vals = tuple(full[sl[0]:sl[0] + sl[1]]) if full is not None else None
+                if vals:
+                    partial[field].append((copies[aid], vals))
+        cp = Element("key", "key", {"name": aren(key.name) if key.name else None,
+                                    "time": key.attrs.get("time", 0.0)}, {"name", "time"},
+                     key.file, key.line)
+        cp.partial = partial
+        return cp
 
     # -- non-tree sections ------------------------------------------------------------------------------
     def contact(self, node):

@@ -526,9 +526,17 @@ DEFAULT_KINDS = {
                                 "damper", "cylinder", "muscle", "adhesion")},
 }
 
+LAYER = {"texture": (S, None, None),
+         "role": (("rgb", "occlusion", "roughness", "metallic", "normal", "opacity", "emissive",
+                   "rgba", "orm"), None, "rgb")}
+
+# Model composition (seed 000, asset/model and body/attach)
+MODEL_ASSET = {"name": (S, None, None), "file": (S, None, None),
+               "content_type": (S, None, None)}
+ATTACH = {"model": (S, None, None), "body": (S, None, None), "prefix": (S, None, None)}
+
 # Elements that are recognised but not supported yet: parsing them raises NotImplementedError.
 UNSUPPORTED = {
     "composite": "body/composite", "flexcomp": "body/flexcomp", "flex": "deformable/flex",
-    "skin": "skin", "plugin": "plugin instances", "attach": "body/attach",
-    "model": "asset/model", "instance": "extension/plugin/instance",
+    "skin": "skin", "plugin": "plugin instances", "instance": "extension/plugin/instance",
 }

@@ -82,6 +82,14 @@ FIELDS = {
     "geom_quat": (1e-6, 1e-7), "geom_friction": (0, 1e-12), "geom_solmix": (0, 1e-12),
     "geom_solref": (0, 1e-12), "geom_solimp": (0, 1e-12), "geom_margin": (0, 1e-12),
     "geom_gap": (0, 1e-12), "geom_rbound": (1e-6, 1e-8), "geom_fluid": (1e-6, 1e-9),
+    "geom_aabb": (1e-6, 1e-8),
+    # height fields (hfield_data is float32 in mujoco: compared to single precision)
+    **{k: (0, 0) for k in ("nhfield", "nhfielddata", "hfield_nrow", "hfield_ncol", "hfield_adr")},
+    "hfield_size": (0, 0), "hfield_data": (1e-6, 1e-7),
+    # textures and materials (tex_data is compared in test_compiler.py: gradients and random
+    # marks are not byte-exact)
+    **{k: (0, 0) for k in ("ntex", "ntexdata", "nmat", "tex_type", "tex_colorspace",
+                           "tex_height", "tex_width", "tex_nchannel", "tex_adr", "mat_texid")},
     "site_pos": (1e-9, 1e-9), "site_quat": (1e-9, 1e-9), "site_size": (1e-9, 1e-9),
     "site_type": (0, 0),
     # tendons, equalities

@@ -162,15 +162,16 @@ def test_energy_enabled():
     assert rel_err(d.energy, mjd.energy) < 1e-6
 
 
-def test_constraints_are_not_silently_dropped():
+def test_limits_and_contacts_are_solved_not_dropped():
+    """A state with an active joint limit and a model with contacts: the constraint rows exist
+    and qacc is mujoco's (the full comparison is in test_contact_pipeline)."""
     mjm = load(TEST_MODELS / "actuators.xml")  # j3 has range [-.2, .2]
     m, d, mjd = both(mjm, 0)
-    d.qpos[2] = 0.3
-    with pytest.raises(NotImplementedError, match="joint limit"):
-        engine.forward.mj_forward(m, d)
-    mjm2 = load(GYM + "ant.xml", contact=True)
-    with pytest.raises(NotImplementedError, match="contacts"):
-        engine.forward.mj_forward(model_from_mujoco(mjm2), MjData(model_from_mujoco(mjm2)))
+    d.qpos[2] = mjd.qpos[2] = 0.3
+    engine.forward.mj_forward(m, d)
+    mujoco.mj_forward(mjm, mjd)
+    assert d.nl == mjd.nl > 0
+    assert rel_err(d.qacc, mjd.qacc) < 1e-5
 
 
 def test_forward_skip_and_no_allocation_in_step():

@@ -172,8 +172,6 @@ def test_missing_truncated_and_foreign_bags(tmp_path, capsys):
     assert code == 0 and "/imu_pose holds std_msgs/msg/String, the map expects" in err
 
 
-@pytest.mark.xfail(reason="weld equality constraints are not solved yet (no constraint solver)",
-                   strict=False)
 def test_body_welded_to_mocap_tracks_it(tmp_path, capsys):
     bag = bt.write_bag(tmp_path / "in")
     mp = bt.write_map(tmp_path / "map.yaml", text="bodies:\n  handle:\n    topic: /target_pose\n")

@@ -66,9 +66,7 @@ def test_default_robot_streams_at_configured_rates(sim, probe):
 
 
 def test_example_robot_data_ur5(sim, probe):
-    # contacts and joint limits off until the engine's constraint solver lands (issue 4): the node
-    # stops with a message naming the flag otherwise
-    s = sim(model=UR5_MODEL, speed=0.0, disable="['contact', 'limit']")
+    s = sim(model=UR5_MODEL, speed=0.0)
     js = probe.subscribe(JointState, "/joint_states")
     probe.wait(lambda: js, START_TIMEOUT, "ur5 joint_states", s)
     names = list(js[-1][1].name)

@@ -1,0 +1,197 @@
+"""Texture assets: procedural (builtin) textures and images from PNG or MuJoCo's texture format
+(seed 000, asset/texture), producing mjModel's tex_* fields.
+
+Layouts (checked against the oracle): a 2d texture is height x width texels, top row first; a
+cube or skybox texture is six width x width faces stacked vertically in the order right, left,
+up, down, front, back (+X, -X, +Y, -Y, +Z, -Z); a cube loaded from one square image
+(gridsize "1 1") stores that image once. Colours in [0, 1] become bytes as 255 * c truncated.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import png
+
+TYPE = {"2d": 0, "cube": 1, "skybox": 2}
+COLORSPACE = {"auto": 0, "linear": 1, "sRGB": 2}
+FACES = "RLUDFB"  # right, left, up, down, front, back: the face order in tex_data
+
+
+class TextureError(ValueError):
+    pass
+
+
+def _byte(c):
+    """A colour component as MuJoCo stores it: 255 * c truncated, wrapped to a byte."""
+    return np.asarray(np.trunc(255.0 * np.asarray(c, float)), np.int64) & 0xFF
+
+
+def _gradient_weight(t):
+    """Sigmoid interpolation weight of rgb1 for t in [0, 1] (1 = the rgb1 end). The reference
+    names a sigmoid without its constants: a logistic normalised to [0, 1] with slope 4.6
+    matches the oracle to within one or two levels (not byte-exact)."""
+    k = 4.6
+    s = lambda x: 1.0 / (1.0 + np.exp(-x))  # noqa: E731
+    return (s(k * (t - 0.5)) - s(-k / 2)) / (s(k / 2) - s(-k / 2))
+
+
+def _mix(w, rgb1, rgb2):
+    w = np.asarray(w, float)[..., None]
+    return w * np.asarray(rgb1, float) + (1 - w) * np.asarray(rgb2, float)
+
+
+def _checker_face(h, w, rgb1, rgb2, invert=False):
+    r = np.arange(h)[:, None] < h // 2
+    c = np.arange(w)[None, :] < w // 2
+    first = (r == c) ^ invert
+    return np.where(first[..., None], np.asarray(rgb1, float), np.asarray(rgb2, float))
+
+
+def _mark(face, a, rng=None):
+    """mark edge / cross / random. Random marks use our own fixed-seed generator: the pixels
+    chosen differ from MuJoCo's (whose generator the reference does not specify), their
+    density is the same."""
+    h, w = face.shape[:2]
+    m = np.asarray(a["markrgb"], float)
+    if a["mark"] == "random":
+        rng = rng if rng is not None else np.random.default_rng(1)
+        face[rng.random((h, w)) < a["random"]] = m
+    if a["mark"] == "edge":
+        face[0, :] = face[-1, :] = m
+        face[:, 0] = face[:, -1] = m
+    elif a["mark"] == "cross":
+        face[h // 2, :] = m
+        face[:, w // 2] = m
+    return face
+
+
+def _face_dirs(w):
+    """Unit directions from the cube's centre through each texel of each face (6, w, w, 3),
+    with texel rows running down the face and columns across."""
+    u = np.linspace(-1.0, 1.0, w) if w > 1 else np.zeros(1)
+    V, U = np.meshgrid(u, u, indexing="ij")   # V: row coordinate, U: column coordinate
+    one = np.ones_like(U)
+    # (x, y, z) per face; for the side faces +Y is up (row 0), as the gradient runs along +Y
+    faces = [np.stack([one, -V, -U], -1), np.stack([-one, -V, U], -1),
+             np.stack([U, one, V], -1), np.stack([U, -one, -V], -1),
+             np.stack([U, -V, one], -1), np.stack([-U, -V, -one], -1)]
+    d = np.stack(faces)
+    return d / np.linalg.norm(d, axis=-1, keepdims=True)
+
+
+def builtin(a, ttype):
+    """(height, width, data uint8 (h*w*3)) of a procedural texture."""
+    w = a["width"]
+    if w <= 0:
+        raise TextureError("builtin texture needs a positive width")
+    rgb1, rgb2, kind = a["rgb1"], a["rgb2"], a["builtin"]
+    if ttype == 0:
+        h = a["height"]
+        if h <= 0:
+            raise TextureError("builtin 2d texture needs a positive height")
+        if kind == "checker":
+            img = _checker_face(h, w, rgb1, rgb2)
+        elif kind == "flat":
+            img = np.broadcast_to(np.asarray(rgb1, float), (h, w, 3)).copy()
+        else:  # gradient: radial, rgb1 at the centre, rgb2 at distance 1 (the edge midpoints)
+            y = (np.arange(h) - (h - 1) / 2) / max((h - 1) / 2, 1e-12)
+            x = (np.arange(w) - (w - 1) / 2) / max((w - 1) / 2, 1e-12)
+            d = np.sqrt(y[:, None] ** 2 + x[None, :] ** 2)
+            img = _mix(np.where(d < 1, _gradient_weight(np.clip(1 - d, 0, 1)), 0.0), rgb1, rgb2)
+        img = _mark(img, a, np.random.default_rng(1))
+        return h, w, _byte(img).astype(np.uint8).ravel()
+    faces = []
+    rng = np.random.default_rng(1)
+    dirs = _face_dirs(w) if kind == "gradient" else None
+    for f in range(6):
+        if kind == "checker":
+            face = _checker_face(w, w, rgb1, rgb2, invert=(f >= 4))
+        elif kind == "flat":
+            face = np.broadcast_to(np.asarray(rgb2 if f == 3 else rgb1, float), (w, w, 3)).copy()
+        else:  # gradient along +Y: weight from the angle to +Y
+            ang = np.arccos(np.clip(dirs[f][..., 1], -1, 1))
+            face = _mix(_gradient_weight(1 - ang / math.pi), rgb1, rgb2)
+        faces.append(_mark(face, a, rng))
+    img = np.concatenate(faces)
+    return 6 * w, w, _byte(img).astype(np.uint8).ravel()
+
+
+def decode_image(blob, fname, content_type, nchannel):
+    """(h, w, nchannel) uint8 of a PNG or MuJoCo texture file (int32 width, int32 height, then
+    rgb bytes), top row first, and whether the file declared sRGB."""
+    is_png = (content_type == "image/png" if content_type
+              else fname.lower().endswith(".png"))
+    if is_png:
+        try:
+            img = png.read_channels(blob, nchannel)
+        except png.PNGError as e:
+            raise TextureError(f"'{fname}': {e}") from None
+        srgb = b"sRGB" in blob[:blob.find(b"IDAT")] if b"IDAT" in blob else False
+        return img, srgb
+    if len(blob) < 8:
+        raise TextureError(f"'{fname}' is too short")
+    w, h = (int(x) for x in np.frombuffer(blob[:8], "<i4"))
+    if w < 1 or h < 1 or len(blob) != 8 + 3 * w * h:
+        raise TextureError(f"'{fname}': unexpected size for a {w}x{h} texture")
+    img = np.frombuffer(blob[8:], np.uint8).reshape(h, w, 3)
+    if nchannel != 3:
+        raise TextureError(f"'{fname}': the custom texture format has 3 channels")
+    return img, False
+
+
+def from_images(a, ttype, load):
+    """(height, width, data, srgb) of a texture from file(s). ``load(attr)`` returns
+    (image (h, w, c) uint8, srgb) for the file named by attribute ``attr``."""
+    nch = a["nchannel"]
+    if a.get("file"):
+        img, srgb = load("file")
+        if a["hflip"]:
+            img = img[:, ::-1]
+        if a["vflip"]:
+            img = img[::-1]
+        if ttype == 0:
+            h, w = img.shape[:2]
+            return h, w, np.ascontiguousarray(img).ravel(), srgb
+        gr, gc = a["gridsize"]
+        h, w = img.shape[:2]
+        if (gr, gc) == (1, 1):
+            if h != w:
+                raise TextureError("a cube texture from one image needs a square image")
+            return h, w, np.ascontiguousarray(img).ravel(), srgb
+        if h % gr or w % gc or h // gr != w // gc:
+            raise TextureError("image size is not a grid of square faces")
+        s = h // gr
+        layout = a["gridlayout"]
+        if len(layout) < gr * gc:
+            raise TextureError("gridlayout is shorter than the grid")
+        out = np.empty((6, s, s, nch), np.uint8)
+        out[:] = _byte(a["rgb1"])[:nch] if nch >= 3 else _byte(a["rgb1"])[0]
+        for k in range(gr * gc):
+            ch = layout[k]
+            if ch == ".":
+                continue
+            if ch not in FACES:
+                raise TextureError(f"gridlayout has an unknown face '{ch}'")
+            r, c = divmod(k, gc)
+            out[FACES.index(ch)] = img[r * s:(r + 1) * s, c * s:(c + 1) * s]
+        return 6 * s, s, out.ravel(), srgb
+    # six separate files
+    sides = ("right", "left", "up", "down", "front", "back")
+    imgs, size, srgb = [], None, False
+    for sd in sides:
+        if a.get("file" + sd):
+            img, srgb = load("file" + sd)
+            if img.shape[0] != img.shape[1] or (size is not None and img.shape[0] != size):
+                raise TextureError("cube faces must be square and of one size")
+            size = img.shape[0]
+            imgs.append(img)
+        else:
+            imgs.append(None)
+    if size is None:
+        raise TextureError("texture needs a file, the six face files or a builtin")
+    fill = _byte(a["rgb1"]).astype(np.uint8)
+    out = [im if im is not None else np.broadcast_to(fill[:nch], (size, size, nch))
+           for im in imgs]
+    return 6 * size, size, np.concatenate(out).ravel(), srgb

@@ -1,0 +1,1070 @@
+"""Constraint rows: mj_makeConstraint, mj_referenceConstraint and mj_contactForce (seed 001,
+"Constraint model" / "Contacts"; seed 004, "Solver parameters").
+
+Every scalar constraint is one row of the efc_* arrays, in MuJoCo's order: equality constraints
+(connect 3 rows, weld 6, joint 1, tendon 1; only the active ones), friction loss (dofs, then
+tendons), limits (joints, then tendons; hinge/slide and tendons a row per violated side, ball joints
+one row), then contacts (frictionless 1 row, pyramidal 2*(dim-1) rows, elliptic dim rows). A row
+has its Jacobian (efc_J: the derivative of the constraint violation ``efc_pos`` w.r.t. qpos in
+velocity coordinates, dense row r = efc_J[r]), margin, friction loss, the approximate diagonal of
+the inverse constraint inertia (efc_diagApprox, from the model's body/dof/tendon invweight0), the
+spring-damper parameters efc_KBIP = (K, B, impedance d, d d/d pos) from solref/solimp, and the
+regulariser R = (1-d)/d * diagApprox with D = 1/R.
+
+Sparse Jacobian (opt.jacobian SPARSE, or AUTO with nv >= 60, as mj_isSparse): efc_J keeps the dense
+rows and efc_J_rownnz / efc_J_rowadr / efc_J_colind list each row's structural nonzero columns
+(``colind[r, :rownnz[r]]`` increasing, ``rowadr[r] = r * nv``; the layout of actuator_moment), the
+same columns and counts (nJ = their sum) as MuJoCo's CSR rows, plus efc_J_rowsuper.
+
+Contacts come from the collision stage (contact_* fields, ncon). A contact with ``exclude != 0``
+(inside the gap) makes no rows and gets efc_address -1.
+
+No allocation here: the stage writes into the preallocated rows; scratch ``cn_J`` holds one
+contact's frame rows while a pyramid is built.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from . import math as mm
+from ._access import f1, f2, fs, i1, i2, is_, u1
+from ._layout import DF, MF
+from .enums import mjtDisableBit, mjtEq, mjtObj, mjtWarning
+from .support import last_dof
+
+_J = dict(cache=True, nogil=True, _nrt=False)  # no allocation here: skip reference counting
+
+FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
+# mjtConstraint
+EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON = 0, 1, 2, 3, 4
+CONTACT_FRICTIONLESS, CONTACT_PYRAMIDAL, CONTACT_ELLIPTIC = 5, 6, 7
+_EQ_CONNECT, _EQ_WELD = int(mjtEq.mjEQ_CONNECT), int(mjtEq.mjEQ_WELD)
+_EQ_JOINT, _EQ_TENDON = int(mjtEq.mjEQ_JOINT), int(mjtEq.mjEQ_TENDON)
+_OBJ_SITE = int(mjtObj.mjOBJ_SITE)
+_DSBL_CONSTRAINT = int(mjtDisableBit.mjDSBL_CONSTRAINT)
+_DSBL_EQUALITY = int(mjtDisableBit.mjDSBL_EQUALITY)
+_DSBL_FRICTIONLOSS = int(mjtDisableBit.mjDSBL_FRICTIONLOSS)
+_DSBL_LIMIT = int(mjtDisableBit.mjDSBL_LIMIT)
+_DSBL_CONTACT = int(mjtDisableBit.mjDSBL_CONTACT)
+_DSBL_REFSAFE = int(mjtDisableBit.mjDSBL_REFSAFE)
+_WARN_CNSTRFULL = int(mjtWarning.mjWARN_CNSTRFULL)
+_CONE_ELLIPTIC = 1
+_JAC_SPARSE, _JAC_AUTO = 1, 2
+_MINVAL = 1e-15
+_MINIMP, _MAXIMP = 0.0001, 0.9999
+
+# fw_status[0] codes set here (fw_status[1]: what they say); the wrappers raise on them
+STATUS_CNSTRFULL = 7          # fw_status[1]: the number of rows needed so far
+STATUS_EQ_UNSUPPORTED = 10    # fw_status[1]: the equality id (flex / distance equalities)
+
+
+# =================================================================================================
+# solver parameters: impedance and reference (seed 004, "Solver parameters")
+# =================================================================================================
+@njit(**_J)
+def impedance(solimp, r):
+    """(d, d d/d r): the impedance d(r) of a violation r (length or angle; for contacts and limits
+    r = pos - margin) from solimp = (d0, d_width, width, midpoint, power), seed 004 "Impedance":
+    d goes from d0 at r = 0 to d_width at |r| >= width along a spline of the given power whose
+    inflection is at midpoint*width. d0, d_width and midpoint are clamped to
+    [mjMINIMP, mjMAXIMP], power to >= 1."""
+    d0 = min(max(solimp[0], _MINIMP), _MAXIMP)
+    dw = min(max(solimp[1], _MINIMP), _MAXIMP)
+    width = solimp[2]
+    mid = min(max(solimp[3], _MINIMP), _MAXIMP)
+    power = max(1.0, solimp[4])
+    x = abs(r) / width if width > _MINVAL else 1.0
+    if x >= 1.0 or width <= _MINVAL:
+        return dw, 0.0
+    if power == 1.0:
+        y = x
+        dy = 1.0
+    elif x <= mid:
+        a = 1.0 / mid ** (power - 1.0)
+        y = a * x ** power
+        dy = power * a * x ** (power - 1.0)
+    else:
+        b = 1.0 / (1.0 - mid) ** (power - 1.0)
+        y = 1.0 - b * (1.0 - x) ** power
+        dy = power * b * (1.0 - x) ** (power - 1.0)
+    d = d0 + y * (dw - d0)
+    dd = dy * (dw - d0) / width
+    if r < 0.0:
+        dd = -dd
+    return d, dd
+
+
+@njit(**_J)
+def stiffness_damping(solref, dmax, timestep, refsafe):
+    """(K, B) of the reference acceleration a_ref = -B v - K d (pos - margin), seed 004
+    "Reference acceleration": positive solref = (timeconst, dampratio) gives
+    B = 2 / (dmax timeconst), K = 1 / (dmax^2 timeconst^2 dampratio^2), with timeconst raised to
+    2*timestep when ``refsafe``; negative solref = (-stiffness, -damping) gives B = damping / dmax,
+    K = stiffness / dmax^2. dmax is the clamped solimp[1] (d_width)."""
+    if solref[0] > 0.0:
+        tc = solref[0]
+        if refsafe:
+            tc = max(tc, 2.0 * timestep)
+        dr = solref[1]
+        return 1.0 / (dmax * dmax * tc * tc * dr * dr), 2.0 / (dmax * tc)
+    return -solref[0] / (dmax * dmax), -solref[1] / dmax
+
+
+@njit(**_J)
+def set_row_params(r, solref, solimp, dA, imp_r, frictional, timestep, refsafe,
+                   efc_diagApprox, efc_KBIP, efc_R, efc_D):
+    """diagApprox, KBIP, R and D of row r: impedance at violation ``imp_r``; frictional rows
+    (friction loss) have K = 0 (their residual is identically 0)."""
+    imp, impP = impedance(solimp, imp_r)
+    dmax = min(max(solimp[1], _MINIMP), _MAXIMP)
+    K, B = stiffness_damping(solref, dmax, timestep, refsafe)
+    if frictional:
+        K = 0.0
+    efc_KBIP[r, 0] = K
+    efc_KBIP[r, 1] = B
+    efc_KBIP[r, 2] = imp
+    efc_KBIP[r, 3] = impP
+    efc_diagApprox[r] = dA
+    R = max(_MINVAL, (1.0 - imp) * dA / imp)
+    efc_R[r] = R
+    efc_D[r] = 1.0 / R
+
+
+# =================================================================================================
+# Jacobians (seed 001, "Jacobians")
+# =================================================================================================
+@njit(**_J)
+def add_jac_rows(
+    # Model:
+    body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
+    # Data in:
+    subtree_com, cdof, point, body, scale, flg_rot,
+    # Data out:
+    rows,
+):
+    """rows[0:3] += scale * jacp(point, body) (or jacr when ``flg_rot``), 3 x nv, along the
+    body's dof chain."""
+    off = mm.sub3(point, subtree_com[body_rootid[body]])
+    k = last_dof(body_parentid, body_dofnum, body_dofadr, body)
+    while k >= 0:
+        c = cdof[k]
+        if flg_rot:
+            rows[0, k] += scale * c[0]
+            rows[1, k] += scale * c[1]
+            rows[2, k] += scale * c[2]
+        else:
+            lin = mm.add3((c[3], c[4], c[5]), mm.cross3((c[0], c[1], c[2]), off))
+            rows[0, k] += scale * lin[0]
+            rows[1, k] += scale * lin[1]
+            rows[2, k] += scale * lin[2]
+        k = dof_parentid[k]
+
+
+@njit(**_J)
+def contact_jac(
+    # Model:
+    body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
+    # Data in:
+    subtree_com, cdof, b1, b2, pos, frame, dim,
+    # Data out:
+    rows,
+):
+    """The contact's ``dim`` Jacobian rows in its frame (rows[0:dim], each nv): the relative
+    velocity of the contact point ``pos`` on body b2 w.r.t. body b1 (jacp(b2) - jacp(b1), world)
+    projected on the frame rows normal, tangent1, tangent2, then (dim 4, 6) the relative angular
+    velocity on the normal (torsion) and the two tangents (rolling). ``frame`` is the contact's
+    row-major 3x3 (9,)."""
+    nv = cdof.shape[0]
+    for j in range(dim):
+        for k in range(nv):
+            rows[j, k] = 0.0
+    # walk each body's chain once, projecting every dof's point velocity on the frame
+    for side in range(2):
+        b = b2 if side == 0 else b1
+        s = 1.0 if side == 0 else -1.0
+        off = mm.sub3(pos, subtree_com[body_rootid[b]])
+        k = last_dof(body_parentid, body_dofnum, body_dofadr, b)
+        while k >= 0:
+            c = cdof[k]
+            lin = mm.add3((c[3], c[4], c[5]), mm.cross3((c[0], c[1], c[2]), off))
+            for j in range(min(dim, 3)):
+                rows[j, k] += s * (frame[3 * j] * lin[0] + frame[3 * j + 1] * lin[1]
+                                   + frame[3 * j + 2] * lin[2])
+            if dim > 3:
+                for j in range(dim - 3):
+                    rows[3 + j, k] += s * (frame[3 * j] * c[0] + frame[3 * j + 1] * c[1]
+                                           + frame[3 * j + 2] * c[2])
+            k = dof_parentid[k]
+
+
+# =================================================================================================
+# mj_makeConstraint
+# =================================================================================================
+@njit(**_J)
+def _room(r, k, njcap, status, warn_num, warn_info):
+    """True when k more rows fit after row r; else record CNSTRFULL (once per call)."""
+    if r + k <= njcap:
+        return True
+    if status[0] != STATUS_CNSTRFULL:
+        status[0] = STATUS_CNSTRFULL
+        warn_num[_WARN_CNSTRFULL] += 1
+    status[1] = r + k
+    warn_info[_WARN_CNSTRFULL] = r + k
+    return False
+
+
+@njit(**_J)
+def _clear_row(efc_J, r):
+    for k in range(efc_J.shape[1]):
+        efc_J[r, k] = 0.0
+
+
+@njit(**_J)
+def make_constraint(M, D):
+    """mj_makeConstraint: every constraint row (see the module docstring) with its Jacobian, pos,
+    margin, frictionloss, type, id, diagApprox, KBIP, R, D; ne/nf/nl/nefc/nJ and the contacts'
+    efc_address. Reads the position stage (xpos, xmat, xquat, site_*, subtree_com, cdof, qpos,
+    ten_length, ten_J) and the contacts."""
+    # ---- model
+    body_parentid = i1(M, MF.body_parentid)
+    body_rootid = i1(M, MF.body_rootid)
+    body_dofnum = i1(M, MF.body_dofnum)
+    body_dofadr = i1(M, MF.body_dofadr)
+    dof_parentid = i1(M, MF.dof_parentid)
+    body_invweight0 = f2(M, MF.body_invweight0)
+    dof_invweight0 = f1(M, MF.dof_invweight0)
+    tendon_invweight0 = f1(M, MF.tendon_invweight0)
+    jnt_type = i1(M, MF.jnt_type)
+    jnt_qposadr = i1(M, MF.jnt_qposadr)
+    jnt_dofadr = i1(M, MF.jnt_dofadr)
+    jnt_limited = u1(M, MF.jnt_limited)
+    jnt_range = f2(M, MF.jnt_range)
+    jnt_margin = f1(M, MF.jnt_margin)
+    jnt_solref = f2(M, MF.jnt_solref)
+    jnt_solimp = f2(M, MF.jnt_solimp)
+    dof_frictionloss = f1(M, MF.dof_frictionloss)
+    dof_solref = f2(M, MF.dof_solref)
+    dof_solimp = f2(M, MF.dof_solimp)
+    tendon_limited = u1(M, MF.tendon_limited)
+    tendon_range = f2(M, MF.tendon_range)
+    tendon_margin = f1(M, MF.tendon_margin)
+    tendon_frictionloss = f1(M, MF.tendon_frictionloss)
+    tendon_solref_lim = f2(M, MF.tendon_solref_lim)
+    tendon_solimp_lim = f2(M, MF.tendon_solimp_lim)
+    tendon_solref_fri = f2(M, MF.tendon_solref_fri)
+    tendon_solimp_fri = f2(M, MF.tendon_solimp_fri)
+    tendon_length0 = f1(M, MF.tendon_length0)
+    eq_type = i1(M, MF.eq_type)
+    eq_obj1id = i1(M, MF.eq_obj1id)
+    eq_obj2id = i1(M, MF.eq_obj2id)
+    eq_objtype = i1(M, MF.eq_objtype)
+    eq_solref = f2(M, MF.eq_solref)
+    eq_solimp = f2(M, MF.eq_solimp)
+    eq_data = f2(M, MF.eq_data)
+    site_bodyid = i1(M, MF.site_bodyid)
+    geom_bodyid = i1(M, MF.geom_bodyid)
+    qpos0 = f1(M, MF.qpos0)
+    timestep = fs(M, MF.opt_timestep)
+    impratio = fs(M, MF.opt_impratio)
+    disable = is_(M, MF.opt_disableflags)
+    elliptic = is_(M, MF.opt_cone) == _CONE_ELLIPTIC
+    jacobian = is_(M, MF.opt_jacobian)
+    # ---- data
+    qpos = f1(D, DF.qpos)
+    xpos = f2(D, DF.xpos)
+    xmat = f2(D, DF.xmat)
+    xquat = f2(D, DF.xquat)
+    site_xpos = f2(D, DF.site_xpos)
+    site_xquat = f2(D, DF.site_xquat)
+    subtree_com = f2(D, DF.subtree_com)
+    cdof = f2(D, DF.cdof)
+    ten_length = f1(D, DF.ten_length)
+    ten_J = f2(D, DF.ten_J)
+    eq_active = u1(D, DF.eq_active)
+    ncon = i1(D, DF.ncon)[0]
+    contact_dist = f1(D, DF.contact_dist)
+    contact_pos = f2(D, DF.contact_pos)
+    contact_frame = f2(D, DF.contact_frame)
+    contact_includemargin = f1(D, DF.contact_includemargin)
+    contact_friction = f2(D, DF.contact_friction)
+    contact_solref = f2(D, DF.contact_solref)
+    contact_solreffriction = f2(D, DF.contact_solreffriction)
+    contact_solimp = f2(D, DF.contact_solimp)
+    contact_mu = f1(D, DF.contact_mu)
+    contact_dim = i1(D, DF.contact_dim)
+    contact_geom = i2(D, DF.contact_geom)
+    contact_exclude = i1(D, DF.contact_exclude)
+    contact_efc_address = i1(D, DF.contact_efc_address)
+    efc_type = i1(D, DF.efc_type)
+    efc_id = i1(D, DF.efc_id)
+    efc_J = f2(D, DF.efc_J)
+    efc_pos = f1(D, DF.efc_pos)
+    efc_margin = f1(D, DF.efc_margin)
+    efc_frictionloss = f1(D, DF.efc_frictionloss)
+    efc_diagApprox = f1(D, DF.efc_diagApprox)
+    efc_KBIP = f2(D, DF.efc_KBIP)
+    efc_R = f1(D, DF.efc_R)
+    efc_D = f1(D, DF.efc_D)
+    cnJ = f2(D, DF.cn_J)
+    status = i1(D, DF.fw_status)
+    warn_num = i1(D, DF.warning_number)
+    warn_info = i1(D, DF.warning_lastinfo)
+
+    njcap = efc_type.shape[0]
+    nv = cdof.shape[0]
+    refsafe = (disable & _DSBL_REFSAFE) == 0
+    ne = 0
+    nf = 0
+    nl = 0
+    r = 0
+    full = False
+    for c in range(ncon):
+        contact_efc_address[c] = -1
+    if status[0] == STATUS_CNSTRFULL:
+        status[0] = 0
+
+    if disable & _DSBL_CONSTRAINT:
+        ncon = 0
+    else:
+        # ---- equality constraints
+        if not (disable & _DSBL_EQUALITY):
+            for i in range(eq_type.shape[0]):
+                if not eq_active[i] or full:
+                    continue
+                et = eq_type[i]
+                o1 = eq_obj1id[i]
+                o2 = eq_obj2id[i]
+                data = eq_data[i]
+                solref = eq_solref[i]
+                solimp = eq_solimp[i]
+                if et == _EQ_CONNECT or et == _EQ_WELD:
+                    nrow = 3 if et == _EQ_CONNECT else 6
+                    if not _room(r, nrow, njcap, status, warn_num, warn_info):
+                        full = True
+                        continue
+                    site = eq_objtype[i] == _OBJ_SITE
+                    if site:
+                        b1 = site_bodyid[o1]
+                        b2 = site_bodyid[o2]
+                        p1 = mm.get3(site_xpos[o1])
+                        p2 = mm.get3(site_xpos[o2])
+                    else:
+                        b1 = o1
+                        b2 = o2
+                        # connect: anchor in body1 at data[0:3], in body2 at data[3:6]
+                        # weld: body2's anchor data[0:3] in body2 and (relpose) in body1 data[3:6]
+                        a1 = (data[0], data[1], data[2]) if et == _EQ_CONNECT else \
+                            (data[3], data[4], data[5])
+                        a2 = (data[3], data[4], data[5]) if et == _EQ_CONNECT else \
+                            (data[0], data[1], data[2])
+                        p1 = mm.add3(mm.get3(xpos[b1]), mm.mat_vec(xmat[b1], a1))
+                        p2 = mm.add3(mm.get3(xpos[b2]), mm.mat_vec(xmat[b2], a2))
+                    for j in range(nrow):
+                        _clear_row(efc_J, r + j)
+                    rows = efc_J[r:r + 3]
+                    add_jac_rows(body_parentid, body_rootid, body_dofnum, body_dofadr,
+                                 dof_parentid, subtree_com, cdof, p1, b1, 1.0, False, rows)
+                    add_jac_rows(body_parentid, body_rootid, body_dofnum, body_dofadr,
+                                 dof_parentid, subtree_com, cdof, p2, b2, -1.0, False, rows)
+                    tran = body_invweight0[b1, 0] + body_invweight0[b2, 0]
+                    rot = body_invweight0[b1, 1] + body_invweight0[b2, 1]
+                    for j in range(3):
+                        efc_pos[r + j] = p1[j] - p2[j]
+                    if et == _EQ_WELD:
+                        ts = data[10]
+                        rrows = efc_J[r + 3:r + 6]
+                        add_jac_rows(body_parentid, body_rootid, body_dofnum, body_dofadr,
+                                     dof_parentid, subtree_com, cdof, p1, b1, 1.0, True, rrows)
+                        add_jac_rows(body_parentid, body_rootid, body_dofnum, body_dofadr,
+                                     dof_parentid, subtree_com, cdof, p2, b2, -1.0, True, rrows)
+                        if site:
+                            q1 = mm.get4(site_xquat[o1])
+                            q2 = mm.get4(site_xquat[o2])
+                        else:
+                            q1 = mm.quat_mul(mm.get4(xquat[b1]),
+                                             (data[6], data[7], data[8], data[9]))
+                            q2 = mm.get4(xquat[b2])
+                        # orientation error: vector part of neg(q2) * q1, and its Jacobian
+                        # 0.5 * neg(q2) * [w] * q1 for each dof's relative angular velocity w
+                        nq2 = mm.quat_neg(q2)
+                        qe = mm.quat_mul(nq2, q1)
+                        for j in range(3):
+                            efc_pos[r + 3 + j] = qe[1 + j] * ts
+                        k = 0
+                        while k < nv:
+                            w = (rrows[0, k], rrows[1, k], rrows[2, k])
+                            if w[0] != 0.0 or w[1] != 0.0 or w[2] != 0.0:
+                                t = mm.quat_mul(mm.quat_mul(nq2, (0.0, w[0], w[1], w[2])), q1)
+                                rrows[0, k] = 0.5 * t[1] * ts
+                                rrows[1, k] = 0.5 * t[2] * ts
+                                rrows[2, k] = 0.5 * t[3] * ts
+                            k += 1
+                    # one impedance for the whole constraint: from the norm of its violation
+                    vn = 0.0
+                    for j in range(nrow):
+                        vn += efc_pos[r + j] * efc_pos[r + j]
+                    vn = math.sqrt(vn)
+                    for j in range(nrow):
+                        efc_type[r + j] = EQUALITY
+                        efc_id[r + j] = i
+                        efc_margin[r + j] = 0.0
+                        efc_frictionloss[r + j] = 0.0
+                        dA = tran if j < 3 else rot
+                        set_row_params(r + j, solref, solimp, dA, vn, False,
+                                       timestep, refsafe, efc_diagApprox, efc_KBIP, efc_R, efc_D)
+                    r += nrow
+                    ne += nrow
+                elif et == _EQ_JOINT or et == _EQ_TENDON:
+                    if not _room(r, 1, njcap, status, warn_num, warn_info):
+                        full = True
+                        continue
+                    _clear_row(efc_J, r)
+                    if et == _EQ_JOINT:
+                        v1 = qpos[jnt_qposadr[o1]] - qpos0[jnt_qposadr[o1]]
+                        efc_J[r, jnt_dofadr[o1]] = 1.0
+                        dA = dof_invweight0[jnt_dofadr[o1]]
+                    else:
+                        v1 = ten_length[o1] - tendon_length0[o1]
+                        for k in range(nv):
+                            efc_J[r, k] = ten_J[o1, k]
+                        dA = tendon_invweight0[o1]
+                    if o2 >= 0:
+                        # v1 = poly(v2): data[0] + data[1] v2 + ... + data[4] v2^4
+                        if et == _EQ_JOINT:
+                            v2 = qpos[jnt_qposadr[o2]] - qpos0[jnt_qposadr[o2]]
+                        else:
+                            v2 = ten_length[o2] - tendon_length0[o2]
+                        pv = data[0] + v2 * (data[1] + v2 * (data[2] + v2 * (data[3]
+                                                                            + v2 * data[4])))
+                        dpv = data[1] + v2 * (2.0 * data[2] + v2 * (3.0 * data[3]
+                                                                   + v2 * 4.0 * data[4]))
+                        efc_pos[r] = v1 - pv
+                        if et == _EQ_JOINT:
+                            efc_J[r, jnt_dofadr[o2]] -= dpv
+                            dA += dof_invweight0[jnt_dofadr[o2]]
+                        else:
+                            for k in range(nv):
+                                efc_J[r, k] -= dpv * ten_J[o2, k]
+                            dA += tendon_invweight0[o2]
+                    else:
+                        efc_pos[r] = v1 - data[0]
+                    efc_type[r] = EQUALITY
+                    efc_id[r] = i
+                    efc_margin[r] = 0.0
+                    efc_frictionloss[r] = 0.0
+                    set_row_params(r, solref, solimp, dA, efc_pos[r], False, timestep, refsafe,
+                                   efc_diagApprox, efc_KBIP, efc_R, efc_D)
+                    r += 1
+                    ne += 1
+                else:
+                    # flex / distance equalities are not built: report, make no rows
+                    if status[0] == 0:
+                        status[0] = STATUS_EQ_UNSUPPORTED
+                        status[1] = i
+
+        # ---- friction loss: dofs, then tendons
+        if not (disable & _DSBL_FRICTIONLOSS):
+            for k in range(nv):
+                if dof_frictionloss[k] > 0.0 and not full:
+                    if not _room(r, 1, njcap, status, warn_num, warn_info):
+                        full = True
+                        continue
+                    _clear_row(efc_J, r)
+                    efc_J[r, k] = 1.0
+                    efc_type[r] = FRICTION_DOF
+                    efc_id[r] = k
+                    efc_pos[r] = 0.0
+                    efc_margin[r] = 0.0
+                    efc_frictionloss[r] = dof_frictionloss[k]
+                    set_row_params(r, dof_solref[k], dof_solimp[k], dof_invweight0[k], 0.0, True,
+                                   timestep, refsafe, efc_diagApprox, efc_KBIP, efc_R, efc_D)
+                    r += 1
+                    nf += 1
+            for t in range(tendon_frictionloss.shape[0]):
+                if tendon_frictionloss[t] > 0.0 and not full:
+                    if not _room(r, 1, njcap, status, warn_num, warn_info):
+                        full = True
+                        continue
+                    for k in range(nv):
+                        efc_J[r, k] = ten_J[t, k]
+                    efc_type[r] = FRICTION_TENDON
+                    efc_id[r] = t
+                    efc_pos[r] = 0.0
+                    efc_margin[r] = 0.0
+                    efc_frictionloss[r] = tendon_frictionloss[t]
+                    set_row_params(r, tendon_solref_fri[t], tendon_solimp_fri[t],
+                                   tendon_invweight0[t], 0.0, True, timestep, refsafe,
+                                   efc_diagApprox, efc_KBIP, efc_R, efc_D)
+                    r += 1
+                    nf += 1
+
+        # ---- limits: joints, then tendons
+        if not (disable & _DSBL_LIMIT):
+            for j in range(jnt_type.shape[0]):
+                if not jnt_limited[j] or full:
+                    continue
+                jt = jnt_type[j]
+                qa = jnt_qposadr[j]
+                da = jnt_dofadr[j]
+                margin = jnt_margin[j]
+                if jt == SLIDE or jt == HINGE:
+                    for side in range(2):
+                        dist = qpos[qa] - jnt_range[j, 0] if side == 0 else \
+                            jnt_range[j, 1] - qpos[qa]
+                        if dist < margin:
+                            if not _room(r, 1, njcap, status, warn_num, warn_info):
+                                full = True
+                                break
+                            _clear_row(efc_J, r)
+                            efc_J[r, da] = 1.0 if side == 0 else -1.0
+                            efc_type[r] = LIMIT_JOINT
+                            efc_id[r] = j
+                            efc_pos[r] = dist
+                            efc_margin[r] = margin
+                            efc_frictionloss[r] = 0.0
+                            set_row_params(r, jnt_solref[j], jnt_solimp[j], dof_invweight0[da],
+                                           dist - margin, False, timestep, refsafe,
+                                           efc_diagApprox, efc_KBIP, efc_R, efc_D)
+                            r += 1
+                            nl += 1
+                elif jt == BALL:
+                    q = mm.quat_normalize((qpos[qa], qpos[qa + 1], qpos[qa + 2], qpos[qa + 3]))
+                    axis, angle = mm.normalize3(mm.quat2vel(q, 1.0))
+                    dist = max(jnt_range[j, 0], jnt_range[j, 1]) - angle
+                    if dist < margin:
+                        if not _room(r, 1, njcap, status, warn_num, warn_info):
+                            full = True
+                            continue
+                        _clear_row(efc_J, r)
+                        efc_J[r, da] = -axis[0]
+                        efc_J[r, da + 1] = -axis[1]
+                        efc_J[r, da + 2] = -axis[2]
+                        efc_type[r] = LIMIT_JOINT
+                        efc_id[r] = j
+                        efc_pos[r] = dist
+                        efc_margin[r] = margin
+                        efc_frictionloss[r] = 0.0
+                        set_row_params(r, jnt_solref[j], jnt_solimp[j], dof_invweight0[da],
+                                       dist - margin, False, timestep, refsafe,
+                                       efc_diagApprox, efc_KBIP, efc_R, efc_D)
+                        r += 1
+                        nl += 1
+            for t in range(tendon_limited.shape[0]):
+                if not tendon_limited[t] or full:
+                    continue
+                margin = tendon_margin[t]
+                for side in range(2):
+                    dist = ten_length[t] - tendon_range[t, 0] if side == 0 else \
+                        tendon_range[t, 1] - ten_length[t]
+                    if dist < margin:
+                        if not _room(r, 1, njcap, status, warn_num, warn_info):
+                            full = True
+                            break
+                        s = 1.0 if side == 0 else -1.0
+                        for k in range(nv):
+                            efc_J[r, k] = s * ten_J[t, k]
+                        efc_type[r] = LIMIT_TENDON
+                        efc_id[r] = t
+                        efc_pos[r] = dist
+                        efc_margin[r] = margin
+                        efc_frictionloss[r] = 0.0
+                        set_row_params(r, tendon_solref_lim[t], tendon_solimp_lim[t],
+                                       tendon_invweight0[t], dist - margin, False, timestep,
+                                       refsafe, efc_diagApprox, efc_KBIP, efc_R, efc_D)
+                        r += 1
+                        nl += 1
+
+        # ---- contacts
+        if disable & _DSBL_CONTACT:
+            ncon = 0
+        sqrt_impratio = math.sqrt(fs(M, MF.opt_impratio))
+        for c in range(ncon):
+            # the contact's mu (MuJoCo fills it here, not in the collision stage)
+            contact_mu[c] = contact_friction[c, 0] / sqrt_impratio
+            if contact_exclude[c] != 0 or full:
+                continue
+            dim = contact_dim[c]
+            fr = contact_friction[c]
+            if dim == 1:
+                nrow = 1
+                ctype = CONTACT_FRICTIONLESS
+            elif elliptic:
+                nrow = dim
+                ctype = CONTACT_ELLIPTIC
+            else:
+                nrow = 2 * (dim - 1)
+                ctype = CONTACT_PYRAMIDAL
+            if not _room(r, nrow, njcap, status, warn_num, warn_info):
+                full = True
+                continue
+            b1 = geom_bodyid[contact_geom[c, 0]]
+            b2 = geom_bodyid[contact_geom[c, 1]]
+            frame = contact_frame[c]
+            dist = contact_dist[c]
+            margin = contact_includemargin[c]
+            solref = contact_solref[c]
+            solimp = contact_solimp[c]
+            tran = body_invweight0[b1, 0] + body_invweight0[b2, 0]
+            contact_efc_address[c] = r
+            if ctype == CONTACT_PYRAMIDAL:
+                contact_jac(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
+                            subtree_com, cdof, b1, b2, contact_pos[c], frame, dim, cnJ)
+                # edges of the pyramid: normal +- friction_j * direction j
+                for j in range(1, dim):
+                    f = fr[j - 1]
+                    for k in range(nv):
+                        efc_J[r + 2 * j - 2, k] = cnJ[0, k] + f * cnJ[j, k]
+                        efc_J[r + 2 * j - 1, k] = cnJ[0, k] - f * cnJ[j, k]
+                # all edges share one diagApprox: 2 mu^2 times the first edge's, with
+                # mu = friction[0] / sqrt(impratio) (the contact's mu)
+                mu = contact_mu[c]
+                dA = 2.0 * mu * mu * tran * (1.0 + fr[0] * fr[0])
+                for j in range(nrow):
+                    efc_type[r + j] = ctype
+                    efc_id[r + j] = c
+                    efc_pos[r + j] = dist
+                    efc_margin[r + j] = margin
+                    efc_frictionloss[r + j] = 0.0
+                    set_row_params(r + j, solref, solimp, dA, dist - margin, False, timestep,
+                                   refsafe, efc_diagApprox, efc_KBIP, efc_R, efc_D)
+            else:
+                contact_jac(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
+                            subtree_com, cdof, b1, b2, contact_pos[c], frame, dim,
+                            efc_J[r:r + dim])
+                for j in range(nrow):
+                    efc_type[r + j] = ctype
+                    efc_id[r + j] = c
+                    efc_frictionloss[r + j] = 0.0
+                efc_pos[r] = dist
+                efc_margin[r] = margin
+                set_row_params(r, solref, solimp, tran, dist - margin, False, timestep,
+                               refsafe, efc_diagApprox, efc_KBIP, efc_R, efc_D)
+                if dim > 1:
+                    # friction dimensions: zero residual, the normal's impedance, K = 0, B from
+                    # solreffriction when given; diagApprox: the normal's / impratio for the
+                    # first, scaled by (friction[0] / friction[j-1])^2 for the others
+                    sf = contact_solreffriction[c]
+                    use_f = sf[0] != 0.0 or sf[1] != 0.0
+                    dmax = min(max(solimp[1], _MINIMP), _MAXIMP)
+                    K, B = stiffness_damping(sf if use_f else solref, dmax, timestep, refsafe)
+                    imp = efc_KBIP[r, 2]
+                    impP = efc_KBIP[r, 3]
+                    dA1 = tran / impratio
+                    for j in range(1, dim):
+                        efc_pos[r + j] = 0.0
+                        efc_margin[r + j] = 0.0
+                        dA = dA1 * fr[0] * fr[0] / (fr[j - 1] * fr[j - 1])
+                        efc_KBIP[r + j, 0] = 0.0
+                        efc_KBIP[r + j, 1] = B
+                        efc_KBIP[r + j, 2] = imp
+                        efc_KBIP[r + j, 3] = impP
+                        efc_diagApprox[r + j] = dA
+                        R = max(_MINVAL, (1.0 - imp) * dA / imp)
+                        efc_R[r + j] = R
+                        efc_D[r + j] = 1.0 / R
+            r += nrow
+
+    nefc = r
+    i1(D, DF.ne)[0] = ne
+    i1(D, DF.nf)[0] = nf
+    i1(D, DF.nl)[0] = nl
+    i1(D, DF.nefc)[0] = nefc
+
+    # ---- sparse layout: each row's structural nonzero columns, as MuJoCo's CSR
+    sparse = jacobian == _JAC_SPARSE or (jacobian == _JAC_AUTO and nv >= 60)
+    if sparse:
+        sparse_pattern(M, D, nefc)
+    else:
+        i1(D, DF.nJ)[0] = nefc * nv
+
+
+@njit(**_J)
+def chain_union(body_parentid, body_dofnum, body_dofadr, dof_parentid, b1, b2, skip_common,
+                cols):
+    """The dofs acting on body b1 or b2 (the union of their dof chains), increasing, written to
+    cols; returns how many. ``skip_common`` leaves out the dofs of both chains (a contact's
+    relative point velocity does not depend on them)."""
+    k1 = last_dof(body_parentid, body_dofnum, body_dofadr, b1)
+    k2 = last_dof(body_parentid, body_dofnum, body_dofadr, b2)
+    n = 0
+    while k1 >= 0 or k2 >= 0:
+        if k1 > k2:
+            cols[n] = k1
+            k1 = dof_parentid[k1]
+        elif k2 > k1:
+            cols[n] = k2
+            k2 = dof_parentid[k2]
+        else:
+            if skip_common:
+                break
+            cols[n] = k1
+            k1 = dof_parentid[k1]
+            k2 = dof_parentid[k2]
+        n += 1
+    # the chains were walked from the leaves: reverse into increasing order
+    for i in range(n // 2):
+        t = cols[i]
+        cols[i] = cols[n - 1 - i]
+        cols[n - 1 - i] = t
+    return n
+
+
+@njit(**_J)
+def sparse_pattern(M, D, nefc):
+    """efc_J_rownnz / rowadr (= row * nv) / colind / rowsuper and nJ for the nefc rows. Rows of
+    bodies (connect, weld, contacts) list the union of the two bodies' dof chains, joint rows
+    their dofs, as MuJoCo's sparse Jacobian does, exact zeros included; tendon rows list the
+    nonzeros of the dense row. rowsuper[r]: how many following rows share row r's columns."""
+    body_parentid = i1(M, MF.body_parentid)
+    body_dofnum = i1(M, MF.body_dofnum)
+    body_dofadr = i1(M, MF.body_dofadr)
+    dof_parentid = i1(M, MF.dof_parentid)
+    jnt_type = i1(M, MF.jnt_type)
+    jnt_dofadr = i1(M, MF.jnt_dofadr)
+    eq_type = i1(M, MF.eq_type)
+    eq_obj1id = i1(M, MF.eq_obj1id)
+    eq_obj2id = i1(M, MF.eq_obj2id)
+    eq_objtype = i1(M, MF.eq_objtype)
+    site_bodyid = i1(M, MF.site_bodyid)
+    geom_bodyid = i1(M, MF.geom_bodyid)
+    contact_geom = i2(D, DF.contact_geom)
+    efc_type = i1(D, DF.efc_type)
+    efc_id = i1(D, DF.efc_id)
+    efc_J = f2(D, DF.efc_J)
+    rownnz = i1(D, DF.efc_J_rownnz)
+    rowadr = i1(D, DF.efc_J_rowadr)
+    rowsuper = i1(D, DF.efc_J_rowsuper)
+    colind = i2(D, DF.efc_J_colind)
+    nv = efc_J.shape[1]
+    nJ = 0
+    for r in range(nefc):
+        t = efc_type[r]
+        i = efc_id[r]
+        cols = colind[r]
+        n = -1
+        if t == EQUALITY:
+            et = eq_type[i]
+            if et == _EQ_CONNECT or et == _EQ_WELD:
+                if eq_objtype[i] == _OBJ_SITE:
+                    b1 = site_bodyid[eq_obj1id[i]]
+                    b2 = site_bodyid[eq_obj2id[i]]
+                else:
+                    b1 = eq_obj1id[i]
+                    b2 = eq_obj2id[i]
+                n = chain_union(body_parentid, body_dofnum, body_dofadr, dof_parentid, b1, b2,
+                                False, cols)
+            elif et == _EQ_JOINT:
+                d1 = jnt_dofadr[eq_obj1id[i]]
+                j2 = eq_obj2id[i]
+                if j2 < 0:
+                    cols[0] = d1
+                    n = 1
+                else:
+                    d2 = jnt_dofadr[j2]
+                    cols[0] = min(d1, d2)
+                    cols[1] = max(d1, d2)
+                    n = 1 if d1 == d2 else 2
+        elif t == FRICTION_DOF:
+            cols[0] = i
+            n = 1
+        elif t == LIMIT_JOINT:
+            da = jnt_dofadr[i]
+            cols[0] = da
+            n = 1
+            if jnt_type[i] == BALL:
+                cols[1] = da + 1
+                cols[2] = da + 2
+                n = 3
+        elif t >= CONTACT_FRICTIONLESS:
+            b1 = geom_bodyid[contact_geom[i, 0]]
+            b2 = geom_bodyid[contact_geom[i, 1]]
+            n = chain_union(body_parentid, body_dofnum, body_dofadr, dof_parentid, b1, b2, True,
+                            cols)
+        if n < 0:
+            # tendon rows: the nonzeros of the dense row
+            n = 0
+            for k in range(nv):
+                if efc_J[r, k] != 0.0:
+                    cols[n] = k
+                    n += 1
+        rownnz[r] = n
+        rowadr[r] = r * nv
+        nJ += n
+    for r in range(nefc - 1, -1, -1):
+        rowsuper[r] = 0
+        if r + 1 < nefc and rownnz[r] == rownnz[r + 1]:
+            same = True
+            for p in range(rownnz[r]):
+                if colind[r, p] != colind[r + 1, p]:
+                    same = False
+                    break
+            if same:
+                rowsuper[r] = rowsuper[r + 1] + 1
+    i1(D, DF.nJ)[0] = nJ
+
+
+# =================================================================================================
+# mj_referenceConstraint
+# =================================================================================================
+@njit(**_J)
+def reference_kernel(
+    # Data in:
+    efc_J, efc_KBIP, efc_pos, efc_margin, qvel, nefc,
+    # Data out:
+    efc_vel, efc_aref,
+):
+    """efc_vel = J qvel and efc_aref = -B vel - K imp (pos - margin) for the nefc rows."""
+    nv = qvel.shape[0]
+    for i in range(nefc):
+        s = 0.0
+        for k in range(nv):
+            s += efc_J[i, k] * qvel[k]
+        efc_vel[i] = s
+        efc_aref[i] = -efc_KBIP[i, 1] * s - efc_KBIP[i, 0] * efc_KBIP[i, 2] * (
+            efc_pos[i] - efc_margin[i])
+
+
+@njit(**_J)
+def reference_kernel_sparse(
+    # Data in:
+    efc_J, rownnz, colind, efc_KBIP, efc_pos, efc_margin, qvel, nefc,
+    # Data out:
+    efc_vel, efc_aref,
+):
+    """reference_kernel over the nonzero columns colind[i, :rownnz[i]] of each row."""
+    for i in range(nefc):
+        s = 0.0
+        for p in range(rownnz[i]):
+            k = colind[i, p]
+            s += efc_J[i, k] * qvel[k]
+        efc_vel[i] = s
+        efc_aref[i] = -efc_KBIP[i, 1] * s - efc_KBIP[i, 0] * efc_KBIP[i, 2] * (
+            efc_pos[i] - efc_margin[i])
+
+
+@njit(**_J)
+def bias_acc(
+    # Model:
+    body_parentid, body_dofnum, body_dofadr, dof_parentid,
+    # Data in:
+    cdof_dot, qvel, body,
+):
+    """The spatial acceleration (angular, linear at the c-frame origin) of ``body`` at
+    qacc = 0: the sum of cdof_dot * qvel over its dof chain (J-dot qvel, without gravity)."""
+    a0 = 0.0
+    a1 = 0.0
+    a2 = 0.0
+    a3 = 0.0
+    a4 = 0.0
+    a5 = 0.0
+    k = last_dof(body_parentid, body_dofnum, body_dofadr, body)
+    while k >= 0:
+        c = cdof_dot[k]
+        v = qvel[k]
+        a0 += c[0] * v
+        a1 += c[1] * v
+        a2 += c[2] * v
+        a3 += c[3] * v
+        a4 += c[4] * v
+        a5 += c[5] * v
+        k = dof_parentid[k]
+    return (a0, a1, a2), (a3, a4, a5)
+
+
+@njit(**_J)
+def point_bias_acc(
+    # Model:
+    body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
+    # Data in:
+    subtree_com, cvel, cdof_dot, qvel, point, body,
+):
+    """(J-dot qvel for the point, angular velocity, angular J-dot qvel) of a point fixed on
+    ``body`` (world frame): the point's classical acceleration at qacc = 0,
+    a = a_lin + alpha x (p - o) + omega x v_p."""
+    alpha, alin = bias_acc(body_parentid, body_dofnum, body_dofadr, dof_parentid, cdof_dot,
+                           qvel, body)
+    cv = cvel[body]
+    w = (cv[0], cv[1], cv[2])
+    off = mm.sub3(point, subtree_com[body_rootid[body]])
+    vp = mm.add3((cv[3], cv[4], cv[5]), mm.cross3(w, off))
+    acc = mm.add3(mm.add3(alin, mm.cross3(alpha, off)), mm.cross3(w, vp))
+    return acc, w, alpha
+
+
+@njit(**_J)
+def _pure(v):
+    return (0.0, v[0], v[1], v[2])
+
+
+@njit(**_J)
+def equality_jdot_correction(M, D, nefc):
+    """efc_aref -= J-dot qvel for the connect and weld rows (mujoco 4's reference acceleration
+    of these rows removes the velocity-product part of the violation's second derivative; the
+    joint and tendon equality rows have none)."""
+    body_parentid = i1(M, MF.body_parentid)
+    body_rootid = i1(M, MF.body_rootid)
+    body_dofnum = i1(M, MF.body_dofnum)
+    body_dofadr = i1(M, MF.body_dofadr)
+    dof_parentid = i1(M, MF.dof_parentid)
+    eq_type = i1(M, MF.eq_type)
+    eq_obj1id = i1(M, MF.eq_obj1id)
+    eq_obj2id = i1(M, MF.eq_obj2id)
+    eq_objtype = i1(M, MF.eq_objtype)
+    eq_data = f2(M, MF.eq_data)
+    site_bodyid = i1(M, MF.site_bodyid)
+    xpos = f2(D, DF.xpos)
+    xmat = f2(D, DF.xmat)
+    xquat = f2(D, DF.xquat)
+    site_xpos = f2(D, DF.site_xpos)
+    site_xquat = f2(D, DF.site_xquat)
+    subtree_com = f2(D, DF.subtree_com)
+    cvel = f2(D, DF.cvel)
+    cdof_dot = f2(D, DF.cdof_dot)
+    qvel = f1(D, DF.qvel)
+    efc_type = i1(D, DF.efc_type)
+    efc_id = i1(D, DF.efc_id)
+    efc_aref = f1(D, DF.efc_aref)
+    r = 0
+    while r < nefc and efc_type[r] == EQUALITY:
+        i = efc_id[r]
+        et = eq_type[i]
+        if et != _EQ_CONNECT and et != _EQ_WELD:
+            r += 1
+            continue
+        o1 = eq_obj1id[i]
+        o2 = eq_obj2id[i]
+        data = eq_data[i]
+        site = eq_objtype[i] == _OBJ_SITE
+        if site:
+            b1 = site_bodyid[o1]
+            b2 = site_bodyid[o2]
+            p1 = mm.get3(site_xpos[o1])
+            p2 = mm.get3(site_xpos[o2])
+        else:
+            b1 = o1
+            b2 = o2
+            a1 = (data[0], data[1], data[2]) if et == _EQ_CONNECT else (data[3], data[4], data[5])
+            a2 = (data[3], data[4], data[5]) if et == _EQ_CONNECT else (data[0], data[1], data[2])
+            p1 = mm.add3(mm.get3(xpos[b1]), mm.mat_vec(xmat[b1], a1))
+            p2 = mm.add3(mm.get3(xpos[b2]), mm.mat_vec(xmat[b2], a2))
+        acc1, w1, al1 = point_bias_acc(body_parentid, body_rootid, body_dofnum, body_dofadr,
+                                       dof_parentid, subtree_com, cvel, cdof_dot, qvel, p1, b1)
+        acc2, w2, al2 = point_bias_acc(body_parentid, body_rootid, body_dofnum, body_dofadr,
+                                       dof_parentid, subtree_com, cvel, cdof_dot, qvel, p2, b2)
+        for j in range(3):
+            efc_aref[r + j] -= acc1[j] - acc2[j]
+        if et == _EQ_WELD:
+            ts = data[10]
+            if site:
+                q1 = mm.get4(site_xquat[o1])
+                q2 = mm.get4(site_xquat[o2])
+            else:
+                q1 = mm.quat_mul(mm.get4(xquat[b1]), (data[6], data[7], data[8], data[9]))
+                q2 = mm.get4(xquat[b2])
+            # rows = 0.5 ts vec(neg(q2) [w1 - w2] q1); their time derivative at qacc = 0 with
+            # d neg(q2)/dt = -0.5 neg(q2) [w2] and d q1/dt = 0.5 [w1] q1
+            nq2 = mm.quat_neg(q2)
+            wr = mm.sub3(w1, w2)
+            ar = mm.sub3(al1, al2)
+            t1 = mm.quat_mul(mm.quat_mul(nq2, _pure(ar)), q1)
+            t2 = mm.quat_mul(mm.quat_mul(mm.quat_mul(nq2, _pure(w2)), _pure(wr)), q1)
+            t3 = mm.quat_mul(mm.quat_mul(mm.quat_mul(nq2, _pure(wr)), _pure(w1)), q1)
+            for j in range(3):
+                efc_aref[r + 3 + j] -= 0.5 * ts * (t1[1 + j] - 0.5 * t2[1 + j]
+                                                   + 0.5 * t3[1 + j])
+            r += 6
+        else:
+            r += 3
+
+
+@njit(**_J)
+def reference_constraint(M, D):
+    """mj_referenceConstraint: efc_vel and efc_aref (seed 004, "Reference acceleration").
+    Reads the velocity stage (qvel; cvel and cdof_dot for the connect/weld rows)."""
+    nefc = i1(D, DF.nefc)[0]
+    nv = f1(D, DF.qvel).shape[0]
+    jacobian = is_(M, MF.opt_jacobian)
+    if jacobian == _JAC_SPARSE or (jacobian == _JAC_AUTO and nv >= 60):
+        reference_kernel_sparse(f2(D, DF.efc_J), i1(D, DF.efc_J_rownnz), i2(D, DF.efc_J_colind),
+                                f2(D, DF.efc_KBIP), f1(D, DF.efc_pos), f1(D, DF.efc_margin),
+                                f1(D, DF.qvel), nefc, f1(D, DF.efc_vel), f1(D, DF.efc_aref))
+    else:
+        reference_kernel(f2(D, DF.efc_J), f2(D, DF.efc_KBIP), f1(D, DF.efc_pos),
+                         f1(D, DF.efc_margin), f1(D, DF.qvel), nefc, f1(D, DF.efc_vel),
+                         f1(D, DF.efc_aref))
+    equality_jdot_correction(M, D, nefc)
+
+
+# =================================================================================================
+# mj_contactForce
+# =================================================================================================
+@njit(**_J)
+def contact_force(
+    # Model:
+    opt_cone,
+    # Data in:
+    contact_dim, contact_friction, contact_efc_address, efc_force, id,
+    # Data out:
+    result,
+):
+    """mj_contactForce: the force of contact ``id`` in its frame (normal, tangent1, tangent2,
+    then torsional and rolling torques): 6 numbers, zeros beyond the contact's dim. Pyramidal
+    edge forces are converted: normal = sum of all edges, friction j = (f+ - f-) friction[j]."""
+    for j in range(6):
+        result[j] = 0.0
+    adr = contact_efc_address[id]
+    if adr < 0:
+        return
+    dim = contact_dim[id]
+    if dim == 1 or opt_cone == _CONE_ELLIPTIC:
+        for j in range(dim):
+            result[j] = efc_force[adr + j]
+    else:
+        for j in range(1, dim):
+            fp = efc_force[adr + 2 * j - 2]
+            fn = efc_force[adr + 2 * j - 1]
+            result[0] += fp + fn
+            result[j] = (fp - fn) * contact_friction[id, j - 1]
+
+
+# =================================================================================================
+# Python API
+# =================================================================================================
+def _check(d):
+    st = d.fw_status
+    if st[0] == STATUS_EQ_UNSUPPORTED:
+        eq = int(st[1])
+        st[0] = 0
+        raise NotImplementedError(
+            f"equality {eq}: <equality> of type {mjtEq(int(d.model.eq_type[eq])).name} "
+            "(flex / distance equality constraints) is not supported yet")
+
+
+def mj_makeConstraint(m, d):
+    """Constraint rows for the current positions and contacts (see make_constraint)."""
+    make_constraint(m._A, d._A)
+    for w in (_WARN_CNSTRFULL,):
+        d.warning[w].number = int(d.warning_number[w])
+        d.warning[w].lastinfo = int(d.warning_lastinfo[w])
+    _check(d)
+
+
+def mj_referenceConstraint(m, d):
+    """efc_vel and efc_aref of the current rows (see reference_constraint)."""
+    reference_constraint(m._A, d._A)
+
+
+def mj_contactForce(m, d, id, result):
+    """The 6-vector force/torque of contact ``id`` in its contact frame (see contact_force)."""
+    if not 0 <= id < d.ncon:
+        raise ValueError(f"contact id {id} out of range [0, {d.ncon})")
+    contact_force(int(m.opt.cone), d.contact_dim, d.contact_friction, d.contact_efc_address,
+                  d.__dict__["efc_force"], int(id), result)
+
+
+__all__ = ["make_constraint", "reference_constraint", "contact_jac", "impedance",
+           "stiffness_damping", "contact_force", "mj_makeConstraint", "mj_referenceConstraint",
+           "mj_contactForce"]

@@ -1,0 +1,1158 @@
+"""Constraint solvers: the solver half of mj_fwdConstraint, and mj_constraintUpdate.
+
+Spec: seed 001 (constraint model, warm start, diagnostics ``solver_niter``/``solver`` stats) and the
+solver options of seed 000 (``solver``, ``iterations``, ``tolerance``, ``ls_iterations``,
+``ls_tolerance``, ``noslip_iterations``, ``noslip_tolerance``, ``cone``, flag ``warmstart``); the
+algorithms follow MuJoCo's Computation chapter ("Constraint model", "Solver") and Todorov (2014),
+"Convex and analytically-invertible dynamics with contacts and constraints".
+
+The problem (primal form, over the joint acceleration ``a``, units of generalized acceleration):
+
+    minimize  0.5 (a - qacc_smooth)' M (a - qacc_smooth)  +  s(J a - aref)
+
+with ``s`` the sum of per-row costs of ``jar = J a - aref``: equality rows 0.5 D jar^2; friction loss
+rows the Huber function (quadratic for |jar| < R*frictionloss, linear with slope frictionloss
+beyond); limits and frictionless/pyramidal contact rows 0.5 D jar^2 when jar < 0, else 0; elliptic
+contacts 0 in the "top" zone, 0.5 sum D jar^2 in the "bottom" zone, and 0.5 Dm (N - mu T)^2 on the
+cone in between. The constraint force is ``efc_force = -ds/djar``; ``qfrc_constraint = J' efc_force``.
+Its gradient is ``M a - qfrc_smooth - qfrc_constraint``.
+
+- Newton (primal): Hessian ``M + J' diag(D_active) J`` (+ the cone Hessians of elliptic contacts),
+  Cholesky-factored, search ``-H^-1 grad``, exact line search.
+- CG (primal): Polak-Ribiere conjugate gradient preconditioned with ``M^-1``, exact line search.
+- PGS (dual): projected (block) Gauss-Seidel on ``0.5 f'(A+R)f + f'(J qacc_smooth - aref)`` with
+  ``A = J M^-1 J'``; rows of ``A`` are never stored: ``qacc = qacc_smooth + M^-1 J' f`` is kept as
+  an nv-vector, so a row's residual is ``J_i qacc - aref_i + R_i f_i`` (O(nv) per row).
+- Noslip: PGS sweeps over friction loss rows and contact friction directions without the
+  regulariser R (normal forces held), after the main solver.
+
+The exact line search minimises the 1-D convex piecewise-smooth cost along the search direction
+by Newton's method safeguarded by a bracket, stopping when |d cost/d alpha| is below
+``tolerance * ls_tolerance * |search| * meaninertia * max(1, nv)``.
+
+Termination: improvement (cost decrease) and gradient norm, both scaled by
+``1 / (meaninertia * max(1, nv))``, compared with ``opt.tolerance`` (primal: the smaller of the two;
+PGS: the improvement); ``opt.iterations`` bounds the iterations.
+
+Workspace: the ``sol_*`` rows of SCRATCH_TABLE (engine/_layout.py); no allocation here.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._access import f1, f2, fs, i1, is_
+from ._layout import DF, MF
+from .support import full_m, mul_m, solve_m
+
+_J = dict(cache=True, nogil=True)
+
+# mjtConstraint
+EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON = 0, 1, 2, 3, 4
+FRICTIONLESS, PYRAMIDAL, ELLIPTIC = 5, 6, 7
+# mjtConstraintState
+SATISFIED, QUADRATIC, LINEARNEG, LINEARPOS, CONE = 0, 1, 2, 3, 4
+# mjtSolver
+SOL_PGS, SOL_CG, SOL_NEWTON = 0, 1, 2
+_DSBL_WARMSTART = 1 << 9
+_MINVAL = 1e-15
+_NSTAT = 1000  # rows of solver_stat
+
+# rows of the sol_vec scratch (nv-vectors)
+_V_MA, _V_GRAD, _V_MGRAD, _V_SEARCH, _V_MV, _V_MGOLD, _V_TMP, _V_QACC0 = 0, 1, 2, 3, 4, 5, 6, 7
+# rows of the sol_efc scratch (nefc-vectors)
+_E_JAR, _E_JV, _E_DIAG, _E_RES = 0, 1, 2, 3
+
+
+# =================================================================================================
+# small dense helpers
+# =================================================================================================
+@njit(**_J)
+def _dot(a, b, n):
+    s = 0.0
+    for k in range(n):
+        s += a[k] * b[k]
+    return s
+
+
+@njit(**_J)
+def _cholesky(A, n):
+    """In-place lower Cholesky of the leading n x n block of A (upper part untouched).
+    Returns the number of pivots clamped to mjMINVAL (0 for a positive definite A)."""
+    bad = 0
+    for j in range(n):
+        s = A[j, j]
+        for k in range(j):
+            s -= A[j, k] * A[j, k]
+        if s < _MINVAL:
+            s = _MINVAL
+            bad += 1
+        d = np.sqrt(s)
+        A[j, j] = d
+        for i in range(j + 1, n):
+            t = A[i, j]
+            for k in range(j):
+                t -= A[i, k] * A[j, k]
+            A[i, j] = t / d
+    return bad
+
+
+@njit(**_J)
+def _chol_solve(L, n, x):
+    """x <- (L L')^-1 x with L the lower factor in the leading n x n block."""
+    for i in range(n):
+        s = x[i]
+        for k in range(i):
+            s -= L[i, k] * x[k]
+        x[i] = s / L[i, i]
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for k in range(i + 1, n):
+            s -= L[k, i] * x[k]
+        x[i] = s / L[i, i]
+
+
+# =================================================================================================
+# cost, force and state of the constraint rows (mj_constraintUpdate)
+# =================================================================================================
+@njit(**_J)
+def _elliptic_update(i, dim, mu, fr, D, jar, flg_hess, H, force, state):
+    """One elliptic contact (rows i..i+dim-1): force, state, cost and (optionally) the cone
+    Hessian H (dim x dim row-major, d^2 cost / d jar^2) of the middle zone."""
+    N = mu * jar[i]
+    T2 = 0.0
+    for j in range(1, dim):
+        u = fr[j - 1] * jar[i + j]
+        T2 += u * u
+    T = np.sqrt(T2)
+    if N >= mu * T or (T <= 0.0 and N >= 0.0):          # top zone: separating
+        for j in range(dim):
+            force[i + j] = 0.0
+            state[i + j] = SATISFIED
+        return 0.0
+    if mu * N + T <= 0.0 or (T <= 0.0 and N < 0.0):     # bottom zone: all dims quadratic
+        cost = 0.0
+        for j in range(dim):
+            force[i + j] = -D[i + j] * jar[i + j]
+            cost += 0.5 * D[i + j] * jar[i + j] * jar[i + j]
+            state[i + j] = QUADRATIC
+        return cost
+    # middle zone: cost 0.5 Dm (N - mu T)^2 in U-space (U0 = mu jar0, Uj = fr_j jar_j)
+    Dm = D[i] / (mu * mu * (1.0 + mu * mu))
+    NmT = N - mu * T
+    force[i] = -Dm * NmT * mu
+    for j in range(1, dim):
+        force[i + j] = -force[i] * fr[j - 1] * fr[j - 1] * jar[i + j] / T
+    for j in range(dim):
+        state[i + j] = CONE
+    if flg_hess:
+        # d^2/dU^2 of 0.5 Dm (U0 - mu |Ut|)^2, then scaled by S = diag(mu, fr) on both sides
+        for a in range(dim):
+            sa = mu if a == 0 else fr[a - 1]
+            ua = 0.0 if a == 0 else fr[a - 1] * jar[i + a]
+            for b in range(dim):
+                sb = mu if b == 0 else fr[b - 1]
+                ub = 0.0 if b == 0 else fr[b - 1] * jar[i + b]
+                if a == 0 and b == 0:
+                    h = Dm
+                elif a == 0:
+                    h = -Dm * mu * ub / T
+                elif b == 0:
+                    h = -Dm * mu * ua / T
+                else:
+                    h = Dm * mu * mu * ua * ub / T2 - Dm * mu * NmT * (
+                        (1.0 if a == b else 0.0) / T - ua * ub / (T2 * T))
+                H[a * dim + b] = h * sa * sb
+    return 0.5 * Dm * NmT * NmT
+
+
+@njit(**_J)
+def update_rows(
+    # Model:
+    ne, nf, nefc,
+    # Data in:
+    efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu, contact_friction, contact_dim,
+    jar, flg_coneHessian,
+    # Data out:
+    efc_force, efc_state, contact_H,
+):
+    """Per-row state, force (-d cost/d jar) and the total constraint cost for ``jar``."""
+    cost = 0.0
+    i = 0
+    while i < nefc:
+        t = efc_type[i]
+        x = jar[i]
+        if t == ELLIPTIC:
+            c = efc_id[i]
+            dim = contact_dim[c]
+            cost += _elliptic_update(i, dim, contact_mu[c], contact_friction[c], efc_D, jar,
+                                     flg_coneHessian, contact_H[c], efc_force, efc_state)
+            i += dim
+            continue
+        if i < ne:
+            efc_force[i] = -efc_D[i] * x
+            efc_state[i] = QUADRATIC
+            cost += 0.5 * efc_D[i] * x * x
+        elif i < ne + nf:
+            fl = efc_frictionloss[i]
+            rf = efc_R[i] * fl
+            if x <= -rf:
+                efc_force[i] = fl
+                efc_state[i] = LINEARNEG
+                cost += -fl * x - 0.5 * rf * fl
+            elif x >= rf:
+                efc_force[i] = -fl
+                efc_state[i] = LINEARPOS
+                cost += fl * x - 0.5 * rf * fl
+            else:
+                efc_force[i] = -efc_D[i] * x
+                efc_state[i] = QUADRATIC
+                cost += 0.5 * efc_D[i] * x * x
+        else:
+            if x < 0.0:
+                efc_force[i] = -efc_D[i] * x
+                efc_state[i] = QUADRATIC
+                cost += 0.5 * efc_D[i] * x * x
+            else:
+                efc_force[i] = 0.0
+                efc_state[i] = SATISFIED
+        i += 1
+    return cost
+
+
+@njit(**_J)
+def mul_jt(efc_J, nefc, force, res):
+    """res = J' force over the first nefc rows (dense rows)."""
+    nv = res.shape[0]
+    for k in range(nv):
+        res[k] = 0.0
+    for i in range(nefc):
+        f = force[i]
+        if f != 0.0:
+            row = efc_J[i]
+            for k in range(nv):
+                res[k] += row[k] * f
+
+
+@njit(**_J)
+def mul_j(efc_J, nefc, vec, res):
+    """res[:nefc] = J vec."""
+    nv = vec.shape[0]
+    for i in range(nefc):
+        row = efc_J[i]
+        s = 0.0
+        for k in range(nv):
+            s += row[k] * vec[k]
+        res[i] = s
+
+
+@njit(**_J)
+def constraint_update(M, D, jar, flg_coneHessian):
+    """mj_constraintUpdate: efc_state, efc_force from ``jar = J qacc - aref`` (nefc,), and
+    qfrc_constraint = J' efc_force; cone Hessians into contact_H when flg_coneHessian.
+    Returns the constraint cost s(jar)."""
+    ne, nf, nefc = i1(D, DF.ne)[0], i1(D, DF.nf)[0], i1(D, DF.nefc)[0]
+    cost = update_rows(ne, nf, nefc, i1(D, DF.efc_type), i1(D, DF.efc_id), f1(D, DF.efc_D),
+                       f1(D, DF.efc_R), f1(D, DF.efc_frictionloss), f1(D, DF.contact_mu),
+                       f2(D, DF.contact_friction), i1(D, DF.contact_dim), jar, flg_coneHessian,
+                       f1(D, DF.efc_force), i1(D, DF.efc_state), f2(D, DF.contact_H))
+    mul_jt(f2(D, DF.efc_J), nefc, f1(D, DF.efc_force), f1(D, DF.qfrc_constraint))
+    return cost
+
+
+# =================================================================================================
+# line search: 1-D cost along the search direction
+# =================================================================================================
+@njit(**_J)
+def _ls_eval(alpha, ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
+             contact_friction, contact_dim, jar, jv, g0, g1, g2):
+    """Total cost and its first two derivatives at ``alpha`` (gauss part g0 + g1 a + g2 a^2)."""
+    c = g0 + alpha * (g1 + alpha * g2)
+    d1 = g1 + 2.0 * g2 * alpha
+    d2 = 2.0 * g2
+    i = 0
+    while i < nefc:
+        t = efc_type[i]
+        if t == ELLIPTIC:
+            cid = efc_id[i]
+            dim = contact_dim[cid]
+            mu = contact_mu[cid]
+            fr = contact_friction[cid]
+            N = mu * (jar[i] + alpha * jv[i])
+            N1 = mu * jv[i]
+            T2 = 0.0
+            UU1 = 0.0
+            U1U1 = 0.0
+            for j in range(1, dim):
+                u = fr[j - 1] * (jar[i + j] + alpha * jv[i + j])
+                u1 = fr[j - 1] * jv[i + j]
+                T2 += u * u
+                UU1 += u * u1
+                U1U1 += u1 * u1
+            T = np.sqrt(T2)
+            if N >= mu * T or (T <= 0.0 and N >= 0.0):
+                pass
+            elif mu * N + T <= 0.0 or (T <= 0.0 and N < 0.0):
+                for j in range(dim):
+                    x = jar[i + j] + alpha * jv[i + j]
+                    Dj = efc_D[i + j]
+                    c += 0.5 * Dj * x * x
+                    d1 += Dj * x * jv[i + j]
+                    d2 += Dj * jv[i + j] * jv[i + j]
+            else:
+                Dm = efc_D[i] / (mu * mu * (1.0 + mu * mu))
+                NmT = N - mu * T
+                T1 = UU1 / T
+                T11 = (U1U1 - T1 * T1) / T
+                g = N1 - mu * T1
+                c += 0.5 * Dm * NmT * NmT
+                d1 += Dm * NmT * g
+                d2 += Dm * (g * g - NmT * mu * T11)
+            i += dim
+            continue
+        x = jar[i] + alpha * jv[i]
+        v = jv[i]
+        Di = efc_D[i]
+        if i < ne:
+            c += 0.5 * Di * x * x
+            d1 += Di * x * v
+            d2 += Di * v * v
+        elif i < ne + nf:
+            fl = efc_frictionloss[i]
+            rf = efc_R[i] * fl
+            if x <= -rf:
+                c += -fl * x - 0.5 * rf * fl
+                d1 += -fl * v
+            elif x >= rf:
+                c += fl * x - 0.5 * rf * fl
+                d1 += fl * v
+            else:
+                c += 0.5 * Di * x * x
+                d1 += Di * x * v
+                d2 += Di * v * v
+        elif x < 0.0:
+            c += 0.5 * Di * x * x
+            d1 += Di * x * v
+            d2 += Di * v * v
+        i += 1
+    return c, d1, d2
+
+
+@njit(**_J)
+def linesearch(ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
+               contact_friction, contact_dim, jar, jv, g0, g1, g2, gtol, ls_iterations):
+    """Exact line search on the convex 1-D cost: Newton steps kept inside a bracket [lo, hi]
+    (derivative < 0 at lo, > 0 at hi), falling back to the secant/bisection point. Returns
+    (alpha, number of evaluations, derivative at alpha); alpha = 0 when no descent is possible."""
+    args = (ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
+            contact_friction, contact_dim, jar, jv, g0, g1, g2)
+    c0, d10, d20 = _ls_eval(0.0, *args)
+    neval = 1
+    if d10 > -gtol:
+        return 0.0, neval, d10
+    lo, dlo = 0.0, d10
+    hi, dhi = np.inf, 0.0
+    best, cbest, dbest = 0.0, c0, d10
+    a = -d10 / d20 if d20 > 0.0 else 1.0
+    for _ in range(max(1, ls_iterations)):
+        c, d1, d2 = _ls_eval(a, *args)
+        neval += 1
+        if c < cbest or (c == cbest and abs(d1) < abs(dbest)):
+            best, cbest, dbest = a, c, d1
+        if abs(d1) < gtol:
+            return a, neval, d1
+        if d1 < 0.0:
+            lo, dlo = a, d1
+        else:
+            hi, dhi = a, d1
+        an = a - d1 / d2 if d2 > 0.0 else np.inf
+        if not (an > lo and an < hi):
+            if hi == np.inf:
+                an = 3.0 * lo if lo > 0.0 else 1.0
+            else:
+                an = lo - dlo * (hi - lo) / (dhi - dlo)
+                if not (an > lo and an < hi):
+                    an = 0.5 * (lo + hi)
+        if an == a or (hi < np.inf and hi - lo <= 1e-15 * max(1.0, abs(hi))):
+            break
+        a = an
+    return best, neval, dbest
+
+
+# =================================================================================================
+# primal solvers: CG and Newton
+# =================================================================================================
+@njit(**_J)
+def _hessian(dof_Madr, dof_parentid, qM, efc_J, efc_D, efc_type, efc_id, efc_state, contact_dim,
+             contact_H, nefc, H):
+    """H = M + sum_quadratic D_i J_i' J_i + sum_cone J_c' H_c J_c, then its Cholesky factor
+    in place (lower). Returns the number of clamped pivots."""
+    nv = H.shape[0]
+    full_m(dof_Madr, dof_parentid, qM, H)
+    i = 0
+    while i < nefc:
+        st = efc_state[i]
+        if efc_type[i] == ELLIPTIC and st == CONE:
+            c = efc_id[i]
+            dim = contact_dim[c]
+            Hc = contact_H[c]
+            for a in range(dim):
+                ra = efc_J[i + a]
+                for b in range(dim):
+                    h = Hc[a * dim + b]
+                    if h == 0.0:
+                        continue
+                    rb = efc_J[i + b]
+                    for p in range(nv):
+                        if ra[p] != 0.0:
+                            s = h * ra[p]
+                            for q in range(p + 1):
+                                H[p, q] += s * rb[q]
+            i += dim
+            continue
+        if st == QUADRATIC:
+            row = efc_J[i]
+            Di = efc_D[i]
+            for p in range(nv):
+                if row[p] != 0.0:
+                    s = Di * row[p]
+                    for q in range(p + 1):
+                        H[p, q] += s * row[q]
+        i += 1
+    return _cholesky(H, nv)
+
+
+@njit(**_J)
+def _save_stat(stat, it, improvement, gradient, lineslope, nactive, nchange, neval, nupdate):
+    if it < stat.shape[0]:
+        s = stat[it]
+        s[0] = improvement
+        s[1] = gradient
+        s[2] = lineslope
+        s[3] = nactive
+        s[4] = nchange
+        s[5] = neval
+        s[6] = nupdate
+
+
+@njit(**_J)
+def _gauss(qacc, qacc_smooth, Ma, qfrc_smooth):
+    """0.5 (qacc - qacc_smooth)' M (qacc - qacc_smooth) given Ma = M qacc, M qacc_smooth = qfrc_smooth."""
+    s = 0.0
+    for k in range(qacc.shape[0]):
+        s += (qacc[k] - qacc_smooth[k]) * (Ma[k] - qfrc_smooth[k])
+    return 0.5 * s
+
+
+@njit(**_J)
+def _jar(efc_J, efc_aref, nefc, qacc, jar):
+    mul_j(efc_J, nefc, qacc, jar)
+    for i in range(nefc):
+        jar[i] -= efc_aref[i]
+
+
+@njit(cache=True, nogil=True)
+def _warmstart_primal(M, D, flg_hess):
+    """qacc = the better (lower total cost) of qacc_warmstart and qacc_smooth, or qacc_smooth
+    when the warmstart flag is disabled."""
+    qacc = f1(D, DF.qacc)
+    qacc_smooth = f1(D, DF.qacc_smooth)
+    V = f2(D, DF.sol_vec)
+    jar = f2(D, DF.sol_efc)[_E_JAR]
+    efc_J = f2(D, DF.efc_J)
+    aref = f1(D, DF.efc_aref)
+    nefc = i1(D, DF.nefc)[0]
+    qacc[:] = qacc_smooth
+    if is_(M, MF.opt_disableflags) & _DSBL_WARMSTART:
+        return
+    ws = f1(D, DF.qacc_warmstart)
+    mul_m(i1(M, MF.dof_Madr), i1(M, MF.dof_parentid), f1(D, DF.qM), ws, V[_V_MA])
+    _jar(efc_J, aref, nefc, ws, jar)
+    cws = _gauss(ws, qacc_smooth, V[_V_MA], f1(D, DF.qfrc_smooth)) + \
+        constraint_update(M, D, jar, False)
+    _jar(efc_J, aref, nefc, qacc_smooth, jar)
+    csm = constraint_update(M, D, jar, False)
+    if cws < csm:
+        qacc[:] = ws
+
+
+@njit(cache=True, nogil=True)
+def solve_primal(M, D, newton, maxiter):
+    """CG (newton=False) or Newton from the current d.qacc; returns the iteration count."""
+    nv = f1(D, DF.qacc).shape[0]
+    ne, nf, nefc = i1(D, DF.ne)[0], i1(D, DF.nf)[0], i1(D, DF.nefc)[0]
+    qacc = f1(D, DF.qacc)
+    qacc_smooth = f1(D, DF.qacc_smooth)
+    qfrc_smooth = f1(D, DF.qfrc_smooth)
+    qfrc_constraint = f1(D, DF.qfrc_constraint)
+    qM = f1(D, DF.qM)
+    dof_Madr, dof_parentid = i1(M, MF.dof_Madr), i1(M, MF.dof_parentid)
+    M_rownnz, M_rowadr, M_colind = i1(M, MF.M_rownnz), i1(M, MF.M_rowadr), i1(M, MF.M_colind)
+    qLD, qLDiagInv = f1(D, DF.qLD), f1(D, DF.qLDiagInv)
+    efc_J = f2(D, DF.efc_J)
+    efc_type, efc_id = i1(D, DF.efc_type), i1(D, DF.efc_id)
+    efc_D, efc_R = f1(D, DF.efc_D), f1(D, DF.efc_R)
+    efc_fl, aref = f1(D, DF.efc_frictionloss), f1(D, DF.efc_aref)
+    efc_state = i1(D, DF.efc_state)
+    contact_mu, contact_friction = f1(D, DF.contact_mu), f2(D, DF.contact_friction)
+    contact_dim, contact_H = i1(D, DF.contact_dim), f2(D, DF.contact_H)
+    stat = f2(D, DF.solver_stat)
+    V = f2(D, DF.sol_vec)
+    E = f2(D, DF.sol_efc)
+    oldstate = i1(D, DF.sol_state)
+    Hm = f2(D, DF.sol_H)
+    Ma, grad, Mgrad, search, Mv, Mgold = V[_V_MA], V[_V_GRAD], V[_V_MGRAD], V[_V_SEARCH], \
+        V[_V_MV], V[_V_MGOLD]
+    jar, jv = E[_E_JAR], E[_E_JV]
+    elliptic = False
+    for i in range(nefc):
+        if efc_type[i] == ELLIPTIC:
+            elliptic = True
+            break
+    flg_hess = newton and elliptic
+    scale = 1.0 / (fs(M, MF.stat_meaninertia) * max(1, nv))
+    tol = fs(M, MF.opt_tolerance)
+    gtol_base = tol * fs(M, MF.opt_ls_tolerance) / scale
+    ls_iter = is_(M, MF.opt_ls_iterations)
+
+    mul_m(dof_Madr, dof_parentid, qM, qacc, Ma)
+    _jar(efc_J, aref, nefc, qacc, jar)
+    cost = _gauss(qacc, qacc_smooth, Ma, qfrc_smooth) + constraint_update(M, D, jar, flg_hess)
+    for k in range(nv):
+        grad[k] = Ma[k] - qfrc_smooth[k] - qfrc_constraint[k]
+    if newton:
+        _hessian(dof_Madr, dof_parentid, qM, efc_J, efc_D, efc_type, efc_id, efc_state,
+                 contact_dim, contact_H, nefc, Hm)
+        Mgrad[:] = grad
+        _chol_solve(Hm, nv, Mgrad)
+    else:
+        solve_m(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, grad, Mgrad)
+    for k in range(nv):
+        search[k] = -Mgrad[k]
+    niter = 0
+    for it in range(maxiter):
+        # line search along `search`
+        mul_m(dof_Madr, dof_parentid, qM, search, Mv)
+        mul_j(efc_J, nefc, search, jv)
+        snorm = np.sqrt(_dot(search, search, nv))
+        g1 = 0.0
+        for k in range(nv):
+            g1 += search[k] * (Ma[k] - qfrc_smooth[k])
+        g2 = 0.5 * _dot(search, Mv, nv)
+        g0 = _gauss(qacc, qacc_smooth, Ma, qfrc_smooth)
+        alpha = 0.0
+        neval = 0
+        slope = 0.0
+        if snorm >= _MINVAL:
+            alpha, neval, slope = linesearch(ne, nf, nefc, efc_type, efc_id, efc_D, efc_R,
+                                             efc_fl, contact_mu, contact_friction, contact_dim,
+                                             jar, jv, g0, g1, g2, gtol_base * snorm, ls_iter)
+            slope = slope / snorm
+        if alpha == 0.0:
+            break
+        for k in range(nv):
+            qacc[k] += alpha * search[k]
+            Ma[k] += alpha * Mv[k]
+        for i in range(nefc):
+            jar[i] += alpha * jv[i]
+            oldstate[i] = efc_state[i]
+        oldcost = cost
+        cost = _gauss(qacc, qacc_smooth, Ma, qfrc_smooth) + constraint_update(M, D, jar, flg_hess)
+        nchange = 0
+        nactive = 0
+        for i in range(nefc):
+            if efc_state[i] != oldstate[i]:
+                nchange += 1
+            if efc_state[i] != SATISFIED:
+                nactive += 1
+        for k in range(nv):
+            grad[k] = Ma[k] - qfrc_smooth[k] - qfrc_constraint[k]
+        nupdate = 0
+        if newton:
+            if nchange > 0 or flg_hess:
+                _hessian(dof_Madr, dof_parentid, qM, efc_J, efc_D, efc_type, efc_id, efc_state,
+                         contact_dim, contact_H, nefc, Hm)
+                nupdate = nchange
+            Mgrad[:] = grad
+            _chol_solve(Hm, nv, Mgrad)
+        else:
+            Mgold[:] = Mgrad
+            solve_m(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, grad, Mgrad)
+        improvement = scale * (oldcost - cost)
+        gradient = scale * np.sqrt(_dot(grad, grad, nv))
+        _save_stat(stat, it, improvement, gradient, slope, nactive, nchange, neval, nupdate)
+        niter = it + 1
+        if improvement < tol or gradient < tol:
+            break
+        if newton:
+            for k in range(nv):
+                search[k] = -Mgrad[k]
+        else:
+            # Polak-Ribiere: beta = grad'(Mgrad - Mgrad_old) / grad_old' Mgrad_old, from the
+            # old gradient = this one minus the change; kept >= 0 (restart)
+            num = 0.0
+            for k in range(nv):
+                num += grad[k] * (Mgrad[k] - Mgold[k])
+            # grad_old' Mgrad_old: grad_old = M Mgrad_old (preconditioner M^-1)
+            mul_m(dof_Madr, dof_parentid, qM, Mgold, Mv)
+            den = _dot(Mv, Mgold, nv)
+            beta = num / max(_MINVAL, den)
+            if beta < 0.0:
+                beta = 0.0
+            for k in range(nv):
+                search[k] = -Mgrad[k] + beta * search[k]
+    return niter
+
+
+# =================================================================================================
+# dual solver: PGS, and noslip
+# =================================================================================================
+@njit(**_J)
+def _qcqp(A, b, s, r, n, W, y):
+    """min_x 0.5 x'A x + x'b s.t. sum_j (x_j / s_j)^2 <= r^2, for n <= 5 (A: n x n SPD in W[0],
+    work rows W[1..3]); the result goes to y. Solved in y-space (x = S y) with the ball |y| <= r
+    by Newton's method on the Lagrange multiplier of the ball."""
+    # A' = S A S, b' = S b
+    Ap = W[0]
+    L = W[1]
+    bp = W[2]
+    z = W[3]
+    for a in range(n):
+        bp[a] = s[a] * b[a]
+        for c in range(n):
+            Ap[a * 6 + c] = s[a] * A[a * 6 + c] * s[c]
+    lam = 0.0
+    for _ in range(50):
+        # y = -(A' + lam I)^-1 b'
+        for a in range(n):
+            for c in range(n):
+                L[a * 6 + c] = Ap[a * 6 + c] + (lam if a == c else 0.0)
+        _cholesky6(L, n)
+        for a in range(n):
+            y[a] = -bp[a]
+        _chol_solve6(L, n, y)
+        yy = 0.0
+        for a in range(n):
+            yy += y[a] * y[a]
+        if lam == 0.0 and yy <= r * r:
+            break
+        # phi(lam) = 1/|y| - 1/r is nearly linear in lam: Newton on it
+        for a in range(n):
+            z[a] = y[a]
+        _chol_solve6(L, n, z)                        # z = (A'+lam I)^-1 y
+        yz = 0.0
+        for a in range(n):
+            yz += y[a] * z[a]
+        ny = np.sqrt(yy)
+        if ny <= 0.0:
+            break
+        phi = 1.0 / ny - 1.0 / r
+        dphi = yz / (ny * ny * ny)                   # d(1/|y|)/dlam = y'(A'+lam)^-1 y / |y|^3
+        if abs(phi) < 1e-14 / r:
+            break
+        step = -phi / dphi
+        lam = lam + step
+        if lam < 0.0:
+            lam = 0.0
+    yy = 0.0
+    for a in range(n):
+        yy += y[a] * y[a]
+    if yy > r * r and yy > 0.0:
+        f = r / np.sqrt(yy)
+        for a in range(n):
+            y[a] *= f
+    for a in range(n):
+        y[a] *= s[a]
+
+
+@njit(**_J)
+def _proj_soc(y, n):
+    """Euclidean projection of y (n) onto the second-order cone y0 >= |y[1:]|, in place."""
+    t = 0.0
+    for a in range(1, n):
+        t += y[a] * y[a]
+    t = np.sqrt(t)
+    if t <= y[0]:
+        return
+    if t <= -y[0]:
+        for a in range(n):
+            y[a] = 0.0
+        return
+    h = 0.5 * (y[0] + t)
+    y[0] = h
+    for a in range(1, n):
+        y[a] *= h / t
+
+
+@njit(**_J)
+def _socp(A, q, s, n, W, x):
+    """min_x 0.5 x'A x + q'x over the elliptic cone x0 >= |x[1:]/s[1:]| (A: n x n, 6-strided;
+    s[0] = 1): accelerated projected gradient (FISTA with adaptive restart) in y = x/s, where
+    the cone is the standard second-order cone. x holds the initial guess and the result."""
+    Ap = W[0]
+    y = W[1]
+    z = W[2]
+    yn = W[3]
+    L = 0.0
+    for a in range(n):
+        r = 0.0
+        for b in range(n):
+            Ap[a * 6 + b] = s[a] * A[a * 6 + b] * s[b]
+            r += abs(s[a] * A[a * 6 + b] * s[b])
+        L = max(L, r)
+        y[a] = x[a] / s[a]
+        z[a] = y[a]
+    if L <= 0.0:
+        return
+    _proj_soc(y, n)
+    for a in range(n):
+        z[a] = y[a]
+    t = 1.0
+    for _ in range(5000):
+        for a in range(n):
+            g = s[a] * q[a]
+            for b in range(n):
+                g += Ap[a * 6 + b] * z[b]
+            yn[a] = z[a] - g / L
+        _proj_soc(yn, n)
+        tn = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
+        # restart when the step goes uphill (gradient at z against the move)
+        up = 0.0
+        dif = 0.0
+        ny = 0.0
+        for a in range(n):
+            up += (z[a] - yn[a]) * (yn[a] - y[a])
+            dif += (yn[a] - y[a]) * (yn[a] - y[a])
+            ny += yn[a] * yn[a]
+        if up > 0.0:
+            tn = 1.0
+            for a in range(n):
+                z[a] = yn[a]
+        else:
+            for a in range(n):
+                z[a] = yn[a] + ((t - 1.0) / tn) * (yn[a] - y[a])
+        for a in range(n):
+            y[a] = yn[a]
+        t = tn
+        if dif <= 1e-30 * max(ny, 1e-300) or dif == 0.0:
+            break
+    for a in range(n):
+        x[a] = y[a] * s[a]
+
+
+@njit(**_J)
+def _cholesky6(L, n):
+    for j in range(n):
+        t = L[j * 6 + j]
+        for k in range(j):
+            t -= L[j * 6 + k] * L[j * 6 + k]
+        d = np.sqrt(max(t, _MINVAL))
+        L[j * 6 + j] = d
+        for i in range(j + 1, n):
+            t = L[i * 6 + j]
+            for k in range(j):
+                t -= L[i * 6 + k] * L[j * 6 + k]
+            L[i * 6 + j] = t / d
+
+
+@njit(**_J)
+def _chol_solve6(L, n, x):
+    for i in range(n):
+        t = x[i]
+        for k in range(i):
+            t -= L[i * 6 + k] * x[k]
+        x[i] = t / L[i * 6 + i]
+    for i in range(n - 1, -1, -1):
+        t = x[i]
+        for k in range(i + 1, n):
+            t -= L[k * 6 + i] * x[k]
+        x[i] = t / L[i * 6 + i]
+
+
+@njit(**_J)
+def _minv_jt(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, efc_J, nefc, MinvJ):
+    """MinvJ[i] = M^-1 J_i' for the first nefc rows."""
+    for i in range(nefc):
+        solve_m(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, efc_J[i], MinvJ[i])
+
+
+@njit(**_J)
+def _block(efc_J, MinvJ, efc_R, i, dim, withR, first, Ac):
+    """Ac (6-strided) = (J M^-1 J')[i+first.., i+first..] (+ R on the diagonal)."""
+    n = dim - first
+    nv = efc_J.shape[1]
+    for a in range(n):
+        ra = efc_J[i + first + a]
+        for c in range(a, n):
+            rc = MinvJ[i + first + c]
+            s = 0.0
+            for k in range(nv):
+                s += ra[k] * rc[k]
+            Ac[a * 6 + c] = s
+            Ac[c * 6 + a] = s
+        if withR:
+            Ac[a * 6 + a] += efc_R[i + first + a]
+
+
+@njit(**_J)
+def _residual(efc_J, aref, efc_R, f, qacc, i, withR):
+    row = efc_J[i]
+    s = -aref[i]
+    for k in range(qacc.shape[0]):
+        s += row[k] * qacc[k]
+    if withR:
+        s += efc_R[i] * f[i]
+    return s
+
+
+@njit(**_J)
+def _apply(MinvJ, i, df, qacc):
+    if df != 0.0:
+        row = MinvJ[i]
+        for k in range(qacc.shape[0]):
+            qacc[k] += row[k] * df
+
+
+@njit(cache=True, nogil=True)
+def solve_pgs(M, D, maxiter):
+    """PGS from d.efc_force; maintains d.qacc = qacc_smooth + M^-1 J' f. Returns niter."""
+    nv = f1(D, DF.qacc).shape[0]
+    ne, nf, nefc = i1(D, DF.ne)[0], i1(D, DF.nf)[0], i1(D, DF.nefc)[0]
+    qacc = f1(D, DF.qacc)
+    efc_J = f2(D, DF.efc_J)
+    efc_type, efc_id = i1(D, DF.efc_type), i1(D, DF.efc_id)
+    efc_R, efc_fl, aref = f1(D, DF.efc_R), f1(D, DF.efc_frictionloss), f1(D, DF.efc_aref)
+    force, state = f1(D, DF.efc_force), i1(D, DF.efc_state)
+    contact_mu, contact_friction = f1(D, DF.contact_mu), f2(D, DF.contact_friction)
+    contact_dim = i1(D, DF.contact_dim)
+    stat = f2(D, DF.solver_stat)
+    MinvJ = f2(D, DF.sol_MinvJ)
+    E = f2(D, DF.sol_efc)
+    diag = E[_E_DIAG]
+    res = E[_E_RES]
+    oldstate = i1(D, DF.sol_state)
+    W = f2(D, DF.sol_blk)
+    Ac = W[4]
+    scale = 1.0 / (fs(M, MF.stat_meaninertia) * max(1, nv))
+    tol = fs(M, MF.opt_tolerance)
+    for i in range(nefc):
+        diag[i] = _dot(efc_J[i], MinvJ[i], nv) + efc_R[i]
+    niter = 0
+    for it in range(maxiter):
+        improvement = 0.0
+        i = 0
+        while i < nefc:
+            t = efc_type[i]
+            if t == ELLIPTIC:
+                c = efc_id[i]
+                dim = contact_dim[c]
+                mu = contact_mu[c]
+                fr = contact_friction[c]
+                _block(efc_J, MinvJ, efc_R, i, dim, True, 0, Ac)
+                for j in range(dim):
+                    res[i + j] = _residual(efc_J, aref, efc_R, force, qacc, i + j, True)
+                    W[5, j] = force[i + j]                        # old force
+                # exact block minimisation over the cone: q = res - Ac f_old
+                for a in range(dim):
+                    t_ = res[i + a]
+                    for b in range(dim):
+                        t_ -= Ac[a * 6 + b] * W[5, b]
+                    W[6, a] = t_
+                    W[6, 6 + a] = 1.0 if a == 0 else fr[a - 1]
+                    W[7, a] = W[5, a]
+                _socp(Ac, W[6], W[6, 6:12], dim, W, W[7])
+                for a in range(dim):
+                    force[i + a] = W[7, a]
+                # improvement: -(0.5 df'Ac df + df'res)
+                q = 0.0
+                for a in range(dim):
+                    da = force[i + a] - W[5, a]
+                    s = res[i + a]
+                    for b in range(dim):
+                        s += 0.5 * Ac[a * 6 + b] * (force[i + b] - W[5, b])
+                    q += da * s
+                    _apply(MinvJ, i + a, da, qacc)
+                improvement -= q
+                i += dim
+                continue
+            if i < ne and i + 1 < ne and efc_id[i + 1] == efc_id[i]:
+                # one equality constraint (connect/weld rows): unconstrained block, exact solve
+                dim = 1
+                while i + dim < ne and dim < 6 and efc_id[i + dim] == efc_id[i]:
+                    dim += 1
+                _block(efc_J, MinvJ, efc_R, i, dim, True, 0, Ac)
+                for a in range(dim):
+                    res[i + a] = _residual(efc_J, aref, efc_R, force, qacc, i + a, True)
+                    W[7, a] = -res[i + a]
+                for a in range(36):
+                    W[1, a] = Ac[a]
+                _cholesky6(W[1], dim)
+                _chol_solve6(W[1], dim, W[7])
+                q = 0.0
+                for a in range(dim):
+                    q += W[7, a] * 0.5 * res[i + a]      # 0.5 df'Ac df + df'res = 0.5 df'res
+                    force[i + a] += W[7, a]
+                    _apply(MinvJ, i + a, W[7, a], qacc)
+                improvement -= q
+                i += dim
+                continue
+            r = _residual(efc_J, aref, efc_R, force, qacc, i, True)
+            old = force[i]
+            fn = old - r / diag[i]
+            if i >= ne and i < ne + nf:
+                fl = efc_fl[i]
+                if fn > fl:
+                    fn = fl
+                elif fn < -fl:
+                    fn = -fl
+            elif i >= ne + nf and fn < 0.0:
+                fn = 0.0
+            df = fn - old
+            if df != 0.0:
+                force[i] = fn
+                _apply(MinvJ, i, df, qacc)
+                improvement -= df * (r + 0.5 * diag[i] * df)
+            i += 1
+        # states from the forces
+        nchange = 0
+        nactive = 0
+        for i in range(nefc):
+            oldstate[i] = state[i]
+        _dual_states(ne, nf, nefc, efc_type, efc_fl, force, state)
+        for i in range(nefc):
+            if state[i] != oldstate[i]:
+                nchange += 1
+            if state[i] != SATISFIED:
+                nactive += 1
+        improvement *= scale
+        _save_stat(stat, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+        niter = it + 1
+        if improvement < tol:
+            break
+    return niter
+
+
+@njit(**_J)
+def _dual_states(ne, nf, nefc, efc_type, efc_fl, force, state):
+    """Constraint states implied by dual forces (PGS)."""
+    for i in range(nefc):
+        t = efc_type[i]
+        if i < ne:
+            state[i] = QUADRATIC
+        elif i < ne + nf:
+            if force[i] >= efc_fl[i]:
+                state[i] = LINEARNEG
+            elif force[i] <= -efc_fl[i]:
+                state[i] = LINEARPOS
+            else:
+                state[i] = QUADRATIC
+        elif t == ELLIPTIC:
+            state[i] = SATISFIED
+        else:
+            state[i] = QUADRATIC if force[i] > 0.0 else SATISFIED
+
+
+@njit(cache=True, nogil=True)
+def solve_noslip(M, D, maxiter, it0):
+    """Noslip: PGS over friction loss rows and contact friction directions with R removed,
+    normal forces held (pyramidal: each pair of opposing edges keeps its sum). Stats go to
+    solver_stat rows it0...; returns the iteration count."""
+    nv = f1(D, DF.qacc).shape[0]
+    ne, nf, nefc = i1(D, DF.ne)[0], i1(D, DF.nf)[0], i1(D, DF.nefc)[0]
+    qacc = f1(D, DF.qacc)
+    efc_J = f2(D, DF.efc_J)
+    efc_type, efc_id = i1(D, DF.efc_type), i1(D, DF.efc_id)
+    efc_R, efc_fl, aref = f1(D, DF.efc_R), f1(D, DF.efc_frictionloss), f1(D, DF.efc_aref)
+    force = f1(D, DF.efc_force)
+    contact_mu, contact_friction = f1(D, DF.contact_mu), f2(D, DF.contact_friction)
+    contact_dim = i1(D, DF.contact_dim)
+    stat = f2(D, DF.solver_stat)
+    MinvJ = f2(D, DF.sol_MinvJ)
+    E = f2(D, DF.sol_efc)
+    res = E[_E_RES]
+    W = f2(D, DF.sol_blk)
+    Ac = W[4]
+    scale = 1.0 / (fs(M, MF.stat_meaninertia) * max(1, nv))
+    tol = fs(M, MF.opt_noslip_tolerance)
+    niter = 0
+    for it in range(maxiter):
+        improvement = 0.0
+        # friction loss rows
+        for i in range(ne, ne + nf):
+            r = _residual(efc_J, aref, efc_R, force, qacc, i, False)
+            a = _dot(efc_J[i], MinvJ[i], nv)
+            old = force[i]
+            fn = old - r / max(a, _MINVAL)
+            fl = efc_fl[i]
+            if fn > fl:
+                fn = fl
+            elif fn < -fl:
+                fn = -fl
+            df = fn - old
+            if df != 0.0:
+                force[i] = fn
+                _apply(MinvJ, i, df, qacc)
+                improvement -= df * (r + 0.5 * a * df)
+        i = ne + nf
+        while i < nefc:
+            t = efc_type[i]
+            if t == PYRAMIDAL:
+                c = efc_id[i]
+                dim = contact_dim[c]
+                for k in range(dim - 1):
+                    pa = i + 2 * k
+                    pb = pa + 1
+                    ra = _residual(efc_J, aref, efc_R, force, qacc, pa, False)
+                    rb = _residual(efc_J, aref, efc_R, force, qacc, pb, False)
+                    aa = _dot(efc_J[pa], MinvJ[pa], nv)
+                    bb = _dot(efc_J[pb], MinvJ[pb], nv)
+                    ab = _dot(efc_J[pa], MinvJ[pb], nv)
+                    curv = aa + bb - 2.0 * ab
+                    g = ra - rb
+                    dt = -g / max(curv, _MINVAL)
+                    if dt < -force[pa]:
+                        dt = -force[pa]
+                    if dt > force[pb]:
+                        dt = force[pb]
+                    if dt != 0.0:
+                        force[pa] += dt
+                        force[pb] -= dt
+                        _apply(MinvJ, pa, dt, qacc)
+                        _apply(MinvJ, pb, -dt, qacc)
+                        improvement -= dt * (g + 0.5 * curv * dt)
+                i += max(1, 2 * (dim - 1))
+                continue
+            if t == ELLIPTIC:
+                c = efc_id[i]
+                dim = contact_dim[c]
+                if dim > 1 and force[i] <= 0.0:
+                    for a in range(1, dim):
+                        _apply(MinvJ, i + a, -force[i + a], qacc)
+                        force[i + a] = 0.0
+                elif dim > 1:
+                    n = dim - 1
+                    fr = contact_friction[c]
+                    _block(efc_J, MinvJ, efc_R, i, dim, False, 1, Ac)
+                    for a in range(n):
+                        res[i + 1 + a] = _residual(efc_J, aref, efc_R, force, qacc, i + 1 + a,
+                                                   False)
+                        W[5, a] = force[i + 1 + a]
+                    for a in range(n):
+                        s = res[i + 1 + a]
+                        for b in range(n):
+                            s -= Ac[a * 6 + b] * W[5, b]
+                        W[6, a] = s
+                        for b in range(n):
+                            W[7, a * 6 + b] = Ac[a * 6 + b]
+                        W[6, 6 + a] = fr[a]
+                    _qcqp(W[7], W[6], W[6, 6:12], force[i], n, W, W[6, 12:18])
+                    q = 0.0
+                    for a in range(n):
+                        da = W[6, 12 + a] - W[5, a]
+                        s = res[i + 1 + a]
+                        for b in range(n):
+                            s += 0.5 * Ac[a * 6 + b] * (W[6, 12 + b] - W[5, b])
+                        q += da * s
+                    for a in range(n):
+                        da = W[6, 12 + a] - W[5, a]
+                        force[i + 1 + a] = W[6, 12 + a]
+                        _apply(MinvJ, i + 1 + a, da, qacc)
+                    improvement -= q
+                i += dim
+                continue
+            i += 1
+        improvement *= scale
+        _save_stat(stat, it0 + it, improvement, 0.0, 0.0, 0, 0, 0, 0)
+        niter = it + 1
+        if improvement < tol:
+            break
+    return niter
+
+
+# =================================================================================================
+# the solver stage
+# =================================================================================================
+@njit(cache=True, nogil=True)
+def _finish_qacc(M, D):
+    """qfrc_constraint = J' efc_force and qacc = qacc_smooth + M^-1 qfrc_constraint."""
+    nefc = i1(D, DF.nefc)[0]
+    qacc = f1(D, DF.qacc)
+    qfrc = f1(D, DF.qfrc_constraint)
+    mul_jt(f2(D, DF.efc_J), nefc, f1(D, DF.efc_force), qfrc)
+    tmp = f2(D, DF.sol_vec)[_V_TMP]
+    solve_m(i1(M, MF.M_rownnz), i1(M, MF.M_rowadr), i1(M, MF.M_colind), f1(D, DF.qLD),
+            f1(D, DF.qLDiagInv), qfrc, tmp)
+    qs = f1(D, DF.qacc_smooth)
+    for k in range(qacc.shape[0]):
+        qacc[k] = qs[k] + tmp[k]
+
+
+@njit(cache=True, nogil=True)
+def solve(M, D):
+    """The solver part of mj_fwdConstraint: qacc, efc_force, efc_state, qfrc_constraint,
+    solver_niter, solver_stat from the constraint rows in D (see the module docstring).
+    qacc_warmstart is read, not written (MuJoCo saves qacc into it when advancing the state)."""
+    nefc = i1(D, DF.nefc)[0]
+    qacc = f1(D, DF.qacc)
+    niter = i1(D, DF.solver_niter)
+    niter[0] = 0
+    if nefc == 0:
+        qacc[:] = f1(D, DF.qacc_smooth)
+        f1(D, DF.qfrc_constraint)[:] = 0.0
+        return
+    solver = is_(M, MF.opt_solver)
+    maxiter = is_(M, MF.opt_iterations)
+    efc_J = f2(D, DF.efc_J)
+    aref = f1(D, DF.efc_aref)
+    qLD, qLDiagInv = f1(D, DF.qLD), f1(D, DF.qLDiagInv)
+    M_rownnz, M_rowadr, M_colind = i1(M, MF.M_rownnz), i1(M, MF.M_rowadr), i1(M, MF.M_colind)
+    # efc_b = J qacc_smooth - aref (MuJoCo fills it for every solver)
+    b = f1(D, DF.efc_b)
+    _jar(efc_J, aref, nefc, f1(D, DF.qacc_smooth), b)
+    nslip = is_(M, MF.opt_noslip_iterations)
+    if solver == SOL_PGS or nslip > 0:
+        _minv_jt(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, efc_J, nefc, f2(D, DF.sol_MinvJ))
+    if solver == SOL_PGS:
+        force = f1(D, DF.efc_force)
+        if is_(M, MF.opt_disableflags) & _DSBL_WARMSTART:
+            force[:nefc] = 0.0
+        else:
+            jar = f2(D, DF.sol_efc)[_E_JAR]
+            _jar(efc_J, aref, nefc, f1(D, DF.qacc_warmstart), jar)
+            constraint_update(M, D, jar, False)
+        _finish_qacc(M, D)
+        n = solve_pgs(M, D, maxiter)
+        _finish_qacc(M, D)
+    else:
+        # primal: qacc is the iterate; efc_force/qfrc_constraint come from its last update
+        newton = solver == SOL_NEWTON
+        _warmstart_primal(M, D, False)
+        n = solve_primal(M, D, newton, maxiter)
+    if nslip > 0:
+        _finish_qacc(M, D)
+        n += solve_noslip(M, D, nslip, n)
+        _finish_qacc(M, D)
+    niter[0] = n
+
+
+# =================================================================================================
+# Python wrappers
+# =================================================================================================
+def mj_constraintUpdate(m, d, jar, cost=None, flg_coneHessian=0):
+    """Update efc_state, efc_force, qfrc_constraint (and the cone Hessians contact.H) from
+    ``jar = J qacc - aref``; the constraint cost goes to ``cost[0]`` when given."""
+    j = np.ascontiguousarray(jar, dtype=np.float64).reshape(-1)
+    if j.shape[0] != d.nefc:
+        raise ValueError(f"jar should have nefc={d.nefc} elements, got {j.shape[0]}")
+    c = constraint_update(m._A, d._A, j, bool(flg_coneHessian))
+    if cost is not None:
+        np.asarray(cost).reshape(-1)[0] = c
+    return c
+
+
+def mj_solveConstraint(m, d):
+    """Run the constraint solver on the rows already in d (the solver part of mj_fwdConstraint)."""
+    solve(m._A, d._A)
+
+
+__all__ = ["solve", "constraint_update", "mj_constraintUpdate", "mj_solveConstraint"]

@@ -1,0 +1,289 @@
+"""The full pipeline with contacts and constraints against the official mujoco, and behaviour
+checks that need no oracle (issue 4 acceptance).
+
+Tolerances, from the measured noise floors in the issue: contacts as sets keyed by geom pair,
+dist/pos 1e-9 (primitive pairs) or 1e-6 (convex/mesh pairs), normals only; qfrc_constraint and
+qacc to 1e-5 with both solvers converged (tolerance 1e-15, 1000 iterations); trajectories with
+converged solvers 100 steps within 1e-3 on chaotic models, 5000 steps within 1e-4 on models that
+hold a pose.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from oracle import mujoco, shared_model, TEST_MODELS
+
+import engine
+
+SITE = "/work/main/.venv/lib/python3.11/site-packages/"
+GYM = SITE + "gymnasium/envs/mujoco/assets/"
+DM = SITE + "dm_control/suite/"
+_PRIMITIVE = {0, 2, 3, 6}  # plane, sphere, capsule, box: analytic pairs in MuJoCo
+
+
+def _path(spec):
+    kind, rel = spec
+    if kind == "shared":
+        return str(shared_model(rel))
+    if kind == "own":
+        return str(TEST_MODELS / rel)
+    return rel
+
+
+def load_both(spec, converge=True):
+    """The same file in both engines; converged solver settings unless told otherwise."""
+    path = _path(spec)
+    mjm = mujoco.MjModel.from_xml_path(path)
+    m = engine.MjModel.from_xml_path(path)
+    if converge:
+        for mm in (mjm, m):
+            mm.opt.tolerance = 1e-15
+            mm.opt.iterations = 1000
+            mm.opt.ls_iterations = 100
+    return mjm, mujoco.MjData(mjm), m, engine.MjData(m)
+
+
+def copy_state(mjd, d):
+    for f in ("qpos", "qvel", "act", "ctrl", "qacc_warmstart", "mocap_pos", "mocap_quat"):
+        getattr(d, f)[...] = getattr(mjd, f)
+    d.time = mjd.time
+
+
+def contact_sets(mjm, mjd, d):
+    """{(geom1, geom2): [(dist, pos, normal), ...]} for both engines, sorted within a pair."""
+    def collect(c, n):
+        out = {}
+        for i in range(n):
+            key = (int(c.geom1[i]), int(c.geom2[i]))
+            out.setdefault(key, []).append((float(c.dist[i]), np.array(c.pos[i]),
+                                            np.array(c.frame[i][:3])))
+        for v in out.values():
+            v.sort(key=lambda t: (round(t[0], 6), tuple(np.round(t[1], 6))))
+        return out
+    return collect(mjd.contact, mjd.ncon), collect(d.contact, d.ncon)
+
+
+def assert_contacts_match(mjm, mjd, d, what):
+    want, got = contact_sets(mjm, mjd, d)
+    assert set(got) == set(want), f"{what}: contact pairs differ: {set(got) ^ set(want)}"
+    for key, cw in want.items():
+        cg = got[key]
+        assert len(cg) == len(cw), f"{what}: pair {key}: {len(cg)} contacts vs {len(cw)}"
+        t1, t2 = int(mjm.geom_type[key[0]]), int(mjm.geom_type[key[1]])
+        tol = 1e-9 if (t1 in _PRIMITIVE and t2 in _PRIMITIVE) else 1e-6
+        for (dg, pg, ng), (dw, pw, nw) in zip(cg, cw):
+            assert abs(dg - dw) < tol, f"{what}: pair {key} dist {dg} vs {dw}"
+            assert np.abs(pg - pw).max() < tol, f"{what}: pair {key} pos {pg} vs {pw}"
+            assert np.abs(ng - nw).max() < max(tol, 1e-9) * 10, f"{what}: pair {key} normal"
+
+
+def rel(a, b):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return np.abs(a - b).max(initial=0) / max(1.0, np.abs(b).max(initial=0))
+
+
+FORWARD = [
+    ("file", GYM + "ant.xml"), ("file", GYM + "humanoid.xml"), ("file", GYM + "hopper.xml"),
+    ("file", GYM + "walker2d.xml"), ("file", GYM + "half_cheetah.xml"),
+    ("file", GYM + "pusher.xml"),
+    ("file", DM + "cheetah.xml"), ("file", DM + "walker.xml"), ("file", DM + "hopper.xml"),
+    ("file", DM + "humanoid.xml"), ("file", DM + "finger.xml"), ("file", DM + "ball_in_cup.xml"),
+    ("shared", "menagerie/google_barkour_vb/scene.xml"),
+    ("shared", "menagerie/unitree_h1/scene.xml"),
+    ("shared", "menagerie/agility_cassie/scene.xml"),
+    ("shared", "menagerie/robotiq_2f85/scene.xml"),
+    ("shared", "mujoco/model/humanoid/humanoid.xml"),
+]
+SOLVERS = ("mjSOL_NEWTON", "mjSOL_CG", "mjSOL_PGS")
+CONES = ("mjCONE_PYRAMIDAL", "mjCONE_ELLIPTIC")
+
+
+def settle(mjm, mjd, nstep, seed):
+    """Run mujoco from a perturbed initial state so the model is in contact."""
+    rng = np.random.default_rng(seed)
+    if mjm.nkey:
+        mujoco.mj_resetDataKeyframe(mjm, mjd, 0)
+    mjd.qvel[:] = rng.normal(size=mjm.nv) * 0.1
+    for _ in range(nstep):
+        mjd.ctrl[:] = rng.uniform(-1, 1, mjm.nu) * 0.3 * (
+            mjm.actuator_ctrlrange[:, 1] - mjm.actuator_ctrlrange[:, 0]).clip(0, 2)
+        mujoco.mj_step(mjm, mjd)
+
+
+@pytest.mark.parametrize("spec", FORWARD, ids=lambda s: s[1].split("/")[-1] if "/" in s[1] else s[1])
+def test_forward_with_contacts(spec):
+    mjm, mjd, m, d = load_both(spec)
+    for cone in CONES:
+        for mm in (mjm, m):
+            mm.opt.cone = int(getattr(mujoco.mjtCone, cone))
+        for seed in range(2):
+            settle(mjm, mjd, 150, seed)
+            copy_state(mjd, d)
+            mujoco.mj_forward(mjm, mjd)
+            engine.mj_forward(m, d)
+            what = f"{spec[1]} {cone} seed {seed}"
+            assert_contacts_match(mjm, mjd, d, what)
+            assert d.nefc == mjd.nefc, f"{what}: nefc {d.nefc} vs {mjd.nefc}"
+            assert (d.ne, d.nf, d.nl) == (mjd.ne, mjd.nf, mjd.nl), what
+            for f in ("qfrc_constraint", "qacc"):
+                e = rel(getattr(d, f), getattr(mjd, f))
+                assert e < 1e-5, f"{what}: {f} rel err {e:.3g}"
+            e = rel(d.sensordata, mjd.sensordata)
+            assert e < 1e-5, f"{what}: sensordata rel err {e:.3g}"
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_solvers_agree_with_mujoco(solver):
+    mjm, mjd, m, d = load_both(("file", GYM + "ant.xml"))
+    for mm in (mjm, m):
+        mm.opt.solver = int(getattr(mujoco.mjtSolver, solver))
+    settle(mjm, mjd, 200, 3)
+    copy_state(mjd, d)
+    mujoco.mj_forward(mjm, mjd)
+    engine.mj_forward(m, d)
+    assert d.ncon == mjd.ncon and d.ncon > 0
+    for f in ("qfrc_constraint", "qacc"):
+        e = rel(getattr(d, f), getattr(mjd, f))
+        assert e < 1e-5, f"{solver}: {f} rel err {e:.3g}"
+
+
+CHAOTIC = [("file", GYM + "ant.xml"), ("file", GYM + "humanoid.xml"),
+           ("file", GYM + "hopper.xml"), ("file", DM + "cheetah.xml")]
+
+
+@pytest.mark.parametrize("spec", CHAOTIC, ids=lambda s: s[1].split("/")[-1])
+def test_trajectory_100_steps(spec):
+    mjm, mjd, m, d = load_both(spec)
+    settle(mjm, mjd, 100, 5)
+    copy_state(mjd, d)
+    for _ in range(100):
+        mujoco.mj_step(mjm, mjd)
+        engine.mj_step(m, d)
+    for f in ("qpos", "qvel"):
+        e = rel(getattr(d, f), getattr(mjd, f))
+        assert e < 1e-3, f"{spec[1]}: {f} rel err {e:.3g} after 100 steps"
+
+
+HOLDING = [
+    ("file", GYM + "ant.xml"),
+    pytest.param(("shared", "menagerie/google_barkour_vb/scene.xml"), marks=pytest.mark.xfail(
+        reason="mesh feet on the floor: MuJoCo picks plane-mesh contact vertices from its merged "
+               "hull polygons (mesh_poly*), which the compiler does not build yet", strict=False)),
+]
+
+
+@pytest.mark.parametrize("spec", HOLDING, ids=lambda s: s[1].split("/")[-2])
+def test_pose_held_5000_steps_like_mujoco(spec):
+    """A model resting on the floor (its keyframe, or settled from its initial state) follows
+    mujoco for 5000 steps within 1e-4."""
+    mjm, mjd, m, d = load_both(spec)
+    if mjm.nkey:
+        mujoco.mj_resetDataKeyframe(mjm, mjd, 0)
+    else:
+        mujoco.mj_step(mjm, mjd, 2000)  # settle onto the floor
+    copy_state(mjd, d)
+    for _ in range(5000):
+        mujoco.mj_step(mjm, mjd)
+        engine.mj_step(m, d)
+    e = rel(d.qpos, mjd.qpos)
+    assert e < 1e-4, f"{spec[1]}: qpos rel err {e:.3g} after 5000 steps"
+
+
+# ---- behaviour without the oracle -------------------------------------------------------------
+
+def _impedance(r, solimp):
+    """Seed 004's impedance curve d(r) for the default power-law solimp."""
+    d0, dw, width, mid, power = solimp
+    x = min(1.0, abs(r) / width)
+    if x >= 1.0:
+        return dw
+    if x <= mid:
+        y = x ** power / mid ** (power - 1)
+    else:
+        y = 1 - (1 - x) ** power / (1 - mid) ** (power - 1)
+    return d0 + y * (dw - d0)
+
+
+def test_sphere_rests_at_the_penetration_solref_solimp_predict():
+    """At rest a frictionless contact balances gravity: m g = D * k * imp * |r|, with
+    D = imp / ((1 - imp) diagApprox) and diagApprox = 1/m, so |r| = g (1-imp) / (k imp^2) where
+    k = 1 / (dmax^2 timeconst^2 dampratio^2) (seed 004, solref/solimp)."""
+    timeconst, dampratio = 0.02, 1.0
+    solimp = (0.9, 0.95, 0.001, 0.5, 2.0)
+    xml = f"""<mujoco><option timestep="0.002"/><worldbody>
+      <geom type="plane" size="1 1 .1" condim="1" solref="{timeconst} {dampratio}"
+            solimp="{' '.join(map(str, solimp))}"/>
+      <body pos="0 0 .2"><freejoint/><geom size=".1" mass="2" condim="1"
+            solref="{timeconst} {dampratio}" solimp="{' '.join(map(str, solimp))}"/></body>
+    </worldbody></mujoco>"""
+    m = engine.MjModel.from_xml_string(xml)
+    d = engine.MjData(m)
+    engine.mj_step(m, d, 3000)
+    assert d.ncon == 1
+    g = 9.81
+    k = 1.0 / (solimp[1] ** 2 * timeconst ** 2 * dampratio ** 2)
+    # solve r = g (1 - imp(r)) / (k imp(r)^2) by bisection on [0, 1]
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        r = 0.5 * (lo + hi)
+        imp = _impedance(r, solimp)
+        if r - g * (1 - imp) / (k * imp * imp) > 0:
+            hi = r
+        else:
+            lo = r
+    assert abs(d.qvel).max() < 1e-9
+    assert -d.contact.dist[0] == pytest.approx(r, rel=1e-6)
+
+
+@pytest.mark.parametrize("slope_deg,slides", [(20.0, False), (40.0, True)])
+def test_friction_cone_holds_box_below_friction_angle(slope_deg, slides):
+    mu = 0.6  # friction angle atan(0.6) = 31 degrees
+    xml = f"""<mujoco><option timestep="0.001" cone="elliptic"/><worldbody>
+      <geom type="plane" size="2 2 .1" euler="0 {slope_deg} 0" friction="{mu} 0 0"/>
+      <body pos="0 0 .2" euler="0 {slope_deg} 0"><freejoint/>
+        <geom type="box" size=".1 .1 .1" mass="1" friction="{mu} 0 0"/></body>
+    </worldbody></mujoco>"""
+    m = engine.MjModel.from_xml_string(xml)
+    d = engine.MjData(m)
+    engine.mj_step(m, d, 500)  # land and settle
+    x0, v0 = d.qpos[:3].copy(), np.linalg.norm(d.qvel[:3])
+    engine.mj_step(m, d, 1000)
+    moved = np.linalg.norm(d.qpos[:3] - x0)
+    if slides:
+        # sliding friction: acceleration g (sin - mu cos) along the slope
+        th = math.radians(slope_deg)
+        accel = np.linalg.norm(d.qvel[:3]) - v0  # over 1 s
+        assert accel == pytest.approx(9.81 * (math.sin(th) - mu * math.cos(th)), rel=0.02)
+    else:
+        assert moved < 1e-3
+
+
+def test_quadruped_holds_standing_keyframe_10s():
+    path = _path(("shared", "menagerie/google_barkour_vb/scene.xml"))
+    m = engine.MjModel.from_xml_path(path)
+    d = engine.MjData(m)
+    engine.mj_resetDataKeyframe(m, d, 0)
+    z0 = d.qpos[2]
+    steps_per_s = int(round(1.0 / m.opt.timestep))
+    engine.mj_step(m, d, 2 * steps_per_s)  # the keyframe is 3 cm above the resting height
+    z2 = d.qpos[2]
+    engine.mj_step(m, d, 8 * steps_per_s)
+    # standing: no sagging between 2 s and 10 s, body height well above the floor, upright, still
+    assert abs(d.qpos[2] - z2) < 0.005, (z2, d.qpos[2])
+    assert d.qpos[2] > 0.8 * z0
+    up = d.xmat[1].reshape(3, 3)[:, 2]
+    assert up[2] > 0.99
+    assert np.abs(d.qvel).max() < 0.05
+
+
+def test_arena_full_is_a_clear_error():
+    xml = """<mujoco><size memory="4K"/><worldbody><geom type="plane" size="1 1 .1"/>
+      <replicate count="20" offset=".05 0 0"><body pos="0 0 .1"><freejoint/>
+        <geom type="box" size=".02 .02 .02"/></body></replicate></worldbody></mujoco>"""
+    m = engine.MjModel.from_xml_string(xml)
+    d = engine.MjData(m)
+    with pytest.raises(engine.errors.ArenaFullError, match="memory"):
+        engine.mj_step(m, d, 200)

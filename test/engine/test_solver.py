@@ -1,0 +1,248 @@
+"""engine.solver (PGS, CG, Newton, noslip, mj_constraintUpdate) against the official mujoco.
+
+The constraint rows come from mujoco (our constraint stage is tested elsewhere): mujoco.mj_forward
+on a contact-rich state with the dense Jacobian, then nefc/ne/nf/nl, efc_*, contact_* and the
+inertia (qM rebuilt from mj_fullM in our tree layout, qLD/qLDiagInv copied: same CSR layout) and
+qacc_smooth/qfrc_smooth/qacc_warmstart are injected into our MjData and `solve` runs alone.
+
+mujoco runs with islands disabled (mjDSBL_ISLAND) for comparison: with islands its efc_state can
+be left from the warm-start evaluation (seen on gym humanoid: rows with jar > 0 and force 0 marked
+QUADRATIC), and its iteration counts are per island.
+
+Tolerances: converged (tolerance 1e-15, 1000 iterations) qacc, qfrc_constraint and efc_force agree
+to 1e-5 relative to max(1, |mujoco|) (issue 4's acceptance; measured: 1e-16..1e-8), states exactly
+for the primal solvers. Elliptic PGS is compared with mujoco's converged Newton: mujoco's own
+elliptic PGS stops at a point of higher dual cost (gym humanoid: -74338 vs the optimum -74724),
+ours reaches the optimum (it solves each contact's cone block exactly).
+"""
+import numpy as np
+import pytest
+
+from oracle import TEST_MODELS, model_from_mujoco, mujoco, shared_model
+
+from engine import solver as S
+from engine.data import MjData
+
+GYM = "/work/main/.venv/lib/python3.11/site-packages/gymnasium/envs/mujoco/assets/"
+DM = "/work/main/.venv/lib/python3.11/site-packages/dm_control/suite/"
+EFC = "type id D R aref frictionloss KBIP diagApprox pos margin vel".split()
+CON = ("dist pos frame includemargin friction solref solreffriction solimp mu dim geom1 geom2 "
+       "geom efc_address exclude").split()
+NEWTON, CG, PGS = 2, 1, 0
+CONVERGED = 1e-5
+
+
+def inject(mjm, mjd, m=None):
+    """Our (model, data) holding mujoco's constraint rows and smooth quantities."""
+    m = model_from_mujoco(mjm) if m is None else m
+    d = MjData(m)
+    v = d._arena.views
+    nv, nefc, ncon = mjm.nv, mjd.nefc, mjd.ncon
+    assert nefc <= v["efc_J"].shape[0] and ncon <= v["contact_dim"].shape[0]
+    full = np.zeros((nv, nv))
+    mujoco.mj_fullM(mjm, mjd, full)
+    qM = v["qM"]
+    for i in range(nv):
+        adr, j = m.dof_Madr[i], m.dof_parentid[i]
+        qM[adr] = full[i, i]
+        while j >= 0:
+            adr += 1
+            qM[adr] = full[i, j]
+            j = m.dof_parentid[j]
+    for f in ("qLD", "qLDiagInv", "qacc_smooth", "qfrc_smooth", "qacc_warmstart", "qpos", "qvel"):
+        v[f][...] = getattr(mjd, f)
+    for f in ("ncon", "ne", "nf", "nl", "nefc"):
+        v[f][0] = getattr(mjd, f)
+    for f in EFC:
+        src = np.asarray(getattr(mjd, "efc_diagA" if f == "diagApprox" else "efc_" + f))
+        v["efc_" + f][:nefc] = src.reshape(v["efc_" + f][:nefc].shape)
+    v["efc_J"][:nefc] = np.asarray(mjd.efc_J).reshape(nefc, nv)
+    for f in CON:
+        a = np.asarray(getattr(mjd.contact, f))
+        v["contact_" + f][:ncon] = a.reshape(v["contact_" + f][:ncon].shape)
+    return m, d
+
+
+def load(path, cone=0, setup=None):
+    mjm = mujoco.MjModel.from_xml_path(str(path))
+    mjm.opt.jacobian = int(mujoco.mjtJacobian.mjJAC_DENSE)
+    mjm.opt.cone = cone
+    mjm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_ISLAND)
+    if setup:
+        setup(mjm)
+    return mjm
+
+
+def stepped(mjm, nstep, seed=0, kick=0.0):
+    """Step mujoco (Newton) with random controls so contacts exist; returns the data."""
+    solver = mjm.opt.solver
+    mjm.opt.solver = NEWTON
+    mjd = mujoco.MjData(mjm)
+    rng = np.random.default_rng(seed)
+    for _ in range(nstep):
+        if mjm.nu:
+            mjd.ctrl[:] = rng.uniform(-1, 1, mjm.nu)
+        mujoco.mj_step(mjm, mjd)
+    mjd.qvel[:] += kick * rng.normal(size=mjm.nv)
+    mjm.opt.solver = solver
+    return mjd
+
+
+def rel(a, b):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return np.abs(a - b).max(initial=0) / max(1.0, np.abs(b).max(initial=0))
+
+
+def oracle_and_ours(mjm, mjd, solver, tol=1e-15, iters=1000, noslip=0):
+    mjm.opt.solver, mjm.opt.tolerance, mjm.opt.iterations = solver, tol, iters
+    mjm.opt.noslip_iterations = noslip
+    mujoco.mj_forward(mjm, mjd)
+    m, d = inject(mjm, mjd)
+    S.solve(m._A, d._A)
+    return m, d
+
+
+# model, steps, kick: gym/dm_control models stepped until feet/bodies touch the floor
+SCENES = [
+    ("ant", GYM + "ant.xml", 400, 0.0),
+    ("humanoid", GYM + "humanoid.xml", 400, 0.0),
+    ("hopper", GYM + "hopper.xml", 400, 0.0),
+    ("walker2d", GYM + "walker2d.xml", 150, 0.0),
+    ("half_cheetah", GYM + "half_cheetah.xml", 400, 0.0),
+    ("pusher", GYM + "pusher.xml", 200, 0.0),
+    ("dm_quadruped", DM + "quadruped.xml", 300, 0.0),
+    ("dm_humanoid", DM + "humanoid.xml", 300, 0.0),
+    ("dm_finger", DM + "finger.xml", 200, 0.0),
+    ("features", TEST_MODELS / "solver_features.xml", 150, 0.5),
+]
+
+
+def scene(name, cone):
+    entry = {s[0]: s for s in SCENES}[name]
+    mjm = load(entry[1], cone)
+    mjd = stepped(mjm, entry[2], kick=entry[3])
+    mujoco.mj_forward(mjm, mjd)
+    if mjd.nefc == 0:
+        pytest.skip(f"{name}: no constraint rows at this state")
+    return mjm, mjd
+
+
+# ------------------------------------------------------------------------------------------------
+def test_no_rows():
+    mjm = load(DM + "cartpole.xml")
+    mjm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    mjd = mujoco.MjData(mjm)
+    mjd.qvel[:] = 0.3
+    mujoco.mj_forward(mjm, mjd)
+    m, d = inject(mjm, mjd)
+    d.qfrc_constraint[:] = 7.0
+    S.solve(m._A, d._A)
+    np.testing.assert_array_equal(d.qacc, mjd.qacc_smooth)
+    np.testing.assert_array_equal(d.qfrc_constraint, 0.0)
+    assert d.solver_niter[0] == 0
+
+
+@pytest.mark.parametrize("cone", [0, 1])
+@pytest.mark.parametrize("name", ["humanoid", "ant", "features", "dm_quadruped"])
+def test_constraint_update(name, cone):
+    """mj_constraintUpdate at random accelerations: cost, forces, states, qfrc_constraint and
+    the elliptic cone Hessians (contact.H) equal mujoco's to rounding."""
+    mjm, mjd = scene(name, cone)
+    m, d = inject(mjm, mjd)
+    J = np.asarray(mjd.efc_J).reshape(mjd.nefc, mjm.nv)
+    rng = np.random.default_rng(3)
+    for k in range(6):
+        qacc = mjd.qacc + rng.normal(0, 2.0 * k, mjm.nv)
+        jar = J @ qacc - mjd.efc_aref
+        ours, theirs = np.zeros(1), np.zeros(1)
+        S.mj_constraintUpdate(m, d, jar, ours, 1)
+        mujoco.mj_constraintUpdate(mjm, mjd, jar, theirs, 1)
+        assert abs(ours[0] - theirs[0]) <= 1e-12 * max(1, abs(theirs[0]))
+        np.testing.assert_array_equal(d.efc_state, mjd.efc_state)
+        assert rel(d.efc_force, mjd.efc_force) < 1e-13
+        assert rel(d.qfrc_constraint, mjd.qfrc_constraint) < 1e-13
+        for c in range(mjd.ncon):
+            if mjd.contact.dim[c] > 1 and cone == 1 and mjd.efc_state[mjd.contact.efc_address[c]] == 4:
+                n = mjd.contact.dim[c] ** 2
+                assert rel(d.contact_H[c, :n], mjd.contact.H[c, :n]) < 1e-12
+
+
+CONVERGED_CASES = [(n, c, s) for n in ("ant", "humanoid", "hopper", "walker2d", "half_cheetah",
+                                       "pusher", "dm_quadruped", "dm_humanoid", "dm_finger",
+                                       "features")
+                   for c in (0, 1) for s in (NEWTON, CG, PGS)]
+
+
+@pytest.mark.parametrize("name,cone,solver", CONVERGED_CASES)
+def test_converged(name, cone, solver):
+    """Both engines run to convergence (tolerance 1e-15, 1000 iterations): qacc,
+    qfrc_constraint and efc_force equal mujoco's converged Newton (the problem's unique optimum)
+    and mujoco's same solver when that one converged; states equal for the primal solvers."""
+    mjm, mjd = scene(name, cone)
+    oracle_and_ours(mjm, mjd, NEWTON)
+    ref = (mjd.qacc.copy(), mjd.qfrc_constraint.copy(), mjd.efc_force.copy(), mjd.efc_state.copy())
+    m, d = oracle_and_ours(mjm, mjd, solver)
+    same = solver != PGS or cone == 0          # mujoco's elliptic PGS: see the module docstring
+    if mjd.solver_niter[0] < 1000 and same:
+        assert rel(d.qacc, mjd.qacc) < CONVERGED, (rel(d.qacc, mjd.qacc), d.solver_niter[0])
+        assert rel(d.qfrc_constraint, mjd.qfrc_constraint) < CONVERGED
+        assert rel(d.efc_force, mjd.efc_force) < CONVERGED
+    assert rel(d.qacc, ref[0]) < CONVERGED, (rel(d.qacc, ref[0]), d.solver_niter[0])
+    assert rel(d.qfrc_constraint, ref[1]) < CONVERGED
+    assert rel(d.efc_force, ref[2]) < CONVERGED
+    if solver != PGS:
+        np.testing.assert_array_equal(d.efc_state, ref[3])
+
+
+@pytest.mark.parametrize("cone", [0, 1])
+@pytest.mark.parametrize("solver", [NEWTON, CG, PGS])
+@pytest.mark.parametrize("name", ["humanoid", "dm_quadruped", "features"])
+def test_default_settings(name, cone, solver):
+    """Default tolerance/iterations: results close to mujoco's (both stop early), iteration
+    counts of the same order. Measured values are in the report of the solver work."""
+    mjm, mjd = scene(name, cone)
+    m, d = oracle_and_ours(mjm, mjd, solver, tol=1e-8, iters=100)
+    e = rel(d.qacc, mjd.qacc)
+    ours, theirs = int(d.solver_niter[0]), int(mjd.solver_niter[0])
+    assert 1 <= ours <= 100
+    if solver == PGS and cone == 1:
+        return          # mujoco's elliptic PGS converges elsewhere (module docstring)
+    if ours < 100 and theirs < 100:
+        assert e < 5e-2, (e, ours, theirs)
+    assert ours <= max(3 * theirs, theirs + 10), (ours, theirs)
+    # stats: improvement and gradient per iteration
+    st = d.solver_stat[:ours]
+    assert np.all(np.isfinite(st))
+    if solver != PGS:
+        assert st[-1, 0] < 1e-8 or st[-1, 1] < 1e-8 or ours == 100
+
+
+@pytest.mark.parametrize("solver", [NEWTON, CG, PGS])
+def test_warmstart(solver):
+    """Warm start from qacc_warmstart (mujoco's: the better of it and qacc_smooth for the
+    primal solvers, its efc_force for PGS) or from qacc_smooth when the flag is off: with one
+    iteration both engines start from the same point, so the first step is the same."""
+    mjm, mjd = scene("humanoid", 0)
+    rng = np.random.default_rng(1)
+    for flag in (0, int(mujoco.mjtDisableBit.mjDSBL_WARMSTART)):
+        mjm.opt.disableflags = (mjm.opt.disableflags & ~int(mujoco.mjtDisableBit.mjDSBL_WARMSTART)) | flag
+        for scale in (0.0, 0.1, 100.0):
+            mjd.qacc_warmstart[:] = mjd.qacc + scale * rng.normal(size=mjm.nv)
+            m, d = oracle_and_ours(mjm, mjd, solver, tol=1e-15, iters=1)
+            # PGS: ours sweeps equality constraints as blocks, so one sweep differs slightly
+            # (a far or no warm start leaves 7e-3 after one PGS sweep: blocks differ; not compared)
+            if solver == PGS and (scale > 1 or flag):
+                continue
+            tol = 1e-3 if solver == PGS else 1e-6
+            assert rel(d.qacc, mjd.qacc) < tol, (flag, scale, rel(d.qacc, mjd.qacc))
+
+
+@pytest.mark.parametrize("cone", [0, 1])
+@pytest.mark.parametrize("name", ["ant", "features", "dm_quadruped"])
+def test_noslip(name, cone):
+    """Noslip after a converged Newton solve, both run to their convergence."""
+    mjm, mjd = scene(name, cone)
+    mjm.opt.noslip_tolerance = 1e-15
+    m, d = oracle_and_ours(mjm, mjd, NEWTON, noslip=200)
+    assert rel(d.qacc, mjd.qacc) < 1e-4, rel(d.qacc, mjd.qacc)
+    assert rel(d.efc_force, mjd.efc_force) < 1e-4
