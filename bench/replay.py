@@ -1,7 +1,6 @@
 """Offline replay speed: a 60 s bag (a 50 Hz PoseStamped circle) replayed at 1 kHz physics into a
 mocap target added to the default robot (urdf/mj_arm.urdf has no mocap body of its own, so one is
-added through the engine's spec). Contacts, joint limits and the mimic equality are disabled: the
-engine has no constraint solver yet.
+added through the engine's spec), with the robot's contacts, joint limits and equalities on.
 
     .venv/bin/python bench/replay.py [--seconds 60] [--rate 100]
 """
@@ -22,7 +21,7 @@ import bagtools as bt  # noqa: E402
 import engine  # noqa: E402
 from engine.compiler import compile_spec, parse_file  # noqa: E402
 from engine.spec import Body  # noqa: E402
-from mj_ros import engine_api, replay  # noqa: E402
+from mj_ros import replay  # noqa: E402
 
 
 def arm_with_target():
@@ -33,9 +32,7 @@ def arm_with_target():
     target.set("mocap", True)
     target.set("pos", (0.2, 0.4, 0.6))
     spec.worldbody.add(target)
-    m = compile_spec(spec)
-    m.opt.disableflags |= engine_api.disable_mask(engine, ["contact", "equality", "limit"])
-    return m
+    return compile_spec(spec)
 
 
 def main() -> None:

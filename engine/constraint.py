@@ -223,6 +223,21 @@ def _clear_row(efc_J, r):
 
 
 @njit(**_J)
+def _limit_row(r, ctype, objid, dist, margin, solref, solimp, invweight, timestep, refsafe,
+               efc_type, efc_id, efc_pos, efc_margin, efc_frictionloss, efc_diagApprox,
+               efc_KBIP, efc_R, efc_D):
+    """The scalars of limit row r (its Jacobian row is the caller's): distance to the limit
+    ``dist``, active below ``margin``, impedance at dist - margin."""
+    efc_type[r] = ctype
+    efc_id[r] = objid
+    efc_pos[r] = dist
+    efc_margin[r] = margin
+    efc_frictionloss[r] = 0.0
+    set_row_params(r, solref, solimp, invweight, dist - margin, False, timestep, refsafe,
+                   efc_diagApprox, efc_KBIP, efc_R, efc_D)
+
+
+@njit(**_J)
 def make_constraint(M, D):
     """mj_makeConstraint: every constraint row (see the module docstring) with its Jacobian, pos,
     margin, frictionloss, type, id, diagApprox, KBIP, R, D; ne/nf/nl/nefc/nJ and the contacts'
@@ -520,14 +535,10 @@ def make_constraint(M, D):
                                 break
                             _clear_row(efc_J, r)
                             efc_J[r, da] = 1.0 if side == 0 else -1.0
-                            efc_type[r] = LIMIT_JOINT
-                            efc_id[r] = j
-                            efc_pos[r] = dist
-                            efc_margin[r] = margin
-                            efc_frictionloss[r] = 0.0
-                            set_row_params(r, jnt_solref[j], jnt_solimp[j], dof_invweight0[da],
-                                           dist - margin, False, timestep, refsafe,
-                                           efc_diagApprox, efc_KBIP, efc_R, efc_D)
+                            _limit_row(r, LIMIT_JOINT, j, dist, margin, jnt_solref[j],
+                                       jnt_solimp[j], dof_invweight0[da], timestep, refsafe,
+                                       efc_type, efc_id, efc_pos, efc_margin, efc_frictionloss,
+                                       efc_diagApprox, efc_KBIP, efc_R, efc_D)
                             r += 1
                             nl += 1
                 elif jt == BALL:
@@ -542,14 +553,10 @@ def make_constraint(M, D):
                         efc_J[r, da] = -axis[0]
                         efc_J[r, da + 1] = -axis[1]
                         efc_J[r, da + 2] = -axis[2]
-                        efc_type[r] = LIMIT_JOINT
-                        efc_id[r] = j
-                        efc_pos[r] = dist
-                        efc_margin[r] = margin
-                        efc_frictionloss[r] = 0.0
-                        set_row_params(r, jnt_solref[j], jnt_solimp[j], dof_invweight0[da],
-                                       dist - margin, False, timestep, refsafe,
-                                       efc_diagApprox, efc_KBIP, efc_R, efc_D)
+                        _limit_row(r, LIMIT_JOINT, j, dist, margin, jnt_solref[j],
+                                   jnt_solimp[j], dof_invweight0[da], timestep, refsafe,
+                                   efc_type, efc_id, efc_pos, efc_margin, efc_frictionloss,
+                                   efc_diagApprox, efc_KBIP, efc_R, efc_D)
                         r += 1
                         nl += 1
             for t in range(tendon_limited.shape[0]):
@@ -566,14 +573,10 @@ def make_constraint(M, D):
                         s = 1.0 if side == 0 else -1.0
                         for k in range(nv):
                             efc_J[r, k] = s * ten_J[t, k]
-                        efc_type[r] = LIMIT_TENDON
-                        efc_id[r] = t
-                        efc_pos[r] = dist
-                        efc_margin[r] = margin
-                        efc_frictionloss[r] = 0.0
-                        set_row_params(r, tendon_solref_lim[t], tendon_solimp_lim[t],
-                                       tendon_invweight0[t], dist - margin, False, timestep,
-                                       refsafe, efc_diagApprox, efc_KBIP, efc_R, efc_D)
+                        _limit_row(r, LIMIT_TENDON, t, dist, margin, tendon_solref_lim[t],
+                                   tendon_solimp_lim[t], tendon_invweight0[t], timestep, refsafe,
+                                   efc_type, efc_id, efc_pos, efc_margin, efc_frictionloss,
+                                   efc_diagApprox, efc_KBIP, efc_R, efc_D)
                         r += 1
                         nl += 1
 

@@ -25,6 +25,7 @@ from . import math as mm
 from ._access import f1, f2, fs, i1, i2, is_
 from ._layout import DF, MF
 from .smooth import rne_post_constraint, subtree_vel  # the smooth stages own these
+from .constraint import contact_force
 from .ray import ray, ray_geom
 from .support import object_acceleration, object_velocity
 
@@ -53,7 +54,6 @@ _UNSUPPORTED = {CAMPROJECTION: "camprojection", CONTACT: "contact", TACTILE: "ta
                 GEOMFROMTO: "fromto", PLUGIN: "plugin", USER: "user"}
 # mjtConstraint rows the limit sensors read; mjtCone
 _CNSTR_LIMIT_JOINT, _CNSTR_LIMIT_TENDON = 3, 4
-_CONE_PYRAMIDAL = 0
 
 
 @njit(cache=True, nogil=True)
@@ -72,24 +72,10 @@ def _limit_row(M, D, t, objid):
 
 
 @njit(cache=True, nogil=True)
-def _contact_normal_force(M, D, c):
-    """Normal force of contact c from its constraint rows (the pyramid's edge forces sum to the
-    normal force; the elliptic and frictionless first row is the normal force)."""
-    adr = i1(D, DF.contact_efc_address)[c]
-    dim = i1(D, DF.contact_dim)[c]
-    force = f1(D, DF.efc_force)
-    if i1(M, MF.opt_cone)[0] == _CONE_PYRAMIDAL and dim > 1:
-        total = 0.0
-        for k in range(2 * (dim - 1)):
-            total += force[adr + k]
-        return total
-    return force[adr]
-
-
-@njit(cache=True, nogil=True)
-def _touch(M, D, site):
+def _touch(M, D, site, res):
     """Touch: the normal forces of this site's body's contacts whose normal ray, pointed into
-    the body, meets the site's volume (a contact inside the volume always counts)."""
+    the body, meets the site's volume (a contact inside the volume always counts). ``res``: 6
+    numbers of workspace."""
     body = i1(M, MF.site_bodyid)[site]
     gbody = i1(M, MF.geom_bodyid)
     g1, g2 = i1(D, DF.contact_geom1), i1(D, DF.contact_geom2)
@@ -105,7 +91,9 @@ def _touch(M, D, site):
         b1, b2 = gbody[g1[c]], gbody[g2[c]]
         if adr[c] < 0 or (b1 != body and b2 != body):
             continue
-        fn = _contact_normal_force(M, D, c)
+        contact_force(i1(M, MF.opt_cone)[0], i1(D, DF.contact_dim), f2(D, DF.contact_friction),
+                      adr, f1(D, DF.efc_force), c, res)
+        fn = res[0]
         if fn <= 0.0:
             continue
         # the contact normal points from geom1 to geom2: into the body when it owns geom2
@@ -387,7 +375,7 @@ def _sensor_acc_one(M, D, s, out, tmp):
     objtype = i1(M, MF.sensor_objtype)[s]
     objid = i1(M, MF.sensor_objid)[s]
     if t == TOUCH:
-        out[0] = _touch(M, D, objid)
+        out[0] = _touch(M, D, objid, tmp)
     elif t == ACCELEROMETER:
         b, pos, mat = _obj_frame(M, D, OBJ_SITE, objid)
         com = f2(D, DF.subtree_com)[i1(M, MF.body_rootid)[b]]
