@@ -136,6 +136,14 @@ def _strip(frame: str, prefix: str) -> str:
     return frame[len(prefix):] if prefix and frame.startswith(prefix) else frame
 
 
+def _latched_qos():
+    from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness,
+                                    QosReliability, QosTime)
+    forever = QosTime(2147483647, 4294967295)  # rosbag2's "infinite" duration
+    return Qos(QosHistory.KEEP_LAST, 1, QosReliability.RELIABLE, QosDurability.TRANSIENT_LOCAL,
+               forever, forever, QosLiveliness.AUTOMATIC, forever, False)
+
+
 class OutBag:
     """An output rosbag2 (mcap by default, which Foxglove and PlotJuggler open)."""
 
@@ -158,9 +166,13 @@ class OutBag:
             raise BagError(f"cannot write bag {path}: {e}") from None
         self._conns: dict[str, object] = {}
 
-    def topic(self, topic: str, msgtype: str):
+    def topic(self, topic: str, msgtype: str, latched: bool = False):
+        """The bag connection of ``topic``. ``latched``: offered as reliable, transient-local,
+        keep-last 1 (what tf2 uses for /tf_static), so `ros2 bag play` republishes it latched."""
         if topic not in self._conns:
-            self._conns[topic] = self._writer.add_connection(topic, msgtype, typestore=self.store)
+            qos = (_latched_qos(),) if latched else ()
+            self._conns[topic] = self._writer.add_connection(
+                topic, msgtype, typestore=self.store, offered_qos_profiles=qos)
         return self._conns[topic]
 
     def write(self, conn, t_ns: int, msg) -> None:

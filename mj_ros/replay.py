@@ -176,7 +176,7 @@ class Replay:
         T = out.types
         self._T = T
         self._c_tf = out.topic("/tf", "tf2_msgs/msg/TFMessage")
-        self._c_static = out.topic("/tf_static", "tf2_msgs/msg/TFMessage")
+        self._c_static = out.topic("/tf_static", "tf2_msgs/msg/TFMessage", latched=True)
         self._c_js = out.topic("/joint_states", "sensor_msgs/msg/JointState")
         self._c_imu = [(out.topic("/" + _topic(g.name), "sensor_msgs/msg/Imu"), g)
                        for g in self.layout.imus]
