@@ -287,3 +287,51 @@ def test_arena_full_is_a_clear_error():
     d = engine.MjData(m)
     with pytest.raises(engine.errors.ArenaFullError, match="memory"):
         engine.mj_step(m, d, 200)
+
+
+URDF_ROBOTS = ["z1_description/urdf/z1.urdf", "xarm_description/urdf/xarm7.urdf",
+               "so_arm_description/urdf/so100.urdf", "solo_description/robots/solo12.urdf",
+               "talos_data/robots/talos_left_arm.urdf"]
+
+
+@pytest.mark.parametrize("robot", URDF_ROBOTS, ids=lambda r: r.split("/")[-1])
+def test_urdf_robots_self_contacts_match(robot):
+    """example-robot-data URDFs with their collision meshes, at random joint configurations
+    (self-collisions between links: mesh-mesh pairs through the convex routine). multiccd is off
+    in both: its multi-contact faces on STL hulls need MuJoCo's merged hull polygons (gap)."""
+    from compile_corpus import ERD
+    from test_urdf import absolutize
+    import warnings
+    path = ERD / robot
+    if not path.exists():
+        pytest.skip(f"{path} missing")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mjm = mujoco.MjModel.from_xml_string(absolutize(path.read_text(), str(path)))
+        m = engine.MjModel.from_xml_path(str(path))
+    multiccd = int(mujoco.mjtDisableBit.mjDSBL_MULTICCD)
+    for mm in (mjm, m):
+        mm.opt.tolerance, mm.opt.iterations, mm.opt.ls_iterations = 1e-15, 1000, 100
+        mm.opt.ccd_tolerance = 1e-12
+        mm.opt.disableflags |= multiccd
+    mjd, d = mujoco.MjData(mjm), engine.MjData(m)
+    rng = np.random.default_rng(11)
+    seen = 0
+    for trial in range(6):
+        mujoco.mj_resetData(mjm, mjd)
+        for j in range(mjm.njnt):
+            if mjm.jnt_type[j] in (2, 3):  # slide, hinge
+                lo, hi = mjm.jnt_range[j] if mjm.jnt_limited[j] else (-np.pi, np.pi)
+                mjd.qpos[mjm.jnt_qposadr[j]] = rng.uniform(lo, hi)
+        mjd.qvel[:] = rng.normal(size=mjm.nv) * 0.3
+        copy_state(mjd, d)
+        mujoco.mj_forward(mjm, mjd)
+        engine.mj_forward(m, d)
+        what = f"{robot} trial {trial}"
+        assert_contacts_match(mjm, mjd, d, what)
+        seen += mjd.ncon
+        assert d.nefc == mjd.nefc, what
+        for f in ("qfrc_constraint", "qacc"):
+            e = rel(getattr(d, f), getattr(mjd, f))
+            assert e < 1e-5, f"{what}: {f} rel err {e:.3g}"
+    assert seen > 0, f"{robot}: no self-contact in any sampled configuration"
