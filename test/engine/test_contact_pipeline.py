@@ -335,3 +335,22 @@ def test_urdf_robots_self_contacts_match(robot):
             e = rel(getattr(d, f), getattr(mjd, f))
             assert e < 1e-5, f"{what}: {f} rel err {e:.3g}"
     assert seen > 0, f"{robot}: no self-contact in any sampled configuration"
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_no_allocation_in_a_contact_step(solver):
+    """mj_step with contacts and every solver allocates nothing (the arena holds it all)."""
+    import tracemalloc
+    m = engine.MjModel.from_xml_path(GYM + "ant.xml")
+    m.opt.solver = int(getattr(mujoco.mjtSolver, solver))
+    m.opt.noslip_iterations = 2
+    d = engine.MjData(m)
+    engine.mj_step(m, d, 300)  # fall onto the floor
+    assert d.ncon > 0
+    tracemalloc.start()
+    engine.mj_step(m, d, 100)
+    for _ in range(20):
+        engine.mj_step(m, d)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 4096, peak
