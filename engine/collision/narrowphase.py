@@ -3,9 +3,11 @@ function table (seed 001, "Contacts": mjCOLLISIONFUNC, upper triangle indexed by
 
 `collide` takes two geoms with type1 <= type2 and dispatches to the analytic functions of
 engine/collision/primitive.py where MuJoCo has them (plane against sphere, capsule, ellipsoid,
-cylinder, box, mesh; sphere against sphere, capsule, cylinder, box; capsule against capsule and
-box), to ``box_box`` (engine/collision/box.py) for box-box and to the general convex routine
-``convex_collide`` (engine/collision/convex.py) for every other pair of convex types.
+cylinder, box, mesh; sphere against sphere, capsule, cylinder, box; capsule against capsule),
+to ``box_box`` (engine/collision/box.py) for box-box and to the general convex routine
+``convex_collide`` (engine/collision/convex.py) for every other pair of convex types. Known gap:
+MuJoCo's capsule-box is analytic with up to 2 contacts; here it is the convex routine's single
+contact.
 
 Return value: the number of contacts written (>= 0), or a negative code when the pair needs a
 routine this build lacks: NEED_CONVEX (convex.py / box.py not present yet), NEED_HFIELD (<hfield>
