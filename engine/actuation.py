@@ -384,8 +384,9 @@ def check_actuation_supported(m):
             raise NotImplementedError(f"actuator {i}: actdim > 1 is not supported yet")
         if m.actuator_delay.size and m.actuator_delay[i] != 0:
             raise NotImplementedError(f"actuator {i}: <actuator delay> is not supported yet")
-        if int(m.actuator_trntype[i]) >= 5:
-            raise NotImplementedError(f"actuator {i}: body/so3 transmission is not supported yet")
+        if int(m.actuator_trntype[i]) > 5:
+            raise NotImplementedError(f"actuator {i}: transmission type "
+                                      f"{int(m.actuator_trntype[i])} is not supported yet")
 
 
 def mj_fwdActuation(m, d):

@@ -34,7 +34,8 @@ from .constraint import make_constraint, reference_constraint
 from .errors import ArenaFullError
 from .passive import apply_ft, passive
 from .sensor import energy_pos, energy_vel, sensor_acc, sensor_pos, sensor_vel
-from .smooth import com_vel_kernel, fwd_position_smooth, fwd_velocity_smooth, rne_kernel
+from .smooth import (com_vel_kernel, fwd_position_smooth, fwd_velocity_smooth, rne_kernel,
+                     transmission_body)
 from .solver import solve
 from .support import integrate_pos, solve_m
 
@@ -151,6 +152,7 @@ def fwd_position(M, D):
     fwd_position_smooth(M, D)
     collision(M, D)
     make_constraint(M, D)
+    transmission_body(M, D)
 
 
 @njit(cache=True, nogil=True)

@@ -24,7 +24,7 @@ from . import math as mm
 from .support import add_point_jac_dot, add_wrench_jac_dot, last_dof
 from ._access import f1, f2, i1, i2, is_, u1
 from ._layout import DF, MF
-from .constraint import contact_force
+from .constraint import contact_force, contact_jac
 
 _J = dict(cache=True, nogil=True, _nrt=False)  # no allocation here: skip reference counting
 
@@ -33,7 +33,7 @@ SAME_NONE, SAME_BODY, SAME_INERTIA, SAME_BODYROT, SAME_INERTIAROT = 0, 1, 2, 3, 
 CAM_FIXED, CAM_TRACK, CAM_TRACKCOM, CAM_TARGETBODY, CAM_TARGETBODYCOM = 0, 1, 2, 3, 4
 WRAP_NONE, WRAP_JOINT, WRAP_PULLEY, WRAP_SITE, WRAP_SPHERE, WRAP_CYLINDER = 0, 1, 2, 3, 4, 5
 TRN_JOINT, TRN_JOINTINPARENT, TRN_SLIDERCRANK, TRN_TENDON, TRN_SITE, TRN_BODY = 0, 1, 2, 3, 4, 5
-DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_GRAVITY = 1, 1 << 4, 1 << 7
+DSBL_GRAVITY = 1 << 7
 DSBL_SPRING, DSBL_DAMPER = 1 << 5, 1 << 6
 mjMINVAL = 1e-15
 
@@ -935,7 +935,7 @@ def transmission_kernel(
     # Model:
     actuator_trntype, actuator_trnid, actuator_gear, actuator_cranklength, jnt_type,
     jnt_qposadr, jnt_dofadr, site_bodyid, body_parentid, body_rootid, body_dofnum, body_dofadr,
-    dof_parentid, flg_contact,
+    dof_parentid,
     # Data in:
     qpos, ten_length, ten_J, site_xpos, site_xmat, site_xquat, subtree_com, cdof,
     # Data out:
@@ -1063,9 +1063,9 @@ def transmission_kernel(
                     else:
                         kb = dof_parentid[kb]
         elif tt == TRN_BODY:
-            # adhesion: moments come from the body's contacts; none without collisions
-            if flg_contact:
-                raise NotImplementedError("actuator transmission 'body' (adhesion) needs contacts")
+            # adhesion: the moment comes from the body's contacts, which the collision stage
+            # finds after this one; `transmission_body` fills it then (length stays 0)
+            pass
         else:
             raise NotImplementedError("actuator transmission type not supported")
         actuator_length[i] = length
@@ -1081,19 +1081,62 @@ def transmission_kernel(
 
 @njit(**_J)
 def transmission(M, D):
-    """mj_transmission stage (after mj_tendon)."""
-    dis = is_(M, MF.opt_disableflags)
-    flg_contact = (dis & (DSBL_CONTACT | DSBL_CONSTRAINT)) == 0
+    """mj_transmission stage (after mj_tendon; body transmissions: `transmission_body`)."""
     transmission_kernel(
         i1(M, MF.actuator_trntype), i2(M, MF.actuator_trnid), f2(M, MF.actuator_gear),
         f1(M, MF.actuator_cranklength), i1(M, MF.jnt_type), i1(M, MF.jnt_qposadr),
         i1(M, MF.jnt_dofadr), i1(M, MF.site_bodyid), i1(M, MF.body_parentid),
         i1(M, MF.body_rootid), i1(M, MF.body_dofnum), i1(M, MF.body_dofadr),
-        i1(M, MF.dof_parentid), flg_contact,
+        i1(M, MF.dof_parentid),
         f1(D, DF.qpos), f1(D, DF.ten_length), f2(D, DF.ten_J), f2(D, DF.site_xpos),
         f2(D, DF.site_xmat), f2(D, DF.site_xquat), f2(D, DF.subtree_com), f2(D, DF.cdof),
         f1(D, DF.actuator_length), f2(D, DF.actuator_moment), i1(D, DF.moment_rownnz),
         i1(D, DF.moment_rowadr), i2(D, DF.moment_colind))
+
+
+@njit(**_J)
+def transmission_body(M, D):
+    """The body (adhesion) transmissions, after collision detection: the moment is the mean,
+    over every contact of the body's geoms (those beyond the margin too), of the contact normal's
+    Jacobian pointing into the body, times gear[0]; the length is 0 (measured on mujoco 4.0.0)."""
+    trntype = i1(M, MF.actuator_trntype)
+    trnid = i2(M, MF.actuator_trnid)
+    gear = f2(M, MF.actuator_gear)
+    moment = f2(D, DF.actuator_moment)
+    rownnz, colind = i1(D, DF.moment_rownnz), i2(D, DF.moment_colind)
+    gbody = i1(M, MF.geom_bodyid)
+    cgeom = i2(D, DF.contact_geom)
+    cpos, cframe = f2(D, DF.contact_pos), f2(D, DF.contact_frame)
+    rows = f2(D, DF.cn_J)
+    nv = moment.shape[1]
+    for i in range(trntype.shape[0]):
+        if trntype[i] != TRN_BODY:
+            continue
+        b = trnid[i, 0]
+        row = moment[i]
+        row[:] = 0.0
+        count = 0
+        for c in range(i1(D, DF.ncon)[0]):
+            b1, b2 = gbody[cgeom[c, 0]], gbody[cgeom[c, 1]]
+            if b1 != b and b2 != b:
+                continue
+            contact_jac(i1(M, MF.body_parentid), i1(M, MF.body_rootid), i1(M, MF.body_dofnum),
+                        i1(M, MF.body_dofadr), i1(M, MF.dof_parentid), f2(D, DF.subtree_com),
+                        f2(D, DF.cdof), b1, b2, cpos[c], cframe[c], 1, rows)
+            # rows[0]: the separating velocity along the normal (geom2 away from geom1)
+            sgn = 1.0 if b2 == b else -1.0
+            for k in range(nv):
+                row[k] += sgn * rows[0, k]
+            count += 1
+        n = 0
+        if count > 0:
+            scale = gear[i, 0] / count
+            for k in range(nv):
+                row[k] *= scale
+                if row[k] != 0.0:
+                    colind[i, n] = k
+                    n += 1
+        rownnz[i] = n
 
 
 # =================================================================================================
@@ -1484,9 +1527,9 @@ def tendon_bias(M, D):
 @njit(**_J)
 def fwd_position_smooth(M, D):
     """The smooth part of mj_fwdPosition, in MuJoCo's order: kinematics, comPos, camlight,
-    tendon, makeM (crb + armature), factorM, transmission. (Collision and constraint rows go
-    between factorM and transmission once they exist; transmission does not depend on them
-    except for adhesion.)"""
+    tendon, makeM (crb + armature), factorM, transmission. Collision and the constraint rows
+    follow (engine.forward.fwd_position), then the body (adhesion) transmissions, which need
+    the contacts."""
     kinematics(M, D)
     com_pos(M, D)
     camlight(M, D)
@@ -1571,7 +1614,7 @@ def mj_subtreeVel(m, d):
     subtree_vel(m._A, d._A)
 
 
-__all__ = [
+__all__ = ["transmission_body", 
     "mj_kinematics", "mj_comPos", "mj_camlight", "mj_tendon", "mj_transmission", "mj_crb",
     "mj_makeM", "mj_factorM", "mj_comVel", "mj_rne", "mj_rnePostConstraint", "mj_subtreeVel",
     "fwd_position_smooth", "fwd_velocity_smooth",

@@ -96,6 +96,7 @@ FORWARD = [
     ("shared", "menagerie/agility_cassie/scene.xml"),
     ("shared", "menagerie/robotiq_2f85/scene.xml"),
     ("shared", "mujoco/model/humanoid/humanoid.xml"),
+    ("shared", "mujoco/model/adhesion/active_adhesion.xml"),
 ]
 SOLVERS = ("mjSOL_NEWTON", "mjSOL_CG", "mjSOL_PGS")
 CONES = ("mjCONE_PYRAMIDAL", "mjCONE_ELLIPTIC")
