@@ -68,6 +68,97 @@ def _kind_of(objtype):
             ACTUATOR: "actuator"}[objtype]
 
 
+# <contact> data fields, in their bit order, and their sizes
+_CONTACT_DATA = (("found", 1), ("force", 3), ("torque", 3), ("dist", 1), ("pos", 3),
+                 ("normal", 3), ("tangent", 3))
+_CONTACT_REDUCE = ("none", "mindist", "maxforce", "netforce")
+_DATATYPE = {"real": REAL, "positive": POSITIVE, "axis": 2, "quaternion": 3}
+_STAGE = {"pos": POS, "vel": VEL, "acc": ACC}
+
+
+def _one_of(c, el, pairs, what):
+    """(objtype, id) of the one object named among ``pairs`` = ((attr, kind, objtype), ...), or
+    (0, -1) when none is; two named is an error."""
+    given = [(a, k, t) for a, k, t in pairs if el.attrs.get(a)]
+    if len(given) > 1:
+        raise CompileError(f"{what}: give at most one of {', '.join(a for a, _, _ in pairs)}",
+                           el.file, el.line, el.tag, given[1][0])
+    if not given:
+        return 0, -1
+    a, k, t = given[0]
+    return t, c._id(k, el.attrs[a], el, a)
+
+
+def _geompair_sensor(c, el, i, stype, dtype, stage, otype, oid, rtype, rid, intprm):
+    """<distance>, <normal>, <fromto>: geom1|body1 against geom2|body2 (position stage)."""
+    name, d, dt = {"distance": ("GEOMDIST", 1, REAL), "normal": ("GEOMNORMAL", 3, 2),
+                   "fromto": ("GEOMFROMTO", 6, REAL)}[el.tag]
+    stype[i], dtype[i], stage[i] = int(getattr(mjtSensor, "mjSENS_" + name)), dt, POS
+    geom = int(mjtObj.mjOBJ_GEOM)
+    otype[i], oid[i] = _one_of(c, el, (("geom1", "geom", geom), ("body1", "body", BODY)), el.tag)
+    rtype[i], rid[i] = _one_of(c, el, (("geom2", "geom", geom), ("body2", "body", BODY)), el.tag)
+    if oid[i] < 0 or rid[i] < 0:
+        raise CompileError(f"<{el.tag}> needs geom1 or body1, and geom2 or body2", el.file,
+                           el.line, el.tag, "geom1" if oid[i] < 0 else "geom2")
+    return d
+
+
+def _contact_sensor(c, el, i, stype, dtype, stage, otype, oid, rtype, rid, intprm):
+    """<contact>: the matching contacts' data (found, force, torque, dist, pos, normal, tangent
+    as a bit mask in intprm[0]), reduce mode in intprm[1], num slots in intprm[2]."""
+    a = el.attrs
+    stype[i], dtype[i] = int(mjtSensor.mjSENS_CONTACT), REAL
+    geom, xbody = int(mjtObj.mjOBJ_GEOM), int(mjtObj.mjOBJ_XBODY)
+    otype[i], oid[i] = _one_of(c, el, (("site", "site", SITE), ("geom1", "geom", geom),
+                                       ("body1", "body", BODY), ("subtree1", "body", xbody)),
+                               "<contact>")
+    rtype[i], rid[i] = _one_of(c, el, (("geom2", "geom", geom), ("body2", "body", BODY),
+                                       ("subtree2", "body", xbody)), "<contact>")
+    names = [n for n, _ in _CONTACT_DATA]
+    mask, size = 0, 0
+    for word in str(a.get("data", "found")).split():
+        if word not in names:
+            raise CompileError(f"unknown contact data '{word}': expected {', '.join(names)}",
+                               el.file, el.line, el.tag, "data")
+        k = names.index(word)
+        if not mask & (1 << k):
+            mask |= 1 << k
+            size += _CONTACT_DATA[k][1]
+    num = int(a.get("num", 1))
+    if num < 1:
+        raise CompileError("num must be positive", el.file, el.line, el.tag, "num")
+    reduce = _CONTACT_REDUCE.index(a.get("reduce", "none"))
+    intprm[i] = (mask, reduce, num)
+    # forces need the solved constraint; a maxforce reduction ranks by force
+    needs_force = mask & 0b110 or reduce == 2
+    stage[i] = ACC if needs_force else POS
+    return num * size
+
+
+def _user_sensor(c, el, i, stype, dtype, stage, otype, oid, rtype, rid, intprm):
+    """<user>: dim numbers a user callback computes at the given stage."""
+    a = el.attrs
+    stype[i], dtype[i] = int(mjtSensor.mjSENS_USER), _DATATYPE[a.get("datatype", "real")]
+    stage[i] = _STAGE[a.get("needstage", "acc")]
+    if a.get("dim") is None or int(a["dim"]) < 1:
+        raise CompileError("user sensor needs a positive 'dim'", el.file, el.line, el.tag, "dim")
+    if a.get("objtype"):
+        kinds = {"body": ("body", BODY), "xbody": ("body", int(mjtObj.mjOBJ_XBODY)),
+                 "geom": ("geom", int(mjtObj.mjOBJ_GEOM)), "site": ("site", SITE),
+                 "camera": ("camera", int(mjtObj.mjOBJ_CAMERA)), "joint": ("joint", JOINT),
+                 "tendon": ("tendon", TENDON), "actuator": ("actuator", ACTUATOR)}
+        if a["objtype"] not in kinds:
+            raise CompileError(f"objtype must be one of {', '.join(kinds)}", el.file, el.line,
+                               el.tag, "objtype")
+        kind, otype[i] = kinds[a["objtype"]]
+        oid[i] = c._id(kind, a.get("objname"), el, "objname")
+    return int(a["dim"])
+
+
+_SPECIAL = {"distance": _geompair_sensor, "normal": _geompair_sensor,
+            "fromto": _geompair_sensor, "contact": _contact_sensor, "user": _user_sensor}
+
+
 def compile_sensors(c):
     """Fill the sensor_* fields of compiler ``c`` (a builder.Compiler) from its spec."""
     sensors = c.spec.sensors
@@ -80,9 +171,13 @@ def compile_sensors(c):
     for i, el in enumerate(sensors):
         a = el.attrs
         tag = el.tag
-        if tag in ("distance", "normal", "fromto", "contact", "tactile", "user"):
-            raise NotImplementedError(f"{el.file}:{el.line}: sensor <{tag}> is not supported yet "
-                                      "(needs collision detection or a user callback)")
+        if tag == "tactile":
+            raise NotImplementedError(f"{el.file}:{el.line}: sensor <tactile> is not supported yet")
+        if tag in _SPECIAL:
+            adr[i] = total
+            dim[i] = _SPECIAL[tag](c, el, i, stype, dtype, stage, otype, oid, rtype, rid, intprm)
+            total += dim[i]
+            continue
         if tag == "rangefinder" and (a.get("camera") or a.get("data", "dist") != "dist"):
             raise NotImplementedError(f"{el.file}:{el.line}: <rangefinder> with 'camera' or with "
                                       "'data' other than 'dist' is not supported yet")

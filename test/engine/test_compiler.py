@@ -178,3 +178,35 @@ def test_attach_errors(tmp_path):
                                         f'<worldbody>{body}</worldbody></mujoco>')
         with pytest.raises(engine.XMLError, match=match):
             engine.MjModel.from_xml_path(str(tmp_path / "m.xml"))
+
+
+SPECIAL_SENSORS = """<mujoco><worldbody><geom name="g0" type="plane" size="1 1 .1"/>
+<body name="b1" pos="0 0 1"><freejoint/><geom name="g1" size=".1"/>
+  <geom name="g1b" size=".05" pos=".1 0 0"/><site name="s1" size=".1"/></body>
+<body name="b2" pos="0 1 1"><freejoint/><geom name="g2" size=".1"/></body></worldbody>
+<sensor>
+ <distance geom1="g1" geom2="g2"/><normal geom1="g1" body2="b2"/>
+ <fromto body1="b1" geom2="g2" cutoff="2"/><distance body1="b1" body2="b2"/>
+ <contact geom1="g1"/>
+ <contact body1="b1" body2="b2" num="3" data="found force torque dist pos normal tangent"
+          reduce="mindist"/>
+ <contact site="s1" num="2" data="force" reduce="netforce"/>
+ <contact subtree1="b1" reduce="maxforce" num="1"/>
+ <contact geom2="g0" data="dist normal" num="4"/>
+ <user dim="2" needstage="vel" datatype="positive" objtype="body" objname="b1"/>
+ <user dim="1"/>
+</sensor></mujoco>"""
+
+
+def test_geom_distance_contact_and_user_sensors_compile_as_mujoco():
+    """distance/normal/fromto, contact (data mask, reduce, num) and user sensors compile to
+    mujoco's sensor fields; simulating them is not built yet and says so."""
+    theirs = mujoco.MjModel.from_xml_string(SPECIAL_SENSORS)
+    ours = engine.MjModel.from_xml_string(SPECIAL_SENSORS)
+    for f in ("sensor_type", "sensor_datatype", "sensor_needstage", "sensor_objtype",
+              "sensor_objid", "sensor_reftype", "sensor_refid", "sensor_intprm", "sensor_dim",
+              "sensor_adr", "sensor_cutoff"):
+        np.testing.assert_array_equal(getattr(ours, f), getattr(theirs, f), err_msg=f)
+    assert ours.nsensordata == theirs.nsensordata
+    with pytest.raises(NotImplementedError, match="distance"):
+        engine.mj_forward(ours, engine.MjData(ours))
