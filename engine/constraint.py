@@ -1049,9 +1049,6 @@ def _check(d):
 def mj_makeConstraint(m, d):
     """Constraint rows for the current positions and contacts (see make_constraint)."""
     make_constraint(m._A, d._A)
-    for w in (_WARN_CNSTRFULL,):
-        d.warning[w].number = int(d.warning_number[w])
-        d.warning[w].lastinfo = int(d.warning_lastinfo[w])
     _check(d)
 
 

@@ -18,13 +18,29 @@ _BODY_FIELDS = ("xpos", "xquat", "xmat", "xipos", "ximat", "xiquat", "subtree_co
 
 
 class MjWarningStat:
-    """One entry of ``d.warning``: the last info value and how many times it happened."""
+    """One entry of ``d.warning``: how many times warning i happened and its last info value,
+    read from the arena (warning_number / warning_lastinfo) where compiled code counts them."""
 
-    __slots__ = ("lastinfo", "number")
+    __slots__ = ("_l", "_n", "_i")
 
-    def __init__(self):
-        self.lastinfo = 0
-        self.number = 0
+    def __init__(self, lastinfo, number, i):
+        self._l, self._n, self._i = lastinfo, number, i
+
+    @property
+    def lastinfo(self):
+        return int(self._l[self._i])
+
+    @lastinfo.setter
+    def lastinfo(self, v):
+        self._l[self._i] = v
+
+    @property
+    def number(self):
+        return int(self._n[self._i])
+
+    @number.setter
+    def number(self, v):
+        self._n[self._i] = v
 
     def __repr__(self):
         return f"<MjWarningStat lastinfo={self.lastinfo} number={self.number}>"
@@ -98,7 +114,9 @@ class MjData(_Fields):
         d["_A"] = arena.buffers()
         for name, view in arena.views.items():
             d[name] = view
-        d["warning"] = [MjWarningStat() for _ in mjtWarning]
+        d["warning"] = [MjWarningStat(arena.views["warning_lastinfo"],
+                                      arena.views["warning_number"], i)
+                        for i in range(len(mjtWarning))]
         d["contact"] = _ContactView(self)
         from .io import mj_resetData  # as in MuJoCo, the reset lives with the I/O functions
         mj_resetData(model, self)

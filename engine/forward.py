@@ -42,11 +42,6 @@ from .support import integrate_pos, solve_m
 _MINVAL = 1e-15
 _MAXVAL = 1e10
 _INT_EULER, _INT_RK4, _INT_IMPLICIT, _INT_IMPLICITFAST = 0, 1, 2, 3
-_DSBL_CONSTRAINT = 1
-_DSBL_EQUALITY = 1 << 1
-_DSBL_FRICTIONLOSS = 1 << 2
-_DSBL_LIMIT = 1 << 3
-_DSBL_CONTACT = 1 << 4
 _DSBL_DAMPER = 1 << 6
 _DSBL_GRAVITY = 1 << 7
 _DSBL_CLAMPCTRL = 1 << 8
@@ -65,6 +60,7 @@ _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = 0, 1, 3
 STATUS_OK = 0
 STATUS_CONTACTFULL = _collision.STATUS_CONTACTFULL
 STATUS_CNSTRFULL = _constraint.STATUS_CNSTRFULL
+STATUS_IMPLICIT_FLUID = 11   # an implicit integrator with fluid forces (derivatives not built)
 
 
 # =============================================================================================
@@ -816,6 +812,11 @@ def step(M, D, nstep):
     than nstep when a constraint MuJoCo would solve appears: see fw_status)."""
     status = i1(D, DF.fw_status)
     status[0] = 0
+    integ = is_(M, MF.opt_integrator)
+    if (integ == _INT_IMPLICIT or integ == _INT_IMPLICITFAST) and (
+            fs(M, MF.opt_density) > 0.0 or fs(M, MF.opt_viscosity) > 0.0):
+        status[0] = STATUS_IMPLICIT_FLUID
+        return 0
     for s in range(nstep):
         check_pos(M, D)
         check_vel(M, D)
@@ -873,10 +874,8 @@ def forward_full(M, D, skipstage, skipsensor):
 
 def check_model(m):
     """Raise NotImplementedError for model features the engine does not simulate yet (checked
-    once per model and cached): contacts that could occur, plus the per-stage checks."""
-    # cached per value of the disable flags: enabling contacts later must be checked again
-    dis = int(m.opt_disableflags[0])
-    if m.__dict__.get("_fwd_checked") == dis:
+    once per model: none of them depends on the options)."""
+    if m.__dict__.get("_fwd_checked"):
         return
     from .actuation import check_actuation_supported
     from .passive import check_passive_supported
@@ -886,54 +885,19 @@ def check_model(m):
     check_sensors_supported(m)
     if m.nflex if hasattr(m, "nflex") else 0:
         raise NotImplementedError("flex objects are not supported yet")
-    m.__dict__["_fwd_checked"] = dis
+    m.__dict__["_fwd_checked"] = True
+
+
+_IMPLICIT_FLUID = ("implicit/implicitfast integrators with fluid forces (fluid force "
+                   "derivatives) are not supported yet")
 
 
 def check_integrator(m):
-    """NotImplementedError for integrator features not built yet (checked at each step call:
-    the integrator is an option the user may change between calls)."""
-    # the arena views, not m.opt: this runs on every mj_step call
+    """NotImplementedError for integrator features not built yet (mj_step's compiled loop makes
+    the same check and reports it through fw_status)."""
     if m.opt_integrator[0] in (_INT_IMPLICIT, _INT_IMPLICITFAST) and (
             m.opt_density[0] > 0 or m.opt_viscosity[0] > 0):
-        raise NotImplementedError("implicit/implicitfast integrators with fluid forces "
-                                  "(fluid force derivatives) are not supported yet")
-
-
-def _bind_warnings(d):
-    """Make d.warning[i].number / .lastinfo read the compiled counters (warning_* fields)."""
-    w = d.__dict__.get("warning")
-    if w and isinstance(w[0], _ArenaWarning):
-        return
-    d.__dict__["warning"] = [_ArenaWarning(d.warning_lastinfo, d.warning_number, i)
-                             for i in range(len(d.warning_number))]
-
-
-class _ArenaWarning:
-    """One entry of d.warning backed by the Data arena (so compiled code can count warnings)."""
-
-    __slots__ = ("_l", "_n", "_i")
-
-    def __init__(self, lastinfo, number, i):
-        self._l, self._n, self._i = lastinfo, number, i
-
-    @property
-    def lastinfo(self):
-        return int(self._l[self._i])
-
-    @lastinfo.setter
-    def lastinfo(self, v):
-        self._l[self._i] = v
-
-    @property
-    def number(self):
-        return int(self._n[self._i])
-
-    @number.setter
-    def number(self, v):
-        self._n[self._i] = v
-
-    def __repr__(self):
-        return f"<MjWarningStat lastinfo={self.lastinfo} number={self.number}>"
+        raise NotImplementedError(_IMPLICIT_FLUID)
 
 
 def _raise_status(m, d):
@@ -941,6 +905,9 @@ def _raise_status(m, d):
     code = int(d.fw_status[0])
     if code == STATUS_OK:
         return
+    if code == STATUS_IMPLICIT_FLUID:
+        d.fw_status[0] = 0
+        raise NotImplementedError(_IMPLICIT_FLUID)
     if code in (STATUS_CONTACTFULL, STATUS_CNSTRFULL):
         need = int(d.fw_status[1])
         d.fw_status[0] = 0
@@ -964,7 +931,6 @@ def _prepare(m, d, stepping=False):
     check_model(m)
     if stepping:
         check_integrator(m)
-    _bind_warnings(d)
 
 
 def mj_fwdPosition(m, d):
@@ -1031,19 +997,16 @@ def mj_forward(m, d):
 
 def mj_checkPos(m, d):
     """Reset and warn (mjWARN_BADQPOS) if qpos has NaN/Inf or |x| > 1e10."""
-    _bind_warnings(d)
     check_pos(m._A, d._A)
 
 
 def mj_checkVel(m, d):
     """Reset and warn (mjWARN_BADQVEL) if qvel is bad."""
-    _bind_warnings(d)
     check_vel(m._A, d._A)
 
 
 def mj_checkAcc(m, d):
     """Reset, warn (mjWARN_BADQACC) and recompute forward dynamics if qacc is bad."""
-    _bind_warnings(d)
     check_acc(m._A, d._A)
 
 
@@ -1081,13 +1044,14 @@ def mj_RungeKutta(m, d, N=4):
 
 def mj_step(m, d, nstep=1):
     """Advance the simulation ``nstep`` times (checks, forward dynamics, integrator)."""
-    _prepare(m, d, stepping=True)
     nstep = int(nstep)
     if callbacks.get_mjcb_control() is None:
+        check_model(m)  # the compiled loop checks the integrator options itself
         done = step(m._A, d._A, nstep)
         if done < nstep:
             _raise_status(m, d)
         return
+    _prepare(m, d, stepping=True)
     M, D = m._A, d._A
     integ = int(m.opt.integrator)
     for _ in range(nstep):
