@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from . import math as mm
 from ._access import f1, f2, fs, i1, i2, is_, u1
 from ._layout import DF, MF
 from .enums import mjtDisableBit, mjtEq, mjtObj, mjtWarning
-from .support import last_dof
+from .support import add_jac_rows, last_dof
 
 _J = dict(cache=True, nogil=True, _nrt=False)  # no allocation here: skip reference counting
 
@@ -137,33 +136,6 @@ def set_row_params(r, solref, solimp, dA, imp_r, frictional, timestep, refsafe,
 # Jacobians (seed 001, "Jacobians")
 # =================================================================================================
 @njit(**_J)
-def add_jac_rows(
-    # Model:
-    body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
-    # Data in:
-    subtree_com, cdof, point, body, scale, flg_rot,
-    # Data out:
-    rows,
-):
-    """rows[0:3] += scale * jacp(point, body) (or jacr when ``flg_rot``), 3 x nv, along the
-    body's dof chain."""
-    off = mm.sub3(point, subtree_com[body_rootid[body]])
-    k = last_dof(body_parentid, body_dofnum, body_dofadr, body)
-    while k >= 0:
-        c = cdof[k]
-        if flg_rot:
-            rows[0, k] += scale * c[0]
-            rows[1, k] += scale * c[1]
-            rows[2, k] += scale * c[2]
-        else:
-            lin = mm.add3((c[3], c[4], c[5]), mm.cross3((c[0], c[1], c[2]), off))
-            rows[0, k] += scale * lin[0]
-            rows[1, k] += scale * lin[1]
-            rows[2, k] += scale * lin[2]
-        k = dof_parentid[k]
-
-
-@njit(**_J)
 def contact_jac(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
@@ -203,6 +175,21 @@ def contact_jac(
 # =================================================================================================
 # mj_makeConstraint
 # =================================================================================================
+@njit(**_J)
+def eq_anchors(et, site, o1, o2, data, site_bodyid, site_xpos, xpos, xmat):
+    """The two bodies and world anchor points (b1, b2, p1, p2) of a connect or weld equality
+    between sites (``site``) or bodies o1, o2. Bodies: connect anchors are body1's data[0:3] and
+    body2's data[3:6]; a weld's are body2's data[0:3] and, through the relative pose, body1's
+    data[3:6]."""
+    if site:
+        return (site_bodyid[o1], site_bodyid[o2], mm.get3(site_xpos[o1]),
+                mm.get3(site_xpos[o2]))
+    a1 = (data[0], data[1], data[2]) if et == _EQ_CONNECT else (data[3], data[4], data[5])
+    a2 = (data[3], data[4], data[5]) if et == _EQ_CONNECT else (data[0], data[1], data[2])
+    return (o1, o2, mm.add3(mm.get3(xpos[o1]), mm.mat_vec(xmat[o1], a1)),
+            mm.add3(mm.get3(xpos[o2]), mm.mat_vec(xmat[o2], a2)))
+
+
 @njit(**_J)
 def _room(r, k, njcap, status, warn_num, warn_info):
     """True when k more rows fit after row r; else record CNSTRFULL (once per call)."""
@@ -361,22 +348,8 @@ def make_constraint(M, D):
                         full = True
                         continue
                     site = eq_objtype[i] == _OBJ_SITE
-                    if site:
-                        b1 = site_bodyid[o1]
-                        b2 = site_bodyid[o2]
-                        p1 = mm.get3(site_xpos[o1])
-                        p2 = mm.get3(site_xpos[o2])
-                    else:
-                        b1 = o1
-                        b2 = o2
-                        # connect: anchor in body1 at data[0:3], in body2 at data[3:6]
-                        # weld: body2's anchor data[0:3] in body2 and (relpose) in body1 data[3:6]
-                        a1 = (data[0], data[1], data[2]) if et == _EQ_CONNECT else \
-                            (data[3], data[4], data[5])
-                        a2 = (data[3], data[4], data[5]) if et == _EQ_CONNECT else \
-                            (data[0], data[1], data[2])
-                        p1 = mm.add3(mm.get3(xpos[b1]), mm.mat_vec(xmat[b1], a1))
-                        p2 = mm.add3(mm.get3(xpos[b2]), mm.mat_vec(xmat[b2], a2))
+                    b1, b2, p1, p2 = eq_anchors(et, site, o1, o2, data, site_bodyid, site_xpos,
+                                                xpos, xmat)
                     for j in range(nrow):
                         _clear_row(efc_J, r + j)
                     rows = efc_J[r:r + 3]
@@ -941,18 +914,7 @@ def equality_jdot_correction(M, D, nefc):
         o2 = eq_obj2id[i]
         data = eq_data[i]
         site = eq_objtype[i] == _OBJ_SITE
-        if site:
-            b1 = site_bodyid[o1]
-            b2 = site_bodyid[o2]
-            p1 = mm.get3(site_xpos[o1])
-            p2 = mm.get3(site_xpos[o2])
-        else:
-            b1 = o1
-            b2 = o2
-            a1 = (data[0], data[1], data[2]) if et == _EQ_CONNECT else (data[3], data[4], data[5])
-            a2 = (data[3], data[4], data[5]) if et == _EQ_CONNECT else (data[0], data[1], data[2])
-            p1 = mm.add3(mm.get3(xpos[b1]), mm.mat_vec(xmat[b1], a1))
-            p2 = mm.add3(mm.get3(xpos[b2]), mm.mat_vec(xmat[b2], a2))
+        b1, b2, p1, p2 = eq_anchors(et, site, o1, o2, data, site_bodyid, site_xpos, xpos, xmat)
         acc1, w1, al1 = point_bias_acc(body_parentid, body_rootid, body_dofnum, body_dofadr,
                                        dof_parentid, subtree_com, cvel, cdof_dot, qvel, p1, b1)
         acc2, w2, al2 = point_bias_acc(body_parentid, body_rootid, body_dofnum, body_dofadr,
@@ -1065,6 +1027,6 @@ def mj_contactForce(m, d, id, result):
                   d.__dict__["efc_force"], int(id), result)
 
 
-__all__ = ["make_constraint", "reference_constraint", "contact_jac", "impedance",
+__all__ = ["eq_anchors", "make_constraint", "reference_constraint", "contact_jac", "impedance",
            "stiffness_damping", "contact_force", "mj_makeConstraint", "mj_referenceConstraint",
            "mj_contactForce"]

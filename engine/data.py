@@ -5,8 +5,6 @@ to a field copies into it, so ``d.qpos = q`` and ``d.qpos[:] = q`` are the same.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ._layout import DATA_FIELDS, Arena
 from .enums import mjtWarning
 from .model import NAMED_KINDS, _Fields, _Named

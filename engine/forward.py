@@ -205,8 +205,9 @@ def fwd_constraint(M, D):
 
 
 @njit(cache=True, nogil=True)
-def forward_skip(M, D, skipstage, skipsensor):
-    """mj_forwardSkip: the forward pipeline, skipping stages below ``skipstage`` (mjtStage)."""
+def position_velocity(M, D, skipstage, skipsensor):
+    """The position and velocity stages with their sensors and energies, skipping the stages
+    below ``skipstage`` (mjtStage): the first half of forward and of inverse dynamics."""
     energy = is_(M, MF.opt_enableflags) & _ENBL_ENERGY
     if skipstage < 1:
         fwd_position(M, D)
@@ -220,6 +221,12 @@ def forward_skip(M, D, skipstage, skipsensor):
             sensor_vel(M, D)
         if energy:
             energy_vel(M, D)
+
+
+@njit(cache=True, nogil=True)
+def forward_skip(M, D, skipstage, skipsensor):
+    """mj_forwardSkip: the forward pipeline, skipping stages below ``skipstage`` (mjtStage)."""
+    position_velocity(M, D, skipstage, skipsensor)
     fwd_actuation(M, D)
     fwd_acceleration(M, D)
     fwd_constraint(M, D)
@@ -834,15 +841,7 @@ def step1(M, D):
     i1(D, DF.fw_status)[0] = 0
     check_pos(M, D)
     check_vel(M, D)
-    energy = is_(M, MF.opt_enableflags) & _ENBL_ENERGY
-    fwd_position(M, D)
-    sensor_pos(M, D)
-    if energy:
-        energy_pos(M, D)
-    fwd_velocity(M, D)
-    sensor_vel(M, D)
-    if energy:
-        energy_vel(M, D)
+    position_velocity(M, D, 0, False)
 
 
 @njit(cache=True, nogil=True)
@@ -959,19 +958,7 @@ def mj_fwdConstraint(m, d):
 def _python_forward(m, d, skipstage, skipsensor):
     """mj_forwardSkip from Python, calling the control callback between stages."""
     M, D = m._A, d._A
-    energy = int(m.opt.enableflags) & _ENBL_ENERGY
-    if skipstage < 1:
-        fwd_position(M, D)
-        if not skipsensor:
-            sensor_pos(M, D)
-        if energy:
-            energy_pos(M, D)
-    if skipstage < 2:
-        fwd_velocity(M, D)
-        if not skipsensor:
-            sensor_vel(M, D)
-        if energy:
-            energy_vel(M, D)
+    position_velocity(M, D, skipstage, skipsensor)
     cb = callbacks.get_mjcb_control()
     if cb is not None:
         cb(m, d)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from numba import njit
 
-from ._access import f1, f2, i1, is_
+from ._access import f1, f2, i1
 from ._layout import DF, MF
-from .forward import _ENBL_ENERGY, _prepare, _raise_status, fwd_position, fwd_velocity
-from .sensor import energy_pos, energy_vel, sensor_acc, sensor_pos, sensor_vel
+from .forward import _prepare, _raise_status, position_velocity
+from .sensor import sensor_acc
 from .solver import constraint_update, mul_j
 from .support import mul_m
 
@@ -37,19 +37,7 @@ def inverse_constraint(M, D):
 @njit(cache=True, nogil=True)
 def inverse_skip(M, D, skipstage, skipsensor):
     """mj_inverseSkip: position and velocity stages (unless skipped), then qfrc_inverse."""
-    energy = is_(M, MF.opt_enableflags) & _ENBL_ENERGY
-    if skipstage < 1:
-        fwd_position(M, D)
-        if not skipsensor:
-            sensor_pos(M, D)
-        if energy:
-            energy_pos(M, D)
-    if skipstage < 2:
-        fwd_velocity(M, D)
-        if not skipsensor:
-            sensor_vel(M, D)
-        if energy:
-            energy_vel(M, D)
+    position_velocity(M, D, skipstage, skipsensor)
     inverse_constraint(M, D)
     qinv = f1(D, DF.qfrc_inverse)
     cons = f1(D, DF.qfrc_constraint)

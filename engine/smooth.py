@@ -24,7 +24,7 @@ from . import math as mm
 from .support import add_point_jac_dot, add_wrench_jac_dot, last_dof
 from ._access import f1, f2, i1, i2, is_, u1
 from ._layout import DF, MF
-from .constraint import contact_force, contact_jac
+from .constraint import contact_force, contact_jac, eq_anchors
 
 _J = dict(cache=True, nogil=True, _nrt=False)  # no allocation here: skip reference counting
 
@@ -1360,19 +1360,8 @@ def constraint_forces_ext(M, D):
         t = (0.0, 0.0, 0.0)
         if et == EQ_WELD:
             t = (force_[r + 3], force_[r + 4], force_[r + 5])
-        if objtype[e] == OBJ_SITE:
-            b1, b2 = site_body[o1[e]], site_body[o2[e]]
-            p1 = mm.get3(spos[o1[e]])
-            p2 = mm.get3(spos[o2[e]])
-        else:
-            b1, b2 = o1[e], o2[e]
-            d = eq_data[e]
-            # connect: anchors (body1 frame, body2 frame); weld: anchor on body2 at 0:3, on
-            # body1 at 3:6
-            a1 = (d[0], d[1], d[2]) if et == EQ_CONNECT else (d[3], d[4], d[5])
-            a2 = (d[3], d[4], d[5]) if et == EQ_CONNECT else (d[0], d[1], d[2])
-            p1 = mm.add3(mm.get3(xpos[b1]), mm.mat_vec(xmat[b1], a1))
-            p2 = mm.add3(mm.get3(xpos[b2]), mm.mat_vec(xmat[b2], a2))
+        b1, b2, p1, p2 = eq_anchors(et, objtype[e] == OBJ_SITE, o1[e], o2[e], eq_data[e],
+                                    site_body, spos, xpos, xmat)
         _add_ext(parent, root, com, ext, cint, b1, p1, f, t)
         _add_ext(parent, root, com, ext, cint, b2, p2, mm.scl3(f, -1.0), mm.scl3(t, -1.0))
         r += nrow

@@ -291,7 +291,7 @@ def _ls_eval(alpha, ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionlo
                 U1U1 += u1 * u1
             T = np.sqrt(T2)
             if N >= mu * T or (T <= 0.0 and N >= 0.0):
-                pass
+                pass  # inside the cone (separating): no force, no cost
             elif mu * N + T <= 0.0 or (T <= 0.0 and N < 0.0):
                 for j in range(dim):
                     x = jar[i + j] + alpha * jv[i + j]
@@ -823,7 +823,7 @@ def solve_pgs(M, D, maxiter):
     efc_type, efc_id = i1(D, DF.efc_type), i1(D, DF.efc_id)
     efc_R, efc_fl, aref = f1(D, DF.efc_R), f1(D, DF.efc_frictionloss), f1(D, DF.efc_aref)
     force, state = f1(D, DF.efc_force), i1(D, DF.efc_state)
-    contact_mu, contact_friction = f1(D, DF.contact_mu), f2(D, DF.contact_friction)
+    contact_friction = f2(D, DF.contact_friction)
     contact_dim = i1(D, DF.contact_dim)
     stat = f2(D, DF.solver_stat)
     MinvJ = f2(D, DF.sol_MinvJ)
@@ -846,7 +846,6 @@ def solve_pgs(M, D, maxiter):
             if t == ELLIPTIC:
                 c = efc_id[i]
                 dim = contact_dim[c]
-                mu = contact_mu[c]
                 fr = contact_friction[c]
                 _block(efc_J, MinvJ, efc_R, i, dim, True, 0, Ac)
                 for j in range(dim):
@@ -964,7 +963,7 @@ def solve_noslip(M, D, maxiter, it0):
     efc_type, efc_id = i1(D, DF.efc_type), i1(D, DF.efc_id)
     efc_R, efc_fl, aref = f1(D, DF.efc_R), f1(D, DF.efc_frictionloss), f1(D, DF.efc_aref)
     force = f1(D, DF.efc_force)
-    contact_mu, contact_friction = f1(D, DF.contact_mu), f2(D, DF.contact_friction)
+    contact_friction = f2(D, DF.contact_friction)
     contact_dim = i1(D, DF.contact_dim)
     stat = f2(D, DF.solver_stat)
     MinvJ = f2(D, DF.sol_MinvJ)

@@ -37,6 +37,33 @@ def last_dof(body_parentid, body_dofnum, body_dofadr, body):
 
 
 @njit(**_J)
+def add_jac_rows(
+    # Model:
+    body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
+    # Data in:
+    subtree_com, cdof, point, body, scale, flg_rot,
+    # Data out:
+    rows,
+):
+    """rows[0:3] += scale * jacp(point, body) (or jacr when ``flg_rot``), 3 x nv, along the
+    body's dof chain."""
+    off = mm.sub3(point, subtree_com[body_rootid[body]])
+    k = last_dof(body_parentid, body_dofnum, body_dofadr, body)
+    while k >= 0:
+        c = cdof[k]
+        if flg_rot:
+            rows[0, k] += scale * c[0]
+            rows[1, k] += scale * c[1]
+            rows[2, k] += scale * c[2]
+        else:
+            lin = mm.add3((c[3], c[4], c[5]), mm.cross3((c[0], c[1], c[2]), off))
+            rows[0, k] += scale * lin[0]
+            rows[1, k] += scale * lin[1]
+            rows[2, k] += scale * lin[2]
+        k = dof_parentid[k]
+
+
+@njit(**_J)
 def jac_point(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
@@ -47,26 +74,15 @@ def jac_point(
 ):
     """mj_jac: 3 x nv translational (``jacp``) and rotational (``jacr``) Jacobians of the global
     ``point`` attached to ``body``; columns outside the body's dof chain are zero."""
-    nv = dof_parentid.shape[0]
     if flg_p:
         jacp[:, :] = 0.0
+        add_jac_rows(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
+                     subtree_com, cdof, point, body, 1.0, False, jacp)
     if flg_r:
         jacr[:, :] = 0.0
-    off = mm.sub3(point, subtree_com[body_rootid[body]])
-    k = last_dof(body_parentid, body_dofnum, body_dofadr, body)
-    while k >= 0:
-        c = cdof[k]
-        if flg_p:
-            lin = mm.add3((c[3], c[4], c[5]), mm.cross3((c[0], c[1], c[2]), off))
-            jacp[0, k] = lin[0]
-            jacp[1, k] = lin[1]
-            jacp[2, k] = lin[2]
-        if flg_r:
-            jacr[0, k] = c[0]
-            jacr[1, k] = c[1]
-            jacr[2, k] = c[2]
-        k = dof_parentid[k]
-    return nv
+        add_jac_rows(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
+                     subtree_com, cdof, point, body, 1.0, True, jacr)
+    return dof_parentid.shape[0]
 
 
 @njit(**_J)
