@@ -1314,18 +1314,6 @@ class Compiler:
             if el.tag in ("damper", "adhesion") and a["ctrlrange"][0] < 0:
                 raise err(el, f"{el.tag} control range cannot be negative", "ctrlrange")
             ctrlrange[i] = a["ctrlrange"]
-            lr = self.spec.lengthrange
-            mode = lr.get("mode", "muscle")
-            needs_lr = (mode == "all" or (mode in ("muscle", "muscleuser") and
-                                          a["gaintype"] == "muscle" or a["biastype"] == "muscle")
-                        or (mode == "muscleuser" and (a["gaintype"] == "user"
-                                                      or a["biastype"] == "user")))
-            if needs_lr and mode != "none" and not (lr.get("useexisting", True) and
-                                                    a["lengthrange"][0] < a["lengthrange"][1]):
-                raise NotImplementedError(
-                    f"{el.file}:{el.line}: actuator lengthrange computation by simulation "
-                    "(<compiler><lengthrange>) is not supported yet: give the muscle a "
-                    "'lengthrange'")
             dyn = DYN[a["dyntype"]]
             nact = a.get("actdim", -1)
             if nact is None or nact < 0:

@@ -18,9 +18,17 @@ def set_const(m, c):
     except ImportError:
         have_smooth = False
     if not have_smooth:
+        from .lengthrange import DEFAULTS, pending
+        if pending(m, {**DEFAULTS, **c.spec.lengthrange}):
+            raise NotImplementedError("actuator lengthrange computation by simulation "
+                                      "(<compiler><lengthrange>) needs the engine's simulation "
+                                      "stages, which are not available")
         if needs_inertia:
             raise NotImplementedError("actuator dampratio / joint springdamper need the engine's "
                                       "mass matrix at qpos0, which is not available yet")
         return
     from ._setconst_dyn import set_const_dynamic
     set_const_dynamic(m, c)
+    # after the qpos0 constants, as MuJoCo's compiler runs mj_setLengthRange after mj_setConst
+    from .lengthrange import set_length_ranges
+    set_length_ranges(m, c.spec.lengthrange, c.spec.file)
