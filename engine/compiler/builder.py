@@ -648,8 +648,9 @@ class Compiler:
                 if t == 7:
                     vol, inert = mesh.volume, np.asarray(mesh.inertia, float)
                     if a.get("shellinertia"):
-                        raise NotImplementedError(f"{el.file}:{el.line}: geom shellinertia on a "
-                                                  "mesh (use <mesh inertia='shell'>)")
+                        # MuJoCo 4.0.0 rejects it (measured), whatever the mesh's inertia mode
+                        raise err(el, "for mesh geoms, inertia should be specified in the mesh "
+                                  "asset", "shellinertia")
                 else:
                     # an hfield's mass properties are those of the box of its geom_size
                     vol, inert = inertia_mod.primitive_volume_inertia(6 if t == 1 else t, size,

@@ -53,7 +53,7 @@ def primitive_volume_inertia(gtype, size, shell=False):
     if gtype == ELLIPSOID:
         a, b, c = size
         if shell:
-            raise NotImplementedError("geom shellinertia for ellipsoids is not supported yet")
+            return _ellipsoid_shell(a, b, c)
         v = 4.0 / 3.0 * math.pi * a * b * c
         return v, np.array([v * (b * b + c * c) / 5, v * (a * a + c * c) / 5,
                             v * (a * a + b * b) / 5])
@@ -74,6 +74,26 @@ def primitive_volume_inertia(gtype, size, shell=False):
         return v, np.array([v * (b * b + c * c) / 3, v * (a * a + c * c) / 3,
                             v * (a * a + b * b) / 3])
     raise CompileError(f"geom type {gtype} has no volume")
+
+
+def _ellipsoid_shell(a, b, c):
+    """Surface area and principal inertia per unit area of a thin ellipsoidal shell, as MuJoCo
+    4.0.0 computes them (measured with the official bindings): the area is Knud Thomsen's
+    approximation 4 pi ((a^p b^p + b^p c^p + c^p a^p) / 3)^(1/p), p = 1.6075; the mass
+    (area x density) is spread over the layer between the solid ellipsoids of semi-axes
+    (a, b, c) and (a+e, b+e, c+e), e = 1e-6, whose inertia is the difference of theirs."""
+    p = 1.6075
+    area = 4 * math.pi * (((a * b) ** p + (b * c) ** p + (c * a) ** p) / 3) ** (1 / p)
+    e = 1e-6
+    v_in = 4 * math.pi * a * b * c / 3
+    ae, be, ce = a + e, b + e, c + e
+    v_out = 4 * math.pi * ae * be * ce / 3
+    rho = area / (v_out - v_in)  # the layer's volume density for unit surface density
+    m_in, m_out = v_in * rho, v_out * rho
+    inert = np.array([m_out * (be * be + ce * ce) - m_in * (b * b + c * c),
+                      m_out * (ae * ae + ce * ce) - m_in * (a * a + c * c),
+                      m_out * (ae * ae + be * be) - m_in * (a * a + b * b)]) / 5
+    return area, inert
 
 
 def combine(masses, positions, rotations, inertias):
