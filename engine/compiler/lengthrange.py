@@ -12,7 +12,7 @@ The simulation (as MuJoCo 4.0.0 does it, checked against the official bindings):
 * options: ``opt.disableflags`` is *replaced* by frictionloss | contact | spring | damper |
   gravity | actuation (so joint/tendon limits and equality constraints stay active even when
   the model disables them), ``opt.timestep`` is the lengthrange ``timestep`` when positive;
-  both are restored afterwards;
+  both are restored afterwards (here sensors are disabled too: they do not act on the motion);
 * each step: the velocity is scaled by exp(-h / max(0.01, timeconst)) (a non-physical damper),
   the position and velocity stages run (mj_step1), the applied joint force is the actuator's
   moment row scaled so that inv(M) f has norm ``accel`` (sign: -1 shortens, +1 lengthens),
@@ -107,13 +107,17 @@ def _copy_limit(m, i):
 def _simulate_all(m, actuators, opt, file):
     from ..data import MjData
     from ..enums import mjtDisableBit as B
-    from ..forward import check_model
 
-    check_model(m)  # features the simulation cannot run raise NotImplementedError here
+    if getattr(m, "nflex", 0):
+        raise NotImplementedError("actuator lengthrange computation (<compiler><lengthrange>) "
+                                  "in a model with flex objects: flexes are not simulated yet")
     saved = {k: getattr(m, k).copy() for k in ("opt_disableflags", "opt_timestep",
                                                "opt_density", "opt_viscosity")}
+    # MuJoCo's set; sensors are skipped as well (they never feed back into the dynamics), so
+    # that models with sensors or actuator types the engine cannot evaluate yet still compile
     m.opt_disableflags[0] = int(B.mjDSBL_FRICTIONLOSS | B.mjDSBL_CONTACT | B.mjDSBL_SPRING
-                                | B.mjDSBL_DAMPER | B.mjDSBL_GRAVITY | B.mjDSBL_ACTUATION)
+                                | B.mjDSBL_DAMPER | B.mjDSBL_GRAVITY | B.mjDSBL_ACTUATION
+                                | B.mjDSBL_SENSOR)
     if opt["timestep"] > 0:
         m.opt_timestep[0] = opt["timestep"]
     # spring and damper disabled together skip every passive force in MuJoCo 4.0.0, fluid
