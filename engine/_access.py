@@ -10,6 +10,13 @@ from numba.extending import intrinsic
 from numba.np.arrayobj import make_array, populate_array
 
 
+# The decorator options of every pipeline kernel. `_nrt=False` compiles without numba's reference
+# counting: each array view a kernel takes or passes on otherwise costs an atomic incref/decref
+# call (measured: a third of a pendulum's step time), and kernels here never allocate, so nothing
+# needs counting. A kernel that allocated would fail to compile under this flag.
+KERNEL = dict(cache=True, nogil=True, _nrt=False)
+
+
 @intrinsic
 def _as2d(typingctx, flat, rows, cols):
     """(rows, cols) C-contiguous view of the 1-D contiguous array ``flat`` of rows*cols items.

@@ -508,6 +508,7 @@ scratch_q f 2 nq
 scratch_v f 16 nv
 scratch_a f 12 na
 scratch_ipiv i nv 1
+pa_work f 6 6
 fw_cvel f nbody 6
 fw_cdofdot f nv 6
 fw_cacc f nbody 6

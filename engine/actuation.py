@@ -16,6 +16,7 @@ import math
 from numba import njit
 
 from ._access import f1, f2, fs, i1, i2, is_, u1
+from ._access import KERNEL as _J
 from ._layout import DF, MF
 
 _MINVAL = 1e-15
@@ -35,7 +36,7 @@ _WARN_BADCTRL = 6
 # muscle model (MuJoCo documentation, "Muscles")
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def muscle_gain_length(L, lmin, lmax):
     """Active force-length curve FL(L): two smooth quadratic halves on each side of L=1."""
     if L < lmin or L > lmax:
@@ -55,7 +56,7 @@ def muscle_gain_length(L, lmin, lmax):
     return 0.5 * x * x
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _muscle_scales(length, lengthrange, acc0, prm):
     """Peak force F0, normalized length L and the optimal length L0 of a muscle."""
     F0 = prm[2]
@@ -66,7 +67,7 @@ def _muscle_scales(length, lengthrange, acc0, prm):
     return F0, L, L0
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def muscle_gain(length, velocity, lengthrange, acc0, prm):
     """Muscle gain -F0 * FL(L) * FV(V) (force per unit activation; negative = pulling).
     prm = gainprm: range(2), force, scale, lmin, lmax, vmax, fpmax, fvmax."""
@@ -86,7 +87,7 @@ def muscle_gain(length, velocity, lengthrange, acc0, prm):
     return -F0 * FL * FV
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def muscle_gain_vel(length, velocity, lengthrange, acc0, prm):
     """d(muscle_gain)/d(velocity): -F0 * FL(L) * FV'(V) / (L0 * vmax) (for the implicit
     integrators' qDeriv)."""
@@ -106,7 +107,7 @@ def muscle_gain_vel(length, velocity, lengthrange, acc0, prm):
     return -F0 * FL * dFV / scale
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def muscle_bias(length, lengthrange, acc0, prm):
     """Passive muscle force -F0 * FP(L): zero below L=1, quadratic then linear beyond."""
     F0, L, L0 = _muscle_scales(length, lengthrange, acc0, prm)
@@ -121,7 +122,7 @@ def muscle_bias(length, lengthrange, acc0, prm):
     return -F0 * fpmax * (0.5 + x)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _sigmoid(x):
     """Quintic smoothstep on [0, 1]."""
     if x <= 0.0:
@@ -131,7 +132,7 @@ def _sigmoid(x):
     return x * x * x * (3.0 * x * (2.0 * x - 5.0) + 10.0)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def muscle_dynamics(ctrl, act, prm):
     """Muscle activation rate: (ctrl - act)/tau with tau depending on act and the direction
     (activation / deactivation time constants prm[0], prm[1], smoothing width prm[2])."""
@@ -152,7 +153,7 @@ def muscle_dynamics(ctrl, act, prm):
 # per-actuator kernels
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def actuator_disabled(actuator_group, disableactuator, i):
     """Whether actuator i's group is switched off by opt.disableactuator (groups 0..30)."""
     g = actuator_group[i]
@@ -161,7 +162,7 @@ def actuator_disabled(actuator_group, disableactuator, i):
     return (disableactuator >> g) & 1 == 1
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def next_activation(dyntype, dynprm, actlimited, actrange, act, act_dot, dt):
     """Activation after one step of size dt (exact exponential for filterexact), clamped to
     actrange when actlimited: what the integrators and actearly use."""
@@ -175,7 +176,7 @@ def next_activation(dyntype, dynprm, actlimited, actrange, act, act_dot, dt):
     return a
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def actuator_forces(
     # Model:
     dyntype, gaintype, biastype, actadr, actnum, group, ctrllimited, forcelimited, actlimited,
@@ -238,7 +239,7 @@ def actuator_forces(
         force[i] = f
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def tendon_force_clamp(
     # Model:
     trntype, trnid, tendon_actfrclimited, tendon_actfrcrange,
@@ -264,7 +265,7 @@ def tendon_force_clamp(
                     force[i] *= s
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def joint_force(
     # Model:
     jnt_type, jnt_dofadr, jnt_actfrclimited, jnt_actfrcrange, jnt_actgravcomp, gravcomp_on,
@@ -301,7 +302,7 @@ def joint_force(
 # stage
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def check_ctrl(M, D):
     """Zero all controls if any is NaN or beyond 1e10 (mjWARN_BADCTRL), as MuJoCo does."""
     ctrl = f1(D, DF.ctrl)
@@ -316,7 +317,7 @@ def check_ctrl(M, D):
             return
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def fwd_actuation(M, D):
     """mj_fwdActuation: act_dot, actuator_force and qfrc_actuator."""
     check_ctrl(M, D)
@@ -355,7 +356,7 @@ def fwd_actuation(M, D):
                 f2(D, DF.actuator_moment), force, f1(D, DF.qfrc_gravcomp), qfrc_actuator)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _gravcomp_on(M):
     if is_(M, MF.opt_disableflags) & _DSBL_GRAVITY:
         return False

@@ -34,7 +34,7 @@ from ._layout import DF, MF
 from .enums import mjtDisableBit, mjtEq, mjtObj, mjtWarning
 from .support import add_jac_rows, last_dof
 
-_J = dict(cache=True, nogil=True, _nrt=False)  # no allocation here: skip reference counting
+from ._access import KERNEL as _J
 
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 # mjtConstraint

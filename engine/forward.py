@@ -26,6 +26,7 @@ from numba import njit
 
 from . import callbacks
 from ._access import f1, f2, fs, i1, i2, is_, u1
+from ._access import KERNEL as _J
 from ._layout import DF, MF
 from . import collision as _collision, constraint as _constraint
 from .actuation import actuator_disabled, fwd_actuation, muscle_gain_vel, next_activation
@@ -37,6 +38,7 @@ from .sensor import energy_pos, energy_vel, sensor_acc, sensor_pos, sensor_vel
 from .smooth import (com_vel_kernel, fwd_position_smooth, fwd_velocity_smooth, rne_kernel,
                      transmission_body)
 from .solver import solve
+from .math import vcopy
 from .support import integrate_pos, solve_m
 
 _MINVAL = 1e-15
@@ -67,25 +69,25 @@ STATUS_IMPLICIT_FLUID = 11   # an implicit integrator with fluid forces (derivat
 # checks and reset
 # =============================================================================================
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _is_bad(x):
     return x != x or x > _MAXVAL or x < -_MAXVAL
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _warning(D, w, info):
     i1(D, DF.warning_lastinfo)[w] = info
     i1(D, DF.warning_number)[w] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def reset_data(M, D):
     """mj_resetData: zero all of Data, qpos = qpos0, mocap poses from the model, equality
     activity from eq_active0, warnings cleared."""
     D[0][:] = 0.0
     D[1][:] = 0
     D[2][:] = 0
-    f1(D, DF.qpos)[:] = f1(M, MF.qpos0)
+    vcopy(f1(D, DF.qpos), f1(M, MF.qpos0))
     mocapid = i1(M, MF.body_mocapid)
     bpos = f2(M, MF.body_pos)
     bquat = f2(M, MF.body_quat)
@@ -94,13 +96,13 @@ def reset_data(M, D):
     for b in range(mocapid.shape[0]):
         k = mocapid[b]
         if k >= 0:
-            mpos[k, :] = bpos[b]
-            mquat[k, :] = bquat[b]
+            vcopy(mpos[k], bpos[b])
+            vcopy(mquat[k], bquat[b])
     ea = u1(D, DF.eq_active)
-    ea[:] = u1(M, MF.eq_active0)
+    vcopy(ea, u1(M, MF.eq_active0))
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _check(M, D, field, w):
     """Shared body of mj_checkPos/Vel: on the first bad value warn and auto-reset (unless
     disabled); after a reset the warning is recorded again (counts as MuJoCo 4.0.0's)."""
@@ -116,19 +118,19 @@ def _check(M, D, field, w):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def check_pos(M, D):
     """mj_checkPos: qpos NaN/Inf/|x|>1e10 -> mjWARN_BADQPOS and reset."""
     return _check(M, D, DF.qpos, _WARN_BADQPOS)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def check_vel(M, D):
     """mj_checkVel: qvel NaN/Inf/|x|>1e10 -> mjWARN_BADQVEL and reset."""
     return _check(M, D, DF.qvel, _WARN_BADQVEL)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def check_acc(M, D):
     """mj_checkAcc: qacc bad -> mjWARN_BADQACC, reset and recompute forward dynamics."""
     if _check(M, D, DF.qacc, _WARN_BADQACC):
@@ -141,7 +143,7 @@ def check_acc(M, D):
 # stages
 # =============================================================================================
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def fwd_position(M, D):
     """mj_fwdPosition: kinematics, inertia, tendons, transmissions, then contacts and the
     constraint rows."""
@@ -151,7 +153,7 @@ def fwd_position(M, D):
     transmission_body(M, D)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def fwd_velocity(M, D):
     """mj_fwdVelocity: com velocities, bias forces, passive forces, and the constraint rows'
     velocities and reference accelerations."""
@@ -160,7 +162,7 @@ def fwd_velocity(M, D):
     reference_constraint(M, D)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def xfrc_to_qfrc(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
@@ -179,7 +181,7 @@ def xfrc_to_qfrc(
                  subtree_com, x[0:3], x[3:6], xipos[b], b, qfrc)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def fwd_acceleration(M, D):
     """mj_fwdAcceleration: qfrc_smooth = passive - bias + applied + actuator + J'xfrc, and the
     unconstrained acceleration qacc_smooth = M^-1 qfrc_smooth."""
@@ -197,14 +199,14 @@ def fwd_acceleration(M, D):
             f1(D, DF.qLDiagInv), qfrc_smooth, f1(D, DF.qacc_smooth))
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def fwd_constraint(M, D):
     """mj_fwdConstraint: solve for qacc, efc_force and qfrc_constraint (qacc = qacc_smooth
     when there are no constraint rows)."""
     solve(M, D)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def position_velocity(M, D, skipstage, skipsensor):
     """The position and velocity stages with their sensors and energies, skipping the stages
     below ``skipstage`` (mjtStage): the first half of forward and of inverse dynamics."""
@@ -223,7 +225,7 @@ def position_velocity(M, D, skipstage, skipsensor):
             energy_vel(M, D)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def forward_skip(M, D, skipstage, skipsensor):
     """mj_forwardSkip: the forward pipeline, skipping stages below ``skipstage`` (mjtStage)."""
     position_velocity(M, D, skipstage, skipsensor)
@@ -238,7 +240,7 @@ def forward_skip(M, D, skipstage, skipsensor):
 # integration
 # =============================================================================================
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def advance(M, D, act_dot, qacc, qvel_pos):
     """mj_advance: act += act_dot*h (exact for filterexact, clamped to actrange), qvel += qacc*h,
     qpos integrated with ``qvel_pos`` (the new qvel when None-like: pass D's qvel), time += h."""
@@ -263,10 +265,10 @@ def advance(M, D, act_dot, qacc, qvel_pos):
     t = f1(D, DF.time)
     t[0] += h
     # the next step's solver starts from this step's constrained acceleration
-    f1(D, DF.qacc_warmstart)[:] = f1(D, DF.qacc)
+    vcopy(f1(D, DF.qacc_warmstart), f1(D, DF.qacc))
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _ldl_tree(dof_Madr, dof_parentid, A):
     """In-place L'DL factorisation of a matrix in qM's tree layout (MuJoCo's mj_factorM
     algorithm: eliminate from the leaves up along each dof's ancestor chain)."""
@@ -290,7 +292,7 @@ def _ldl_tree(dof_Madr, dof_parentid, A):
             aki += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _ldl_tree_solve(dof_Madr, dof_parentid, A, x):
     """x <- (L'DL)^-1 x for a factor from `_ldl_tree`."""
     nv = dof_Madr.shape[0]
@@ -312,7 +314,7 @@ def _ldl_tree_solve(dof_Madr, dof_parentid, A, x):
             j = dof_parentid[j]
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def dof_damping_derivative(M, D, out):
     """out[k] = d(damper force)/d(qvel[k]) of the per-dof dampers: the dof's own (with its
     polynomial terms) plus the dampers of actuators on its joint, which act per dof with
@@ -349,7 +351,7 @@ def dof_damping_derivative(M, D, out):
     return anyd
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def euler(M, D):
     """mj_Euler: semi-implicit Euler; the per-dof dampers are integrated implicitly, solving
     (M + h*diag(dD/dqvel)) qacc = qfrc_smooth + qfrc_constraint, unless eulerdamp or dampers
@@ -368,7 +370,7 @@ def euler(M, D):
     parent = i1(M, MF.dof_parentid)
     h = fs(M, MF.opt_timestep)
     A = f1(D, DF.scratch_M)
-    A[:] = f1(D, DF.qM)
+    vcopy(A, f1(D, DF.qM))
     for i in range(nv):
         A[dof_Madr[i]] += h * diag[i]
     _ldl_tree(dof_Madr, parent, A)
@@ -398,7 +400,7 @@ _RK_A = (0.5, 0.5, 1.0)      # stage i uses A[i-1] times the previous stage's de
 _RK_B = (1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _dexpinv_coef(t):
     """(1 - (t/2) cot(t/2)) / t^2 (series below 1e-3, where the closed form cancels)."""
     if t < 1e-3:
@@ -407,11 +409,11 @@ def _dexpinv_coef(t):
     return (1.0 - 0.5 * t / math.tan(0.5 * t)) / (t * t)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def rk_tangent_derivative(jnt_type, jnt_dofadr, Y, h, w, K):
     """K = d(Y)/dt for the stage at tangent offset h*Y moving with velocity w (qvel layout):
     K = w except on the rotational dofs of ball and free joints (see the RK4 note)."""
-    K[:] = w
+    vcopy(K, w)
     for j in range(jnt_type.shape[0]):
         t = jnt_type[j]
         if t == _JNT_BALL:
@@ -434,20 +436,20 @@ def rk_tangent_derivative(jnt_type, jnt_dofadr, Y, h, w, K):
         K[a + 2] = w2 + 0.5 * c2 + c * cc2
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def rk4_begin(M, D):
     """Save the initial state and the first stage's derivatives (from the forward just run)."""
     V = f2(D, DF.scratch_v)
     Aa = f2(D, DF.scratch_a)
-    f2(D, DF.scratch_q)[0, :] = f1(D, DF.qpos)
-    V[8, :] = f1(D, DF.qvel)
-    Aa[4, :] = f1(D, DF.act)
-    V[0, :] = f1(D, DF.qvel)
-    V[4, :] = f1(D, DF.qacc)
-    Aa[0, :] = f1(D, DF.act_dot)
+    vcopy(f2(D, DF.scratch_q)[0], f1(D, DF.qpos))
+    vcopy(V[8], f1(D, DF.qvel))
+    vcopy(Aa[4], f1(D, DF.act))
+    vcopy(V[0], f1(D, DF.qvel))
+    vcopy(V[4], f1(D, DF.qacc))
+    vcopy(Aa[0], f1(D, DF.act_dot))
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def rk4_stage_state(M, D, i, time0):
     """Set D's state to stage i's (1..3): X0 (+) h*A[i-1]*F[i-1], and store the stage's tangent
     derivative K_i (from its velocity, before the forward pass: like MuJoCo, a control
@@ -457,7 +459,7 @@ def rk4_stage_state(M, D, i, time0):
     V = f2(D, DF.scratch_v)
     Aa = f2(D, DF.scratch_a)
     qpos = f1(D, DF.qpos)
-    qpos[:] = f2(D, DF.scratch_q)[0]
+    vcopy(qpos, f2(D, DF.scratch_q)[0])
     qvel = f1(D, DF.qvel)
     act = f1(D, DF.act)
     for k in range(qvel.shape[0]):
@@ -472,15 +474,15 @@ def rk4_stage_state(M, D, i, time0):
     f1(D, DF.time)[0] = time0 + (0.5 if i < 3 else 1.0) * h
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def rk4_stage_store(M, D, i):
     """Store stage i's derivatives (qacc, act_dot) after its forward pass."""
     V = f2(D, DF.scratch_v)
-    V[4 + i, :] = f1(D, DF.qacc)
-    f2(D, DF.scratch_a)[i, :] = f1(D, DF.act_dot)
+    vcopy(V[4 + i], f1(D, DF.qacc))
+    vcopy(f2(D, DF.scratch_a)[i], f1(D, DF.act_dot))
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def rk4_finish(M, D, time0):
     """Restore the initial state and advance it with the B-weighted derivatives."""
     V = f2(D, DF.scratch_v)
@@ -499,14 +501,14 @@ def rk4_finish(M, D, time0):
             V[10, k] += b * V[4 + s, k]
         for k in range(na):
             Aa[5, k] += b * Aa[s, k]
-    f1(D, DF.qpos)[:] = f2(D, DF.scratch_q)[0]
-    f1(D, DF.qvel)[:] = V[8]
-    f1(D, DF.act)[:] = Aa[4]
+    vcopy(f1(D, DF.qpos), f2(D, DF.scratch_q)[0])
+    vcopy(f1(D, DF.qvel), V[8])
+    vcopy(f1(D, DF.act), Aa[4])
     f1(D, DF.time)[0] = time0
     advance(M, D, Aa[5], V[10], V[9])
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def rk4(M, D):
     """mj_RungeKutta(4) with the forward passes compiled in (no control callback)."""
     time0 = fs(D, DF.time)
@@ -520,7 +522,7 @@ def rk4(M, D):
 
 # ---- implicit / implicitfast -----------------------------------------------------------------
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _bias_velocity_part(M, D, v, out):
     """out = C(q, v) v: the velocity-dependent part of qfrc_bias for velocity v (no gravity)."""
     cvel = f2(D, DF.fw_cvel)
@@ -533,7 +535,7 @@ def _bias_velocity_part(M, D, v, out):
                f2(D, DF.fw_cacc), f2(D, DF.fw_cfrc))
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def smooth_vel_derivative(M, D, flg_bias, Q):
     """qDeriv = d(qfrc_smooth)/d(qvel) (dense nv x nv into Q): damper derivatives (dofs,
     tendons, actuators, with their polynomial terms), affine actuator gain/bias velocity terms,
@@ -642,7 +644,7 @@ def smooth_vel_derivative(M, D, flg_bias, Q):
             scale = max(scale, abs(qvel[i]))
         scale = max(scale, 1.0)
         for k in range(nv):
-            vp[:] = qvel
+            vcopy(vp, qvel)
             vp[k] += scale
             _bias_velocity_part(M, D, vp, fp)
             vp[k] -= 2.0 * scale
@@ -651,7 +653,7 @@ def smooth_vel_derivative(M, D, flg_bias, Q):
                 Q[i, k] -= (fp[i] - fm[i]) / (2.0 * scale)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _transmission_clamped(M, D, trntype, trnid):
     """Whether the actuatorfrcrange of the actuator's tendon (sum of its actuators' forces) or
     joint (its dofs' qfrc_actuator) is active, boundary included."""
@@ -683,13 +685,13 @@ def _transmission_clamped(M, D, trntype, trnid):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _ddamp(b, p, v):
     """d/dv of the damper magnitude b*v + p0*v|v| + p1*v^3."""
     return b + 2.0 * p[0] * abs(v) + 3.0 * p[1] * v * v
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _add_outer(Q, u, s):
     """Q += s * u u'."""
     n = u.shape[0]
@@ -701,7 +703,7 @@ def _add_outer(Q, u, s):
             Q[i, j] += ui * u[j]
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _store_qderiv(M, D, Q):
     """Copy the dense derivative into mjData's sparse qDeriv (the D layout)."""
     rownnz = i1(M, MF.D_rownnz)
@@ -713,7 +715,7 @@ def _store_qderiv(M, D, Q):
             qd[k] = Q[i, colind[k]]
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _lu_solve_dense(A, ipiv, x):
     """Solve A y = x in place (A overwritten by its LU factors with partial pivoting)."""
     n = A.shape[0]
@@ -750,7 +752,7 @@ def _lu_solve_dense(A, ipiv, x):
         x[i] = s / A[i, i] if A[i, i] != 0.0 else s / _MINVAL
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def implicit(M, D):
     """mj_implicit: qacc = (M - h*qDeriv)^-1 (qfrc_smooth + qfrc_constraint), then advance.
     implicitfast leaves out the bias-force derivative (its matrix is symmetric)."""
@@ -797,7 +799,7 @@ def implicit(M, D):
     advance(M, D, f1(D, DF.act_dot), qacc, f1(D, DF.qvel))
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def integrate(M, D):
     """Dispatch on opt.integrator (after a forward pass)."""
     integ = is_(M, MF.opt_integrator)
@@ -813,7 +815,7 @@ def integrate(M, D):
 # step
 # =============================================================================================
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def step(M, D, nstep):
     """nstep calls of mj_step in one compiled loop. Returns the number of completed steps (less
     than nstep when a constraint MuJoCo would solve appears: see fw_status)."""
@@ -835,7 +837,7 @@ def step(M, D, nstep):
     return nstep
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def step1(M, D):
     """mj_step1: checks, position and velocity stages with their sensors and energy."""
     i1(D, DF.fw_status)[0] = 0
@@ -844,7 +846,7 @@ def step1(M, D):
     position_velocity(M, D, 0, False)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def step2_forward(M, D):
     """The forward half of mj_step2: actuation, acceleration, constraint, acc sensors."""
     fwd_actuation(M, D)
@@ -853,14 +855,14 @@ def step2_forward(M, D):
     sensor_acc(M, D)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def step2_integrate(M, D):
     """The rest of mj_step2: checkAcc, then Euler (mj_step2 ignores opt.integrator)."""
     check_acc(M, D)
     euler(M, D)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def forward_full(M, D, skipstage, skipsensor):
     """mj_forwardSkip from a clean constraint status."""
     i1(D, DF.fw_status)[0] = 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 from numba import njit
 
 from ._access import f1, f2, i1
+from ._access import KERNEL as _J
 from ._layout import DF, MF
 from .forward import _prepare, _raise_status, position_velocity
 from .sensor import sensor_acc
@@ -18,7 +19,7 @@ from .solver import constraint_update, mul_j
 from .support import mul_m
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def inverse_constraint(M, D):
     """mj_invConstraint: qfrc_constraint and efc_force at the given qacc, from
     jar = J qacc - aref (zero without constraint rows)."""
@@ -34,7 +35,7 @@ def inverse_constraint(M, D):
     constraint_update(M, D, jar, False)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def inverse_skip(M, D, skipstage, skipsensor):
     """mj_inverseSkip: position and velocity stages (unless skipped), then qfrc_inverse."""
     position_velocity(M, D, skipstage, skipsensor)

@@ -20,10 +20,18 @@ from numba import njit
 mjMINVAL = 1e-15
 _PI = math.pi
 
-_J = dict(cache=True, nogil=True, _nrt=False)  # no allocation here: skip reference counting
+from ._access import KERNEL as _J
 
 
 # ---- storing ------------------------------------------------------------------------------------
+@njit(**_J)
+def vcopy(dst, src):
+    """dst[:n] = src for 1-D arrays, n = len(src). A loop because slice assignment between two
+    arrays needs numba's runtime (an overlap check that may allocate), which kernels compile without."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
 @njit(**_J)
 def set3(dst, v):
     """dst[0:3] = v."""

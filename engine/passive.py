@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from ._access import f1, f2, fs, i1, i2, is_, u1
+from ._access import KERNEL as _J
 from ._layout import DF, MF
 
 _JNT_FREE, _JNT_BALL, _JNT_SLIDE, _JNT_HINGE = 0, 1, 2, 3
@@ -40,7 +41,7 @@ _GEOM_SPHERE, _GEOM_CAPSULE, _GEOM_ELLIPSOID, _GEOM_CYLINDER, _GEOM_BOX = 2, 3, 
 # small spatial helpers (shared with actuation / sensor / forward)
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def quat_to_vel(q, dt, out):
     """Angular velocity (3, local frame) that rotates by unit quaternion q in time dt."""
     s = math.sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
@@ -58,7 +59,7 @@ def quat_to_vel(q, dt, out):
     out[2] = q[3] * k
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def quat_sub(qa, qb, out):
     """Rotation vector (3) of qb^-1 * qa, in qb's frame: 'qa - qb' for quaternions."""
     # conj(qb) * qa
@@ -81,7 +82,7 @@ def quat_sub(qa, qb, out):
     out[2] = z * k
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def apply_ft(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
@@ -117,7 +118,7 @@ def apply_ft(
         j = dof_parentid[j]
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def object_velocity_local(cvel_b, com, pos, mat, out):
     """6-D velocity [angular, linear] of a frame (pos, mat) fixed to a body with com-based
     velocity cvel_b (about ``com``), expressed in the frame's own axes."""
@@ -138,7 +139,7 @@ def object_velocity_local(cvel_b, com, pos, mat, out):
 # springs and dampers
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _vec_spring(k, p, x, n, out, oa):
     """out[oa:oa+n] -= (k + p0*|x| + p1*|x|^2) x: the polynomial spring of a 3-D deviation."""
     nx = 0.0
@@ -150,7 +151,7 @@ def _vec_spring(k, p, x, n, out, oa):
         out[oa + i] -= s * x[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def joint_springs(
     # Model:
     jnt_type, jnt_qposadr, jnt_dofadr, jnt_stiffness, jnt_stiffnesspoly, qpos_spring,
@@ -158,12 +159,13 @@ def joint_springs(
     qpos,
     # Data out:
     qfrc_spring,
+    # Scratch (>= 3 values):
+    dif,
 ):
     """Joint springs -(k*x + p0*x^2 + p1*x^3) with x = qpos - qpos_spring (seed 000 <joint
     stiffness springref>; MuJoCo 4 adds the polynomial terms, measured on the oracle: scalar
     joints use x^2 (even), quaternion and free-translation parts scale the vector by
     k + p0*|x| + p1*|x|^2, x the position difference or the rotation vector)."""
-    dif = np.empty(3)
     for j in range(jnt_type.shape[0]):
         k = jnt_stiffness[j]
         p = jnt_stiffnesspoly[j]
@@ -186,7 +188,7 @@ def joint_springs(
             qfrc_spring[da] -= x * (k + x * (p[0] + p[1] * x))
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def tendon_springs(
     # Model:
     tendon_stiffness, tendon_stiffnesspoly, tendon_lengthspring,
@@ -217,13 +219,13 @@ def tendon_springs(
             qfrc_spring[i] += ten_J[t, i] * f
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _damp(b, p, v):
     """Damper force -(b*v + p0*v*|v| + p1*v^3)."""
     return -v * (b + p[0] * abs(v) + p[1] * v * v)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def dampers(
     # Model:
     dof_damping, dof_dampingpoly, tendon_damping, tendon_dampingpoly, actuator_damping,
@@ -271,7 +273,7 @@ def dampers(
 # gravity compensation
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def gravcomp(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid, body_mass,
@@ -280,11 +282,13 @@ def gravcomp(
     xipos, cdof, subtree_com,
     # Data out:
     qfrc_gravcomp,
+    # Scratch (2 x >= 3 values):
+    work,
 ):
     """Force -gravity*mass*gravcomp at each body's com, mapped to joint space (seed 000 <body
     gravcomp>). Returns whether any body has gravity compensation."""
-    f = np.empty(3)
-    zero = np.zeros(3)
+    f, zero = work[0], work[1]
+    zero[:] = 0.0
     has = False
     for b in range(1, body_mass.shape[0]):
         g = body_gravcomp[b]
@@ -304,7 +308,7 @@ def gravcomp(
 # fluid forces (MuJoCo documentation, "Fluid forces": inertia-box and ellipsoid models)
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _inertia_box_force(mass, inertia, lvel, density, viscosity, lfrc):
     """Local force [torque, force] on the body's equivalent inertia box moving at lvel
     (local [angular, linear] velocity relative to the wind): Stokes drag plus quadratic drag."""
@@ -329,7 +333,7 @@ def _inertia_box_force(mass, inertia, lvel, density, viscosity, lfrc):
         lfrc[2] -= density * bz * (bx ** 4 + by ** 4) / 64.0 * abs(lvel[2]) * lvel[2]
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def geom_semiaxes(gtype, size, out):
     """Semi-axes of the ellipsoid that approximates a geom (for the ellipsoid fluid model)."""
     if gtype == _GEOM_SPHERE:
@@ -350,7 +354,7 @@ def geom_semiaxes(gtype, size, out):
         out[2] = size[2]
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _ellipsoid_moment(s, k):
     d0 = s[k]
     d1 = s[(k + 1) % 3]
@@ -359,7 +363,7 @@ def _ellipsoid_moment(s, k):
     return 8.0 / 15.0 * _PI * d0 * m ** 4
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _ellipsoid_force(lvel, density, viscosity, s, prm, lfrc):
     """Local force [torque, force] of the ellipsoid model on one geom (semi-axes s) moving at
     lvel relative to the fluid: added mass, Magnus and Kutta lift, viscous and quadratic drag.
@@ -436,7 +440,7 @@ def _ellipsoid_force(lvel, density, viscosity, s, prm, lfrc):
         lfrc[i] *= coef
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def fluid(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid, body_mass,
@@ -446,14 +450,13 @@ def fluid(
     xipos, ximat, geom_xpos, geom_xmat, cvel, cdof, subtree_com,
     # Data out:
     qfrc_fluid,
+    # Scratch (5 x >= 6 values):
+    work,
 ):
     """Fluid forces on every body: the ellipsoid model for bodies with a geom whose
     fluidshape is ellipsoid (geom_fluid[0] > 0), else the inertia-box model."""
-    lvel = np.empty(6)
-    lfrc = np.empty(6)
-    frc = np.empty(3)
-    trq = np.empty(3)
-    s = np.empty(3)
+    lvel, lfrc = work[0], work[1]
+    frc, trq, s = work[2, :3], work[3, :3], work[4, :3]
     for b in range(1, body_mass.shape[0]):
         if body_mass[b] < _MINVAL:
             continue
@@ -496,7 +499,7 @@ def fluid(
 # stage
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def gravcomp_active(M):
     """Whether gravity compensation forces exist: some body has gravcomp and gravity is on."""
     if is_(M, MF.opt_disableflags) & _DSBL_GRAVITY:
@@ -511,7 +514,7 @@ def gravcomp_active(M):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def passive(M, D):
     """mj_passive: fill qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive."""
     disable = is_(M, MF.opt_disableflags)
@@ -532,7 +535,7 @@ def passive(M, D):
     if not disable & _DSBL_SPRING:
         joint_springs(i1(M, MF.jnt_type), i1(M, MF.jnt_qposadr), i1(M, MF.jnt_dofadr),
                       f1(M, MF.jnt_stiffness), f2(M, MF.jnt_stiffnesspoly), f1(M, MF.qpos_spring),
-                      f1(D, DF.qpos), qfrc_spring)
+                      f1(D, DF.qpos), qfrc_spring, f2(D, DF.pa_work)[0])
         tendon_springs(f1(M, MF.tendon_stiffness), f2(M, MF.tendon_stiffnesspoly),
                        f2(M, MF.tendon_lengthspring), f1(D, DF.ten_length), ten_J, qfrc_spring)
     if not disable & _DSBL_DAMPER:
@@ -552,7 +555,7 @@ def passive(M, D):
     if gravcomp_active(M):
         has_gc = gravcomp(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
                           f1(M, MF.body_mass), f1(M, MF.body_gravcomp), f1(M, MF.opt_gravity),
-                          f2(D, DF.xipos), cdof, subtree_com, qfrc_gravcomp)
+                          f2(D, DF.xipos), cdof, subtree_com, qfrc_gravcomp, f2(D, DF.pa_work))
     density = fs(M, MF.opt_density)
     viscosity = fs(M, MF.opt_viscosity)
     has_fluid = density > 0.0 or viscosity > 0.0
@@ -562,7 +565,7 @@ def passive(M, D):
               i1(M, MF.body_geomnum), i1(M, MF.geom_type), f2(M, MF.geom_size),
               f2(M, MF.geom_fluid), density, viscosity, f1(M, MF.opt_wind),
               f2(D, DF.xipos), f2(D, DF.ximat), f2(D, DF.geom_xpos), f2(D, DF.geom_xmat),
-              f2(D, DF.cvel), cdof, subtree_com, qfrc_fluid)
+              f2(D, DF.cvel), cdof, subtree_com, qfrc_fluid, f2(D, DF.pa_work))
     for i in range(nv):
         qfrc_passive[i] = qfrc_spring[i] + qfrc_damper[i] + qfrc_fluid[i]
     if has_gc:

@@ -17,6 +17,8 @@ import numpy as np
 from numba import njit
 
 from ._access import f1
+from .math import vcopy
+from ._access import KERNEL as _J
 from ._layout import DF
 from .forward import _prepare, _raise_status, step
 from .state import mj_setState, mj_stateSize
@@ -24,20 +26,20 @@ from .state import mj_setState, mj_stateSize
 _FULLPHYSICS = 24607
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _roll_one(M, D, ctrl, nstep, qpos_out, qvel_out, act_out, time_out, sens_out):
     """Step one trajectory without the GIL; records qpos/qvel/act/time/sensordata per step."""
     c = f1(D, DF.ctrl)
     for t in range(nstep):
         if ctrl.shape[0] > 0:
-            c[:] = ctrl[t]
+            vcopy(c, ctrl[t])
         if step(M, D, 1) < 1:
             return t
-        qpos_out[t, :] = f1(D, DF.qpos)
-        qvel_out[t, :] = f1(D, DF.qvel)
-        act_out[t, :] = f1(D, DF.act)
+        vcopy(qpos_out[t], f1(D, DF.qpos))
+        vcopy(qvel_out[t], f1(D, DF.qvel))
+        vcopy(act_out[t], f1(D, DF.act))
         time_out[t] = f1(D, DF.time)[0]
-        sens_out[t, :] = f1(D, DF.sensordata)
+        vcopy(sens_out[t], f1(D, DF.sensordata))
     return nstep
 
 

@@ -23,6 +23,7 @@ from numba import njit
 
 from . import math as mm
 from ._access import f1, f2, fs, i1, i2, is_
+from ._access import KERNEL as _J
 from ._layout import DF, MF
 from .smooth import rne_post_constraint, subtree_vel  # the smooth stages own these
 from .constraint import contact_force
@@ -56,7 +57,7 @@ _UNSUPPORTED = {CAMPROJECTION: "camprojection", CONTACT: "contact", TACTILE: "ta
 _CNSTR_LIMIT_JOINT, _CNSTR_LIMIT_TENDON = 3, 4
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _limit_row(M, D, t, objid):
     """The constraint row of the joint or tendon limit a limit sensor reads, or -1 (MuJoCo
     reports 0 when the limit is not active)."""
@@ -71,7 +72,7 @@ def _limit_row(M, D, t, objid):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _touch(M, D, site, res):
     """Touch: the normal forces of this site's body's contacts whose normal ray, pointed into
     the body, meets the site's volume (a contact inside the volume always counts). ``res``: 6
@@ -110,7 +111,7 @@ def _touch(M, D, site, res):
 # frames of sensed objects
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _obj_frame(M, D, objtype, objid):
     """(body id, position, 3x3 rotation as 9-vector) of a sensed object's frame."""
     if objtype == OBJ_BODY:
@@ -124,7 +125,7 @@ def _obj_frame(M, D, objtype, objid):
     return i1(M, MF.cam_bodyid)[objid], f2(D, DF.cam_xpos)[objid], f2(D, DF.cam_xmat)[objid]
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _obj_quat(M, D, objtype, objid):
     """Orientation quaternion of a sensed object's frame."""
     if objtype == OBJ_BODY:
@@ -141,7 +142,7 @@ def _obj_quat(M, D, objtype, objid):
                        mm.get4(f2(M, MF.cam_quat)[objid]))
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _world_vel(M, D, objtype, objid, out):
     """World-frame 6-D velocity [angular, linear] of an object's frame origin."""
     b, pos, mat = _obj_frame(M, D, objtype, objid)
@@ -153,7 +154,7 @@ def _world_vel(M, D, objtype, objid, out):
 # energy
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def energy_pos(M, D):
     """mj_energyPos: potential energy (gravity and springs) into energy[0]."""
     e = 0.0
@@ -203,7 +204,7 @@ def energy_pos(M, D):
     f1(D, DF.energy)[0] = e
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _spring_energy(k, p, x):
     """Energy k x^2/2 + p0 x^3/3 + p1 x^4/4 of a polynomial spring at deviation x (the integral
     of its force; for quaternion and free-translation parts x = |deviation| >= 0; for scalar
@@ -211,7 +212,7 @@ def _spring_energy(k, p, x):
     return 0.5 * k * x * x + p[0] * x * x * x / 3.0 + 0.25 * p[1] * x * x * x * x
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def energy_vel(M, D):
     """mj_energyVel: kinetic energy 0.5 qvel' M qvel into energy[1]."""
     dof_Madr = i1(M, MF.dof_Madr)
@@ -235,7 +236,7 @@ def energy_vel(M, D):
 # per-stage sensor kernels
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _apply_cutoff(M, D, s):
     cutoff = f1(M, MF.sensor_cutoff)[s]
     if cutoff <= 0.0:
@@ -251,7 +252,7 @@ def _apply_cutoff(M, D, s):
             data[k] = min(cutoff, data[k])
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _sensor_pos_one(M, D, s, out):
     t = i1(M, MF.sensor_type)[s]
     objtype = i1(M, MF.sensor_objtype)[s]
@@ -312,7 +313,7 @@ def _sensor_pos_one(M, D, s, out):
         out[0] = fs(D, DF.time)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _sensor_vel_one(M, D, s, out, tmp, tmp2):
     t = i1(M, MF.sensor_type)[s]
     objtype = i1(M, MF.sensor_objtype)[s]
@@ -369,7 +370,7 @@ def _sensor_vel_one(M, D, s, out, tmp, tmp2):
         out[0] = f1(D, DF.energy)[1]
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _sensor_acc_one(M, D, s, out, tmp):
     t = i1(M, MF.sensor_type)[s]
     objtype = i1(M, MF.sensor_objtype)[s]
@@ -419,7 +420,7 @@ def _sensor_acc_one(M, D, s, out, tmp):
 # stages
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _run(M, D, stage):
     if is_(M, MF.opt_disableflags) & _DSBL_SENSOR:
         return
@@ -457,19 +458,19 @@ def _run(M, D, stage):
         _apply_cutoff(M, D, s)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def sensor_pos(M, D):
     """mj_sensorPos: sensors whose needstage is position."""
     _run(M, D, STAGE_POS)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def sensor_vel(M, D):
     """mj_sensorVel: sensors whose needstage is velocity."""
     _run(M, D, STAGE_VEL)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def sensor_acc(M, D):
     """mj_sensorAcc: sensors whose needstage is acceleration."""
     _run(M, D, STAGE_ACC)

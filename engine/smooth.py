@@ -26,7 +26,7 @@ from ._access import f1, f2, i1, i2, is_, u1
 from ._layout import DF, MF
 from .constraint import contact_force, contact_jac, eq_anchors
 
-_J = dict(cache=True, nogil=True, _nrt=False)  # no allocation here: skip reference counting
+from ._access import KERNEL as _J
 
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 SAME_NONE, SAME_BODY, SAME_INERTIA, SAME_BODYROT, SAME_INERTIAROT = 0, 1, 2, 3, 4

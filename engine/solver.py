@@ -43,9 +43,10 @@ from numba import njit
 
 from ._access import f1, f2, fs, i1, is_
 from ._layout import DF, MF
+from .math import vcopy
 from .support import full_m, mul_m, solve_m
 
-_J = dict(cache=True, nogil=True)
+from ._access import KERNEL as _J
 
 # mjtConstraint
 EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON = 0, 1, 2, 3, 4
@@ -451,7 +452,7 @@ def _jar(efc_J, efc_aref, nefc, qacc, jar):
         jar[i] -= efc_aref[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _warmstart_primal(M, D, flg_hess):
     """qacc = the better (lower total cost) of qacc_warmstart and qacc_smooth, or qacc_smooth
     when the warmstart flag is disabled."""
@@ -462,7 +463,7 @@ def _warmstart_primal(M, D, flg_hess):
     efc_J = f2(D, DF.efc_J)
     aref = f1(D, DF.efc_aref)
     nefc = i1(D, DF.nefc)[0]
-    qacc[:] = qacc_smooth
+    vcopy(qacc, qacc_smooth)
     if is_(M, MF.opt_disableflags) & _DSBL_WARMSTART:
         return
     ws = f1(D, DF.qacc_warmstart)
@@ -473,10 +474,10 @@ def _warmstart_primal(M, D, flg_hess):
     _jar(efc_J, aref, nefc, qacc_smooth, jar)
     csm = constraint_update(M, D, jar, False)
     if cws < csm:
-        qacc[:] = ws
+        vcopy(qacc, ws)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def solve_primal(M, D, newton, maxiter):
     """CG (newton=False) or Newton from the current d.qacc; returns the iteration count."""
     nv = f1(D, DF.qacc).shape[0]
@@ -523,7 +524,7 @@ def solve_primal(M, D, newton, maxiter):
     if newton:
         _hessian(dof_Madr, dof_parentid, qM, efc_J, efc_D, efc_type, efc_id, efc_state,
                  contact_dim, contact_H, nefc, Hm)
-        Mgrad[:] = grad
+        vcopy(Mgrad, grad)
         _chol_solve(Hm, nv, Mgrad)
     else:
         solve_m(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, grad, Mgrad)
@@ -573,10 +574,10 @@ def solve_primal(M, D, newton, maxiter):
                 _hessian(dof_Madr, dof_parentid, qM, efc_J, efc_D, efc_type, efc_id, efc_state,
                          contact_dim, contact_H, nefc, Hm)
                 nupdate = nchange
-            Mgrad[:] = grad
+            vcopy(Mgrad, grad)
             _chol_solve(Hm, nv, Mgrad)
         else:
-            Mgold[:] = Mgrad
+            vcopy(Mgold, Mgrad)
             solve_m(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, grad, Mgrad)
         improvement = scale * (oldcost - cost)
         gradient = scale * np.sqrt(_dot(grad, grad, nv))
@@ -813,7 +814,7 @@ def _apply(MinvJ, i, df, qacc):
             qacc[k] += row[k] * df
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def solve_pgs(M, D, maxiter):
     """PGS from d.efc_force; maintains d.qacc = qacc_smooth + M^-1 J' f. Returns niter."""
     nv = f1(D, DF.qacc).shape[0]
@@ -951,7 +952,7 @@ def _dual_states(ne, nf, nefc, efc_type, efc_fl, force, state):
             state[i] = QUADRATIC if force[i] > 0.0 else SATISFIED
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def solve_noslip(M, D, maxiter, it0):
     """Noslip: PGS over friction loss rows and contact friction directions with R removed,
     normal forces held (pyramidal: each pair of opposing edges keeps its sum). Stats go to
@@ -1071,7 +1072,7 @@ def solve_noslip(M, D, maxiter, it0):
 # =================================================================================================
 # the solver stage
 # =================================================================================================
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def _finish_qacc(M, D):
     """qfrc_constraint = J' efc_force and qacc = qacc_smooth + M^-1 qfrc_constraint."""
     nefc = i1(D, DF.nefc)[0]
@@ -1086,7 +1087,7 @@ def _finish_qacc(M, D):
         qacc[k] = qs[k] + tmp[k]
 
 
-@njit(cache=True, nogil=True)
+@njit(**_J)
 def solve(M, D):
     """The solver part of mj_fwdConstraint: qacc, efc_force, efc_state, qfrc_constraint,
     solver_niter, solver_stat from the constraint rows in D (see the module docstring).
@@ -1096,7 +1097,7 @@ def solve(M, D):
     niter = i1(D, DF.solver_niter)
     niter[0] = 0
     if nefc == 0:
-        qacc[:] = f1(D, DF.qacc_smooth)
+        vcopy(qacc, f1(D, DF.qacc_smooth))
         f1(D, DF.qfrc_constraint)[:] = 0.0
         return
     solver = is_(M, MF.opt_solver)

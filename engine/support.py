@@ -15,7 +15,7 @@ from numba import njit
 from . import math as mm
 from .enums import mjtObj
 
-_J = dict(cache=True, nogil=True, _nrt=False)  # no allocation here: skip reference counting
+from ._access import KERNEL as _J
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 _OBJ_BODY, _OBJ_XBODY, _OBJ_GEOM = int(mjtObj.mjOBJ_BODY), int(mjtObj.mjOBJ_XBODY), int(mjtObj.mjOBJ_GEOM)
 _OBJ_SITE, _OBJ_CAMERA = int(mjtObj.mjOBJ_SITE), int(mjtObj.mjOBJ_CAMERA)

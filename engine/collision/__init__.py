@@ -42,7 +42,7 @@ from .._layout import DF, MF
 from . import broadphase as bp
 from . import narrowphase as npx
 
-_J = dict(cache=True, nogil=True, _nrt=False)
+from .._access import KERNEL as _J
 
 DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_FILTERPARENT = 1, 1 << 4, 1 << 10
 DSBL_MULTICCD = 1 << 19

@@ -22,7 +22,7 @@ import math
 
 from numba import njit
 
-_J = dict(cache=True, nogil=True)
+from .._access import KERNEL as _J
 
 _EDGE_BIAS = 0.95
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from numba import njit
 
-_J = dict(cache=True, nogil=True, _nrt=False)
+from .._access import KERNEL as _J
 PLANE = 0
 
 

@@ -40,7 +40,7 @@ import math
 import numpy as np
 from numba import njit
 
-_J = dict(cache=True, nogil=True)
+from .._access import KERNEL as _J
 
 # geom types (mjtGeom)
 _SPHERE = 2

@@ -21,7 +21,7 @@ from numba import njit
 
 from . import primitive as pr
 
-_J = dict(cache=True, nogil=True, _nrt=False)
+from .._access import KERNEL as _J
 
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH, SDF = range(9)
 NEED_CONVEX, NEED_HFIELD, NEED_SDF = -1, -2, -3

@@ -16,7 +16,7 @@ import math
 
 from numba import njit
 
-_J = dict(cache=True, nogil=True, _nrt=False)
+from .._access import KERNEL as _J
 mjMINVAL = 1e-15
 
 
