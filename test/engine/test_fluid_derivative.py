@@ -167,6 +167,8 @@ def test_qderiv_and_step_match_mujoco(kind, rel, integ):
 TRAJ = [
     ("own", "fluid_implicit.xml", 1000), ("own", "fluid.xml", 1000),
     ("file", GYM + "swimmer.xml", 1000), ("file", DM + "swimmer.xml", 1000),
+    ("file", DM + "fish.xml", 1000), ("shared", "mujoco/model/balloons/balloons.xml", 1000),
+    ("shared", "mujoco/test/engine/testdata/derivative/tumbling_thin_object.xml", 1000),
     ("shared", "mujoco/test/engine/testdata/derivative/tumbling_thin_object_ellipsoid.xml",
      1000),
 ]
