@@ -4,8 +4,8 @@ Seed 001 "Simulation loop" (mj_step = checkPos, checkVel, forward, checkAcc, int
 mj_step1/mj_step2), "Forward dynamics" (mj_forwardSkip and its stages), "State and control" and
 "Errors and warnings" (bad qpos/qvel/qacc: warning, auto-reset). Integrators (seed 000 <option
 integrator>): semi-implicit Euler with implicit joint damping (unless eulerdamp is disabled),
-RK4, implicit and implicitfast (velocity derivatives of the damping, actuator and, for implicit,
-bias forces).
+RK4, implicit and implicitfast (velocity derivatives of the damping, actuator and fluid forces
+and, for implicit, of the bias forces; `engine.derivative` builds the fluid part).
 
 Constraints (seed 001 "Constraint model", "Solver"): the position stage detects contacts
 (`engine.collision`) and builds the constraint rows (`engine.constraint.make_constraint`), the
@@ -32,6 +32,7 @@ from . import collision as _collision, constraint as _constraint
 from .actuation import actuator_disabled, fwd_actuation, muscle_gain_vel, next_activation
 from .collision import collision
 from .constraint import make_constraint, reference_constraint
+from .derivative import fluid_vel_derivative, single_free_tree
 from .errors import ArenaFullError
 from .passive import apply_ft, passive
 from .sensor import energy_pos, energy_vel, sensor_acc, sensor_pos, sensor_vel
@@ -44,6 +45,7 @@ from .support import integrate_pos, solve_m
 _MINVAL = 1e-15
 _MAXVAL = 1e10
 _INT_EULER, _INT_RK4, _INT_IMPLICIT, _INT_IMPLICITFAST = 0, 1, 2, 3
+_DSBL_SPRING = 1 << 5
 _DSBL_DAMPER = 1 << 6
 _DSBL_GRAVITY = 1 << 7
 _DSBL_CLAMPCTRL = 1 << 8
@@ -62,7 +64,6 @@ _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = 0, 1, 3
 STATUS_OK = 0
 STATUS_CONTACTFULL = _collision.STATUS_CONTACTFULL
 STATUS_CNSTRFULL = _constraint.STATUS_CNSTRFULL
-STATUS_IMPLICIT_FLUID = 11   # an implicit integrator with fluid forces (derivatives not built)
 
 
 # =============================================================================================
@@ -539,12 +540,13 @@ def _bias_velocity_part(M, D, v, out):
 def smooth_vel_derivative(M, D, flg_bias, Q):
     """qDeriv = d(qfrc_smooth)/d(qvel) (dense nv x nv into Q): damper derivatives (dofs,
     tendons, actuators, with their polynomial terms), affine actuator gain/bias velocity terms,
-    and with ``flg_bias`` minus the derivative of the Coriolis/centrifugal forces (exact central
+    fluid forces (`engine.derivative.fluid_vel_derivative`; implicitfast takes the symmetric
+    part of each body's/geom's local derivative, as measured on MuJoCo 4.0.0), and with
+    ``flg_bias`` minus the derivative of the Coriolis/centrifugal forces (exact central
     difference: those forces are quadratic in qvel)."""
     nv = Q.shape[0]
     Q[:, :] = 0.0
     disable = is_(M, MF.opt_disableflags)
-    qvel = f1(D, DF.qvel)
     ten_J = f2(D, DF.ten_J)
     moment = f2(D, DF.actuator_moment)
     # actuators with velocity-dependent gain or bias: d(force)/d(actuator_velocity) times
@@ -635,22 +637,47 @@ def smooth_vel_derivative(M, D, flg_bias, Q):
                     dt_ += gear[a, 0] * gear[a, 0] * _ddamp(adamp[a], apoly[a], tvel[t])
             if dt_ != 0.0:
                 _add_outer(Q, ten_J[t], -dt_)
+    # fluid forces: like the forces themselves (mj_passive), present unless both springs and
+    # dampers are disabled (measured on MuJoCo 4.0.0: disabling dampers alone keeps them)
+    if (disable & (_DSBL_SPRING | _DSBL_DAMPER)) != (_DSBL_SPRING | _DSBL_DAMPER):
+        fluid_vel_derivative(M, D, Q, is_(M, MF.opt_integrator) == _INT_IMPLICITFAST)
     if flg_bias and nv > 0:
-        vp = f2(D, DF.scratch_v)[11]
-        fp = f2(D, DF.scratch_v)[12]
-        fm = f2(D, DF.scratch_v)[13]
-        scale = 0.0
+        bias_vel_derivative(M, D, Q, False)
+
+
+@njit(**_J)
+def bias_vel_derivative(M, D, Q, free_trees_only):
+    """Q -= d(qfrc_bias)/d(qvel): the Coriolis/centrifugal part, by exact central differences
+    (those forces are quadratic in qvel). With ``free_trees_only``, only the columns (and rows)
+    of the kinematic trees that move by a single free joint."""
+    nv = Q.shape[0]
+    qvel = f1(D, DF.qvel)
+    dof_treeid = i1(M, MF.dof_treeid)
+    tree_dofadr = i1(M, MF.tree_dofadr)
+    tree_dofnum = i1(M, MF.tree_dofnum)
+    dof_jntid = i1(M, MF.dof_jntid)
+    jnt_type = i1(M, MF.jnt_type)
+    vp = f2(D, DF.scratch_v)[11]
+    fp = f2(D, DF.scratch_v)[12]
+    fm = f2(D, DF.scratch_v)[13]
+    scale = 0.0
+    for i in range(nv):
+        scale = max(scale, abs(qvel[i]))
+    scale = max(scale, 1.0)
+    for k in range(nv):
+        t = dof_treeid[k]
+        if free_trees_only and not single_free_tree(tree_dofadr, tree_dofnum, dof_jntid,
+                                                    jnt_type, t):
+            continue
+        vcopy(vp, qvel)
+        vp[k] += scale
+        _bias_velocity_part(M, D, vp, fp)
+        vp[k] -= 2.0 * scale
+        _bias_velocity_part(M, D, vp, fm)
         for i in range(nv):
-            scale = max(scale, abs(qvel[i]))
-        scale = max(scale, 1.0)
-        for k in range(nv):
-            vcopy(vp, qvel)
-            vp[k] += scale
-            _bias_velocity_part(M, D, vp, fp)
-            vp[k] -= 2.0 * scale
-            _bias_velocity_part(M, D, vp, fm)
-            for i in range(nv):
-                Q[i, k] -= (fp[i] - fm[i]) / (2.0 * scale)
+            if free_trees_only and dof_treeid[i] != t:
+                continue
+            Q[i, k] -= (fp[i] - fm[i]) / (2.0 * scale)
 
 
 @njit(**_J)
@@ -755,7 +782,10 @@ def _lu_solve_dense(A, ipiv, x):
 @njit(**_J)
 def implicit(M, D):
     """mj_implicit: qacc = (M - h*qDeriv)^-1 (qfrc_smooth + qfrc_constraint), then advance.
-    implicitfast leaves out the bias-force derivative (its matrix is symmetric)."""
+    implicitfast leaves out the bias-force derivative (its matrix is symmetric) -- except, as
+    measured on MuJoCo 4.0.0, on kinematic trees moved by a single free joint (floating bodies):
+    there its step equals implicit's (the gyroscopic derivative and the unsymmetrised fluid
+    derivative are used), while qDeriv still holds implicitfast's derivative."""
     nv = f1(D, DF.qvel).shape[0]
     flg_bias = is_(M, MF.opt_integrator) == _INT_IMPLICIT
     Q = f2(D, DF.scratch_vv)
@@ -772,6 +802,8 @@ def implicit(M, D):
     for i in range(nv):
         for k in range(rowadr[i], rowadr[i] + rownnz[i]):
             Q[i, colind[k]] = qd[k]
+    if not flg_bias and nv > 0:
+        bias_vel_derivative(M, D, Q, True)
     h = fs(M, MF.opt_timestep)
     # A = M - h*qDeriv (dense)
     dof_Madr = i1(M, MF.dof_Madr)
@@ -821,11 +853,6 @@ def step(M, D, nstep):
     than nstep when a constraint MuJoCo would solve appears: see fw_status)."""
     status = i1(D, DF.fw_status)
     status[0] = 0
-    integ = is_(M, MF.opt_integrator)
-    if (integ == _INT_IMPLICIT or integ == _INT_IMPLICITFAST) and (
-            fs(M, MF.opt_density) > 0.0 or fs(M, MF.opt_viscosity) > 0.0):
-        status[0] = STATUS_IMPLICIT_FLUID
-        return 0
     for s in range(nstep):
         check_pos(M, D)
         check_vel(M, D)
@@ -857,9 +884,15 @@ def step2_forward(M, D):
 
 @njit(**_J)
 def step2_integrate(M, D):
-    """The rest of mj_step2: checkAcc, then Euler (mj_step2 ignores opt.integrator)."""
+    """The rest of mj_step2: checkAcc, then the implicit integrator when opt.integrator is
+    implicit or implicitfast, else Euler (RK4 needs the whole step: mj_step2 falls back to
+    Euler, as MuJoCo does)."""
     check_acc(M, D)
-    euler(M, D)
+    integ = is_(M, MF.opt_integrator)
+    if integ == _INT_IMPLICIT or integ == _INT_IMPLICITFAST:
+        implicit(M, D)
+    else:
+        euler(M, D)
 
 
 @njit(**_J)
@@ -889,26 +922,11 @@ def check_model(m):
     m.__dict__["_fwd_checked"] = True
 
 
-_IMPLICIT_FLUID = ("implicit/implicitfast integrators with fluid forces (fluid force "
-                   "derivatives) are not supported yet")
-
-
-def check_integrator(m):
-    """NotImplementedError for integrator features not built yet (mj_step's compiled loop makes
-    the same check and reports it through fw_status)."""
-    if m.opt_integrator[0] in (_INT_IMPLICIT, _INT_IMPLICITFAST) and (
-            m.opt_density[0] > 0 or m.opt_viscosity[0] > 0):
-        raise NotImplementedError(_IMPLICIT_FLUID)
-
-
 def _raise_status(m, d):
     """Raise what a compiled stage reported in fw_status (and clear it)."""
     code = int(d.fw_status[0])
     if code == STATUS_OK:
         return
-    if code == STATUS_IMPLICIT_FLUID:
-        d.fw_status[0] = 0
-        raise NotImplementedError(_IMPLICIT_FLUID)
     if code in (STATUS_CONTACTFULL, STATUS_CNSTRFULL):
         need = int(d.fw_status[1])
         d.fw_status[0] = 0
@@ -928,10 +946,9 @@ def _raise_status(m, d):
         raise RuntimeError(f"internal: unknown fw_status code {c}")
 
 
-def _prepare(m, d, stepping=False):
+def _prepare(m, d):
+    """Model checks before a stage or a step."""
     check_model(m)
-    if stepping:
-        check_integrator(m)
 
 
 def mj_fwdPosition(m, d):
@@ -1006,7 +1023,7 @@ def mj_Euler(m, d):
 
 def mj_implicit(m, d):
     """Implicit(-fast) step from the current forward results."""
-    _prepare(m, d, stepping=True)
+    _prepare(m, d)
     implicit(m._A, d._A)
 
 
@@ -1035,12 +1052,12 @@ def mj_step(m, d, nstep=1):
     """Advance the simulation ``nstep`` times (checks, forward dynamics, integrator)."""
     nstep = int(nstep)
     if callbacks.get_mjcb_control() is None:
-        check_model(m)  # the compiled loop checks the integrator options itself
+        check_model(m)
         done = step(m._A, d._A, nstep)
         if done < nstep:
             _raise_status(m, d)
         return
-    _prepare(m, d, stepping=True)
+    _prepare(m, d)
     M, D = m._A, d._A
     integ = int(m.opt.integrator)
     for _ in range(nstep):
@@ -1068,7 +1085,8 @@ def mj_step1(m, d):
 
 
 def mj_step2(m, d):
-    """Second half of a step: actuation, acceleration, constraints, sensors, Euler."""
+    """Second half of a step: actuation, acceleration, constraints, sensors, then Euler or the
+    implicit integrator (see step2_integrate)."""
     _prepare(m, d)
     d.fw_status[0] = 0
     step2_forward(m._A, d._A)

@@ -531,6 +531,10 @@ def passive(M, D):
     nv = qfrc_passive.shape[0]
     if nv == 0:
         return
+    # measured on MuJoCo 4.0.0: with both springs and dampers disabled there are no passive
+    # forces at all (no gravity compensation, no fluid forces either)
+    if (disable & (_DSBL_SPRING | _DSBL_DAMPER)) == (_DSBL_SPRING | _DSBL_DAMPER):
+        return
     ten_J = f2(D, DF.ten_J)
     if not disable & _DSBL_SPRING:
         joint_springs(i1(M, MF.jnt_type), i1(M, MF.jnt_qposadr), i1(M, MF.jnt_dofadr),

@@ -65,7 +65,7 @@ def rollout(model, data, initial_state, control=None, nstep=None,
     if nstep is None:
         raise ValueError("give nstep or control")
     for d in datas:
-        _prepare(model, d, stepping=True)
+        _prepare(model, d)
     m = model
     out = np.zeros((nroll, nstep, 1 + m.nq + m.nv + m.na))
     sens = np.zeros((nroll, nstep, m.nsensordata))

@@ -38,8 +38,6 @@ MINVAL = 1e-15  # mjMINVAL
 _GAIN_MUSCLE, _GAIN_USER, _BIAS_MUSCLE, _BIAS_USER = 2, 6, 2, 5
 # mjtTrn
 _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = 0, 1, 3
-# mjtIntegrator
-_INT_IMPLICIT, _INT_IMPLICITFAST = 2, 3
 
 DEFAULTS = {"mode": "muscle", "useexisting": True, "uselimit": False, "accel": 20.0,
             "maxforce": 0.0, "timeconst": 1.0, "timestep": 0.01, "inttotal": 10.0,
@@ -111,8 +109,7 @@ def _simulate_all(m, actuators, opt, file):
     if getattr(m, "nflex", 0):
         raise NotImplementedError("actuator lengthrange computation (<compiler><lengthrange>) "
                                   "in a model with flex objects: flexes are not simulated yet")
-    saved = {k: getattr(m, k).copy() for k in ("opt_disableflags", "opt_timestep",
-                                               "opt_density", "opt_viscosity")}
+    saved = {k: getattr(m, k).copy() for k in ("opt_disableflags", "opt_timestep")}
     # MuJoCo's set; sensors are skipped as well (they never feed back into the dynamics), so
     # that models with sensors or actuator types the engine cannot evaluate yet still compile
     m.opt_disableflags[0] = int(B.mjDSBL_FRICTIONLOSS | B.mjDSBL_CONTACT | B.mjDSBL_SPRING
@@ -120,10 +117,6 @@ def _simulate_all(m, actuators, opt, file):
                                 | B.mjDSBL_SENSOR)
     if opt["timestep"] > 0:
         m.opt_timestep[0] = opt["timestep"]
-    # spring and damper disabled together skip every passive force in MuJoCo 4.0.0, fluid
-    # forces included (measured); a medium without density and viscosity does the same here
-    m.opt_density[0] = 0.0
-    m.opt_viscosity[0] = 0.0
     try:
         d = MjData(m)
         for i in actuators:
@@ -157,7 +150,7 @@ def _length_range(m, d, i, opt, file):
 def _run(m, d, i, side, opt):
     """One damped run from qpos0 pushing actuator i's length down (side 0) or up (side 1).
     Returns (stable, min length, max length) over the recorded interval."""
-    from ..forward import _raise_status, check_acc, euler, implicit, step1, step2_forward
+    from ..forward import _raise_status, step1, step2_forward, step2_integrate
     from ..io import mj_resetData
     from ..support import solve_m
 
@@ -165,7 +158,6 @@ def _run(m, d, i, side, opt):
     mj_resetData(m, d)
     h = float(m.opt_timestep[0])
     decay = math.exp(-h / max(0.01, opt["timeconst"]))
-    use_implicit = int(m.opt_integrator[0]) in (_INT_IMPLICIT, _INT_IMPLICITFAST)
     accel = (2 * side - 1) * opt["accel"]
     maxforce, inttotal = opt["maxforce"], opt["inttotal"]
     tstart = inttotal - opt["interval"]
@@ -193,11 +185,7 @@ def _run(m, d, i, side, opt):
         step2_forward(M, D)
         if d.fw_status[0]:
             _raise_status(m, d)
-        check_acc(M, D)
-        if use_implicit:
-            implicit(M, D)
-        else:
-            euler(M, D)
+        step2_integrate(M, D)
         t = time_view[0]
         if t == 0:
             return False, 0.0, 0.0
