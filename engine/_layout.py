@@ -529,6 +529,7 @@ col_tpos f 50 3
 col_tframe f 50 9
 ccd_work f 3588 9
 ccd_iwork i 6144 4
+hf_work f 4 18
 sol_vec f 8 nv
 sol_efc f 4 njcap
 sol_state i njcap 1

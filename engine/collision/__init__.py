@@ -29,7 +29,10 @@ Contact geoms: geom1 has the lower geom type (ties: the lower geom id for automa
 fw_status codes set here (the Python wrapper `mj_collision` raises for 8 and 9):
   6: contact capacity (nconcap) exceeded, fw_status[1] = contacts needed (CONTACTFULL warning);
   8: a geom pair needs a collision routine not built yet, fw_status[1:3] = the two geom types;
-  9: <hfield> or sdf geoms collide, fw_status[1] = geom id.
+  9: sdf geoms collide (not built), fw_status[1] = the sdf geom's id.
+
+Height fields: pairs of an <hfield> geom with a convex geom go to engine/collision/hfield.py
+(triangular prisms under the geom, one convex contact per prism, at most 50 per pair).
 """
 from __future__ import annotations
 
@@ -40,6 +43,7 @@ from numba import njit
 from .._access import f1, f2, i1, i2, is_, fs
 from .._layout import DF, MF
 from . import broadphase as bp
+from . import hfield as hf
 from . import narrowphase as npx
 
 from .._access import KERNEL as _J
@@ -65,12 +69,23 @@ def _narrow(M, D, g1, g2, thr, b1, b2, kind, ka, kb, pairid, ncon, need):
     tpos = f2(D, DF.col_tpos)
     tframe = f2(D, DF.col_tframe)
     multiccd = 0 if is_(M, MF.opt_disableflags) & DSBL_MULTICCD else 1
-    n = npx.collide(i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum), f2(M, MF.mesh_vert),
-                    i1(M, MF.mesh_graphadr), i1(M, MF.mesh_graph),
-                    gtype[g1], gdata[g1], size[g1], xpos[g1], xmat[g1],
-                    gtype[g2], gdata[g2], size[g2], xpos[g2], xmat[g2],
-                    thr, fs(M, MF.opt_ccd_tolerance), is_(M, MF.opt_ccd_iterations), multiccd,
-                    tdist, tpos, tframe, f2(D, DF.ccd_work), i2(D, DF.ccd_iwork))
+    if gtype[g1] == npx.HFIELD and gtype[g2] != npx.SDF:
+        n = hf.hfield_collide(f2(M, MF.hfield_size), i1(M, MF.hfield_nrow), i1(M, MF.hfield_ncol),
+                              i1(M, MF.hfield_adr), f1(M, MF.hfield_data),
+                              i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum), f2(M, MF.mesh_vert),
+                              i1(M, MF.mesh_graphadr), i1(M, MF.mesh_graph),
+                              gdata[g1], xpos[g1], xmat[g1], f1(M, MF.geom_rbound)[g2],
+                              gtype[g2], gdata[g2], size[g2], xpos[g2], xmat[g2],
+                              thr, fs(M, MF.opt_ccd_tolerance), is_(M, MF.opt_ccd_iterations),
+                              tdist.shape[0], tdist, tpos, tframe, f2(D, DF.hf_work),
+                              f2(D, DF.ccd_work), i2(D, DF.ccd_iwork))
+    else:
+        n = npx.collide(i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum), f2(M, MF.mesh_vert),
+                        i1(M, MF.mesh_graphadr), i1(M, MF.mesh_graph),
+                        gtype[g1], gdata[g1], size[g1], xpos[g1], xmat[g1],
+                        gtype[g2], gdata[g2], size[g2], xpos[g2], xmat[g2],
+                        thr, fs(M, MF.opt_ccd_tolerance), is_(M, MF.opt_ccd_iterations),
+                        multiccd, tdist, tpos, tframe, f2(D, DF.ccd_work), i2(D, DF.ccd_iwork))
     if n < 0:
         return ncon, need, n
     # the pair routines give the normal; only plane-capsule also gives MuJoCo's first tangent
@@ -301,7 +316,7 @@ def _status(D, code, g1, g2, t1, t2):
         st[2] = t2
     else:
         st[0] = STATUS_HFIELD
-        st[1] = g1 if (t1 == npx.HFIELD or t1 == npx.SDF) else g2
+        st[1] = g2 if t2 == npx.SDF else g1
 
 
 @njit(**_J)
@@ -519,7 +534,7 @@ def _write_contacts(M, D, perm, ncon, override):
 def mj_collision(m, d):
     """mj_collision(m, d): contacts of the current geom poses into d.contact (see the module
     docstring). Raises NotImplementedError for geom pairs whose collision routine is not built
-    (hfield/sdf geoms; pairs needing the general convex routine before it lands)."""
+    (sdf geoms; pairs needing the general convex routine before it lands)."""
     d.fw_status[0] = 0
     collision(m._A, d._A)
     raise_status(m, d)
@@ -539,9 +554,8 @@ def raise_status(m, d):
     if code == STATUS_HFIELD:
         g = int(d.fw_status[1])
         d.fw_status[0] = 0
-        gt = int(m.geom_type[g])
-        what = "<hfield> (geom type='hfield')" if gt == 1 else "sdf geoms (geom type='sdf')"
-        raise NotImplementedError(f"collisions of {what} are not supported yet (geom {g})")
+        raise NotImplementedError(f"collisions of sdf geoms (<geom type=\"sdf\">) are not "
+                                  f"supported yet (geom {g})")
 
 
 __all__ = ["collision", "mj_collision", "raise_status"]

@@ -42,7 +42,10 @@ from numba import njit
 
 from .._access import KERNEL as _J
 
-# geom types (mjtGeom)
+# geom types (mjtGeom); _PRISM (the hfield type) is one triangular prism of a height field
+# (engine/collision/hfield.py): its ``size`` argument holds the 6 vertices (x, y, z each) in the
+# geom frame, bottom triangle 0..2 then top triangle 3..5 (same x, y as the bottom ones)
+_PRISM = 1
 _SPHERE = 2
 _CAPSULE = 3
 _ELLIPSOID = 4
@@ -158,6 +161,19 @@ def _support(gtype, size, pos, mat, vadr, vnum, mesh_vert, gadr, mesh_graph, dx,
         px = v[0]
         py = v[1]
         pz = v[2]
+    elif gtype == _PRISM:
+        # a top vertex beats the bottom one below it exactly when dir points up
+        k0 = 9 if lz >= 0 else 0
+        best = size[k0] * lx + size[k0 + 1] * ly + size[k0 + 2] * lz
+        kb = k0
+        for k in range(k0 + 3, k0 + 9, 3):
+            s = size[k] * lx + size[k + 1] * ly + size[k + 2] * lz
+            if s > best:
+                best = s
+                kb = k
+        px = size[kb]
+        py = size[kb + 1]
+        pz = size[kb + 2]
     return (pos[0] + mat[0] * px + mat[1] * py + mat[2] * pz,
             pos[1] + mat[3] * px + mat[4] * py + mat[5] * pz,
             pos[2] + mat[6] * px + mat[7] * py + mat[8] * pz, hint)

@@ -10,8 +10,10 @@ MuJoCo's capsule-box is analytic with up to 2 contacts; here it is the convex ro
 contact.
 
 Return value: the number of contacts written (>= 0), or a negative code when the pair needs a
-routine this build lacks: NEED_CONVEX (convex.py / box.py not present yet), NEED_HFIELD (<hfield>
-geoms), NEED_SDF (sdf geoms).
+routine this build lacks: NEED_CONVEX (convex.py / box.py not present yet), NEED_SDF (sdf geoms).
+Height-field pairs need the hfield's data and the other geom's rbound: the caller (mj_collision,
+engine/collision/__init__.py) sends them to engine/collision/hfield.py; ``collide`` answers
+NEED_HFIELD for them.
 """
 from __future__ import annotations
 

@@ -216,15 +216,14 @@ def test_contact_capacity_warning():
     assert d.warning_number[1] == 1
 
 
-def test_hfield_not_implemented():
+def test_hfield_collides():
+    """<hfield> pairs go to engine/collision/hfield.py (tested in test_hfield.py)."""
     mm = mujoco.MjModel.from_xml_string("""<mujoco><asset><hfield name="h" nrow="3" ncol="3"
       size="1 1 .1 .1"/></asset><worldbody><geom type="hfield" hfield="h"/>
       <body pos="0 0 .05"><freejoint/><geom type="sphere" size=".1"/></body></worldbody></mujoco>""")
-    m = model_from_mujoco(mm)
-    d = MjData(m)
-    engine.mj_kinematics(m, d)
-    with pytest.raises(NotImplementedError, match="hfield"):
-        mj_collision(m, d)
+    md, d = _both(mm, mm.qpos0)
+    assert d.ncon == md.ncon > 0
+    compare_contacts(mm, md, d, "hfield")
 
 
 # -------------------------------------------------------------------------------------------------
