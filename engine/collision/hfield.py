@@ -39,7 +39,7 @@ from numba import njit
 
 from . import convex as cvx
 
-_J = dict(cache=True, nogil=True, _nrt=False)
+from .._access import KERNEL as _J
 
 HF_ROWS, HF_COLS = 4, 18
 _SPHERE, _CAPSULE = 2, 3
