@@ -175,9 +175,6 @@ def test_activation_model():
                                rtol=1e-6, atol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="engine.smooth wrap: a cylinder wrap with a sidesite is "
-                   "kept where MuJoCo 4.0.0 drops it (endpoints more than 90 deg apart seen from "
-                   "the axis), so the SE muscle converges here and MuJoCo's does not")
 def test_arm26_rejected_as_mujoco():
     path = MODELS / "mujoco/model/tendon_arm/arm26.xml"
     if not path.exists():
