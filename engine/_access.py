@@ -14,7 +14,9 @@ from numba.np.arrayobj import make_array, populate_array
 # counting: each array view a kernel takes or passes on otherwise costs an atomic incref/decref
 # call (measured: a third of a pendulum's step time), and kernels here never allocate, so nothing
 # needs counting. A kernel that allocated would fail to compile under this flag.
-KERNEL = dict(cache=True, nogil=True, _nrt=False)
+# error_model="numpy": a float division by zero gives inf/nan as in MuJoCo's C (numba's default
+# raises ZeroDivisionError, and checks every division for it).
+KERNEL = dict(cache=True, nogil=True, _nrt=False, error_model="numpy")
 
 
 @intrinsic

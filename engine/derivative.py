@@ -30,7 +30,7 @@ from numba import njit
 
 from ._access import KERNEL as _J, f1, f2, fs, i1
 from ._layout import DF, MF
-from .passive import geom_semiaxes, object_velocity_local
+from .passive import body_uses_ellipsoid, fluid_velocity_local, geom_semiaxes
 
 _JNT_FREE = 0
 _MINVAL = 1e-15
@@ -319,10 +319,7 @@ def fluid_deriv_kernel(
             continue
         ga = body_geomadr[b]
         gn = body_geomnum[b]
-        use_ellipsoid = False
-        for g in range(ga, ga + gn):
-            if geom_fluid[g, 0] > 0.0:
-                use_ellipsoid = True
+        use_ellipsoid = body_uses_ellipsoid(geom_fluid, ga, gn)
         com = subtree_com[body_rootid[b]]
         s = work[4]
         if use_ellipsoid:
@@ -334,9 +331,7 @@ def fluid_deriv_kernel(
                                       cdof, com, geom_xpos[g], mat, b, Jl)
                 if last < 0:
                     continue
-                object_velocity_local(cvel[b], com, geom_xpos[g], mat, lvel)
-                for i in range(3):
-                    lvel[3 + i] -= mat[i] * wind[0] + mat[3 + i] * wind[1] + mat[6 + i] * wind[2]
+                fluid_velocity_local(cvel[b], com, geom_xpos[g], mat, wind, lvel)
                 geom_semiaxes(geom_type[g], geom_size[g], s)
                 ellipsoid_fluid_deriv(lvel, density, viscosity, s, geom_fluid[g], B, work)
                 if symmetric and not single_free_tree(tree_dofadr, tree_dofnum, dof_jntid,
@@ -349,9 +344,7 @@ def fluid_deriv_kernel(
                                   cdof, com, xipos[b], mat, b, Jl)
             if last < 0:
                 continue
-            object_velocity_local(cvel[b], com, xipos[b], mat, lvel)
-            for i in range(3):
-                lvel[3 + i] -= mat[i] * wind[0] + mat[3 + i] * wind[1] + mat[6 + i] * wind[2]
+            fluid_velocity_local(cvel[b], com, xipos[b], mat, wind, lvel)
             inertia_box_fluid_deriv(body_mass[b], body_inertia[b], lvel, density, viscosity, B)
             add_jtbj(dof_parentid, last, Jl, B, Q)
 

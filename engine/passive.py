@@ -441,6 +441,25 @@ def _ellipsoid_force(lvel, density, viscosity, s, prm, lfrc):
 
 
 @njit(**_J)
+def body_uses_ellipsoid(geom_fluid, ga, gn):
+    """Whether a body's fluid forces follow the ellipsoid model: one of its geoms (ga..ga+gn)
+    has fluidshape="ellipsoid" (geom_fluid[g, 0] > 0); else the inertia-box model applies."""
+    for g in range(ga, ga + gn):
+        if geom_fluid[g, 0] > 0.0:
+            return True
+    return False
+
+
+@njit(**_J)
+def fluid_velocity_local(cvel, com, pos, mat, wind, lvel):
+    """lvel = the 6-D velocity (rotation, translation) of the frame (pos, mat) relative to the
+    medium, in the frame's axes: its object velocity minus the wind in the translation."""
+    object_velocity_local(cvel, com, pos, mat, lvel)
+    for i in range(3):
+        lvel[3 + i] -= mat[i] * wind[0] + mat[3 + i] * wind[1] + mat[6 + i] * wind[2]
+
+
+@njit(**_J)
 def fluid(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid, body_mass,
@@ -462,19 +481,14 @@ def fluid(
             continue
         ga = body_geomadr[b]
         gn = body_geomnum[b]
-        use_ellipsoid = False
-        for g in range(ga, ga + gn):
-            if geom_fluid[g, 0] > 0.0:
-                use_ellipsoid = True
+        use_ellipsoid = body_uses_ellipsoid(geom_fluid, ga, gn)
         com = subtree_com[body_rootid[b]]
         if use_ellipsoid:
             for g in range(ga, ga + gn):
                 if geom_fluid[g, 0] == 0.0:
                     continue
                 mat = geom_xmat[g]
-                object_velocity_local(cvel[b], com, geom_xpos[g], mat, lvel)
-                for i in range(3):
-                    lvel[3 + i] -= mat[i] * wind[0] + mat[3 + i] * wind[1] + mat[6 + i] * wind[2]
+                fluid_velocity_local(cvel[b], com, geom_xpos[g], mat, wind, lvel)
                 geom_semiaxes(geom_type[g], geom_size[g], s)
                 _ellipsoid_force(lvel, density, viscosity, s, geom_fluid[g], lfrc)
                 for i in range(3):
@@ -484,9 +498,7 @@ def fluid(
                          cdof, subtree_com, frc, trq, geom_xpos[g], b, qfrc_fluid)
         else:
             mat = ximat[b]
-            object_velocity_local(cvel[b], com, xipos[b], mat, lvel)
-            for i in range(3):
-                lvel[3 + i] -= mat[i] * wind[0] + mat[3 + i] * wind[1] + mat[6 + i] * wind[2]
+            fluid_velocity_local(cvel[b], com, xipos[b], mat, wind, lvel)
             _inertia_box_force(body_mass[b], body_inertia[b], lvel, density, viscosity, lfrc)
             for i in range(3):
                 trq[i] = mat[3 * i] * lfrc[0] + mat[3 * i + 1] * lfrc[1] + mat[3 * i + 2] * lfrc[2]

@@ -60,3 +60,20 @@ def compare(a, b, fields, rtol=1e-6, atol=1e-8, what=""):
         y = np.asarray(getattr(b, f), dtype=float)
         assert x.shape == y.shape, f"{what} shape mismatch: {f} {x.shape} vs {y.shape}"
         np.testing.assert_allclose(x, y, rtol=rtol, atol=atol, err_msg=f"{what} mismatch: {f}")
+
+
+def collide_both(mm, qpos):
+    """Contacts at qpos from mujoco (mj_forward) and from ours (kinematics + collision only),
+    ours on a copy of mujoco's compiled model: (mujoco data, our data)."""
+    import engine
+    from engine.collision import mj_collision
+    from engine.data import MjData
+    md = mujoco.MjData(mm)
+    md.qpos[:] = qpos
+    mujoco.mj_forward(mm, md)
+    m = model_from_mujoco(mm)
+    d = MjData(m)
+    d.qpos[:] = qpos
+    engine.mj_kinematics(m, d)
+    mj_collision(m, d)
+    return md, d

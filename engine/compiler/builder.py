@@ -51,6 +51,21 @@ def _same(a, b):
     return np.allclose(a, b, rtol=0, atol=EPS)
 
 
+_JNT_BALL, _JNT_SLIDE, _JNT_HINGE = 1, 2, 3
+
+
+def _decoupled_joint(jtype, pos, axis, after_rotation):
+    """Whether a joint keeps its body "simple" (a diagonal block of the inertia matrix): it
+    sits at the body frame's origin, a hinge or slide turns about / moves along a coordinate
+    axis of the body, and no rotational joint precedes it in the body (measured on mujoco
+    4.0.0: a slide after a hinge, or a slide along (1, 1, 0), makes the body not simple)."""
+    if after_rotation or np.any(np.asarray(pos) != 0):
+        return False
+    if jtype in (_JNT_SLIDE, _JNT_HINGE):
+        return int(np.sum(np.abs(axis) > 1e-14)) == 1
+    return True
+
+
 def sameframe(pos, quat, ipos, iquat):
     """mjtSameFrame of an element's local frame vs its body: BODY(1), BODYROT(3), INERTIA(2),
     INERTIAROT(4) or NONE(0), checked in that order."""
@@ -980,8 +995,11 @@ class Compiler:
             if bsame[i] != 1 or has_child[i] or weldid[par[i]] != 0:
                 continue
             jids = range(jntadr[i], jntadr[i] + jntnum[i]) if jntnum[i] else []
-            if any(np.any(self.v["jnt_pos"][j] != 0) for j in jids):
-                continue  # a joint off the center of mass couples the dofs
+            if not all(_decoupled_joint(jt[j], self.v["jnt_pos"][j], self.v["jnt_axis"][j],
+                                        any(jt[k] in (_JNT_BALL, _JNT_HINGE)
+                                            for k in range(jntadr[i], j)))
+                       for j in jids):
+                continue
             types = [jt[j] for j in jids]
             bsimple[i] = 2 if types and all(t == 2 for t in types) else 1
         simplenum = np.zeros(nv, int)

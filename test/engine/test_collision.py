@@ -10,11 +10,10 @@ import os
 import numpy as np
 import pytest
 
-from oracle import TEST_MODELS, model_from_mujoco, mujoco, shared_model
+from oracle import TEST_MODELS, collide_both, model_from_mujoco, mujoco, shared_model
 
 import engine
 from engine.collision import collision, mj_collision
-from engine.collision import narrowphase as npx
 from engine.data import MjData
 
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = range(8)
@@ -29,19 +28,6 @@ def _site(pkg):
     import importlib.util
     spec = importlib.util.find_spec(pkg)
     return None if spec is None else os.path.dirname(spec.origin)
-
-
-def _both(mm, qpos):
-    """Contacts of mujoco (mj_forward) and ours (kinematics + collision) at qpos."""
-    md = mujoco.MjData(mm)
-    md.qpos[:] = qpos
-    mujoco.mj_forward(mm, md)
-    m = model_from_mujoco(mm)
-    d = MjData(m)
-    d.qpos[:] = qpos
-    engine.mj_kinematics(m, d)
-    mj_collision(m, d)
-    return md, d
 
 
 def _rows_mj(mm, md):
@@ -176,7 +162,7 @@ def test_filters_params_and_order(flags):
     rng = np.random.default_rng(7)
     for it in range(40):
         q = mm.qpos0.copy() + rng.normal(size=mm.nq) * 0.03
-        md, d = _both(mm, q)
+        md, d = collide_both(mm, q)
         assert md.ncon == d.ncon > 0
         compare_contacts(mm, md, d, f"filter model flags {flags} state {it}", strict_only=True)
         # same order as mujoco (body pairs sorted, explicit pairs first)
@@ -192,14 +178,14 @@ def test_override_and_disable():
     mm.opt.o_solref = [0.05, 1.3]
     mm.opt.o_solimp = [0.8, 0.85, 0.01, 0.4, 3]
     mm.opt.o_friction = [0.4, 0.4, 0.01, 0.002, 0.002]
-    md, d = _both(mm, mm.qpos0)
+    md, d = collide_both(mm, mm.qpos0)
     # capsule-box goes through the convex routine until capsule_box lands: analytic pairs only
     assert compare_contacts(mm, md, d, "override", strict_only=True) > 10
     assert any(c.exclude for c in md.contact)
     for bit in (mujoco.mjtDisableBit.mjDSBL_CONTACT, mujoco.mjtDisableBit.mjDSBL_CONSTRAINT):
         mm = _filter_model()
         mm.opt.disableflags |= int(bit)
-        md, d = _both(mm, mm.qpos0)
+        md, d = collide_both(mm, mm.qpos0)
         assert md.ncon == 0 and d.ncon == 0
 
 
@@ -221,7 +207,7 @@ def test_hfield_collides():
     mm = mujoco.MjModel.from_xml_string("""<mujoco><asset><hfield name="h" nrow="3" ncol="3"
       size="1 1 .1 .1"/></asset><worldbody><geom type="hfield" hfield="h"/>
       <body pos="0 0 .05"><freejoint/><geom type="sphere" size=".1"/></body></worldbody></mujoco>""")
-    md, d = _both(mm, mm.qpos0)
+    md, d = collide_both(mm, mm.qpos0)
     assert d.ncon == md.ncon > 0
     compare_contacts(mm, md, d, "hfield")
 
@@ -281,7 +267,7 @@ def test_real_models(path):
     rng = np.random.default_rng(3)
     ncmp = nmj = 0
     for it, q in enumerate(_random_states(mm, rng, 12)):
-        md, d = _both(mm, q)
+        md, d = collide_both(mm, q)
         # analytic pairs strictly; pairs through the convex routine (another module) and the
         # analytic pairs not matched yet (LOOSE: plane-mesh, capsule-box) are not asserted here
         ncmp += compare_contacts(mm, md, d, f"{path} state {it}", strict_only=True)

@@ -9,11 +9,11 @@ R, D, KBIP, vel, aref, and the counts ne/nf/nl/nefc/nJ and the contacts' efc_add
 import numpy as np
 import pytest
 
-from oracle import MODELS as SHARED_MODELS, TEST_MODELS, model_from_mujoco, mujoco, shared_model
+from oracle import TEST_MODELS, model_from_mujoco, mujoco, shared_model
 
 import engine
 import engine.smooth
-from engine.constraint import (contact_force, impedance, make_constraint, mj_contactForce,
+from engine.constraint import (impedance, make_constraint, mj_contactForce,
                                mj_makeConstraint, mj_referenceConstraint, reference_constraint)
 from engine.data import MjData
 

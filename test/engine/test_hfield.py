@@ -19,11 +19,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from oracle import TEST_MODELS, model_from_mujoco, mujoco, shared_model
+from oracle import TEST_MODELS, collide_both, model_from_mujoco, mujoco, shared_model
 
 import engine
-from engine.collision import mj_collision
-from engine.data import MjData
 
 HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = 1, 2, 3, 4, 5, 6, 7
 GEOMS = {SPHERE: 'type="sphere" size="0.1"', CAPSULE: 'type="capsule" size="0.06 0.12"',
@@ -61,18 +59,6 @@ def _poses(rng, n):
         qq = rng.normal(size=4)
         q[3:] = qq / np.linalg.norm(qq)
         yield trial, q
-
-
-def both(mm, qpos):
-    md = mujoco.MjData(mm)
-    md.qpos[:] = qpos
-    mujoco.mj_forward(mm, md)
-    m = model_from_mujoco(mm)
-    d = MjData(m)
-    d.qpos[:] = qpos
-    engine.mj_kinematics(m, d)
-    mj_collision(m, d)
-    return md, d
 
 
 def contacts(c, n):
@@ -115,7 +101,7 @@ def test_hfield_pairs_random_poses(t):
         for euler in ("0 0 0", "10 -7 25"):
             mm = _pair_model(t, margin, euler)
             for trial, q in _poses(rng, 25):
-                md, d = both(mm, q)
+                md, d = collide_both(mm, q)
                 ncmp += compare(mm, md, d, TOL[t], f"{NAMES[t]} margin {margin} {euler} #{trial}",
                                 stats)
     assert ncmp > 100
@@ -148,7 +134,7 @@ def test_discrete_polytope_deviation(t):
         else:
             lv = mm.mesh_vert.astype(float)
         for trial, q in _poses(rng, 25):
-            md, d = both(mm, q)
+            md, d = collide_both(mm, q)
             assert md.ncon == d.ncon
             R1 = md.geom_xmat[0].reshape(3, 3)
             verts = (md.geom_xmat[1].reshape(3, 3) @ lv.T).T + md.geom_xpos[1]
@@ -186,7 +172,7 @@ def test_hfield_default_ccd_options(t):
     margin = 0.02 if t in (BOX, MESH) else 0.01
     mm = _pair_model(t, margin, "10 -7 25", opt="")
     for trial, q in _poses(rng, 30):
-        md, d = both(mm, q)
+        md, d = collide_both(mm, q)
         compare(mm, md, d, (1e-3, 5e-2, 1.0), f"{NAMES[t]} default #{trial}", stats)
     e = np.array(stats)
     ok = (e.max(1) < 1e-6).sum()
@@ -203,7 +189,7 @@ def test_contact_cap_and_order():
       <worldbody><geom type="hfield" hfield="h" margin="0.01"/>
       <body pos="0.01 0.02 0.28"><freejoint/><geom type="box" size="0.4 0.3 0.3"/></body>
       </worldbody></mujoco>""")
-    md, d = both(mm, mm.qpos0)
+    md, d = collide_both(mm, mm.qpos0)
     assert md.ncon == 50 and d.ncon == 50
     # face on face: the witness point on the flat overlap is not unique (each engine's EPA picks
     # one); dist and normal are, and the contacts come in the same prism order
@@ -253,7 +239,7 @@ def test_real_models(rel, margin):
         states.append(q)
     nmj = ncmp = npos = 0
     for it, q in enumerate(states):
-        md2, d = both(mm, q)
+        md2, d = collide_both(mm, q)
         nmj += md2.ncon
         want, got = contacts(md2.contact, md2.ncon), contacts(d.contact, d.ncon)
         assert set(want) == set(got), f"state {it}: pairs {set(want) ^ set(got)}"

@@ -18,7 +18,7 @@ ours reaches the optimum (it solves each contact's cone block exactly).
 import numpy as np
 import pytest
 
-from oracle import TEST_MODELS, model_from_mujoco, mujoco, shared_model
+from oracle import TEST_MODELS, model_from_mujoco, mujoco
 
 from engine import solver as S
 from engine.data import MjData
