@@ -4,8 +4,10 @@ One thread does everything: a loop steps the engine and, between steps, lets rcl
 EventsExecutor run the callbacks (commands, services), so callbacks never race the physics.
 Idle waits (pacing at speed > 0, pause, lockstep) happen inside `spin_once(timeout_sec=...)`, so a
 command or service call is handled as soon as it arrives. At speed 0 the loop polls the executor
-every `POLL_PERIOD` of wall time (one idle `spin_once` costs ~80 us, too much for every step), and
-also when it runs behind the schedule at speed > 0 (so callbacks are never starved). Between two
+every `POLL_PERIOD` of wall time while callbacks keep coming, and less often while none do: an
+idle `spin_once` costs 80 us or more (far more on a loaded machine), so an idle poll may take at
+most `POLL_SHARE` of the wall time (up to `POLL_PERIOD_MAX` between polls). It also polls when it
+runs behind the schedule at speed > 0 (so callbacks are never starved). Between two
 polls at speed 0 the steps run back to back (`_burst`); steps whose state max_publish_rate holds
 back go to the engine in one mj_step(nstep) call when no input changes between them.
 
@@ -26,6 +28,7 @@ from builtin_interfaces.msg import Time as TimeMsg
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.exceptions import ParameterUninitializedException
+from rclpy._rclpy_pybind11 import RCLError
 from rclpy.executors import ExternalShutdownException
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
@@ -47,7 +50,9 @@ from mj_ros import tf as tfio
 from mj_ros.clock import Pacer, RateMeter, SimClock, to_stamp
 from mj_ros.params import ARRAY_TYPES, PARAMETERS
 
-POLL_PERIOD = 0.001       # s of wall time between executor polls at speed 0
+POLL_PERIOD = 0.001       # s of wall time between executor polls at speed 0 (while busy)
+POLL_PERIOD_MAX = 0.02    # s: the longest gap between polls at speed 0
+POLL_SHARE = 0.05         # the share of wall time idle polls may take at speed 0
 WAIT_SLICE = 0.05         # s: longest single wait, so shutdown is seen promptly
 WARN_PERIOD = 2.0         # s between two warnings of one kind
 COMMAND_QOS = 10          # keep-last depth of command subscriptions: a flood is cut here
@@ -145,6 +150,7 @@ class SimNode(Node):
         self._div_detected = 0      # engine resets seen by the step loop since the last report
         self._engine_time = 0.0     # d.time after the last step (or reset)
         self._events = 0            # callbacks run (lets the poll loop drain queued work)
+        self._poll_period = POLL_PERIOD  # s of wall time to the next executor poll at speed 0
         self._steps = 0
         self._step_cost = 1e-4      # s of wall per engine step in a batch (running average)
         self._lockstep_credit = 0
@@ -644,12 +650,20 @@ class SimNode(Node):
 
     # -- the loop ---------------------------------------------------------------------------------
     def _drain(self, executor, budget: int = 64) -> None:
-        """Run queued callbacks without waiting (one spin_once per event)."""
+        """Run queued callbacks without waiting (one spin_once per event), and set the time to
+        the next poll: `POLL_PERIOD` after callbacks ran, else long enough that idle polls take
+        at most `POLL_SHARE` of the wall time."""
+        start, first = time.perf_counter(), self._events
         for _ in range(budget):
             before = self._events
             executor.spin_once(timeout_sec=0)
             if self._events == before:
                 break
+        if self._events != first:
+            self._poll_period = POLL_PERIOD
+        else:
+            cost = time.perf_counter() - start
+            self._poll_period = min(POLL_PERIOD_MAX, max(POLL_PERIOD, cost / POLL_SHARE))
 
     def _housekeeping(self, now: float) -> None:
         self.rate.add(self.simclock.last)
@@ -725,7 +739,7 @@ class SimNode(Node):
                 break
             polled = now >= next_poll
             if polled:
-                next_poll = now + POLL_PERIOD
+                next_poll = now + self._poll_period
                 self._housekeeping(now)
             if self.paused or (self.lockstep and self._lockstep_credit <= 0):
                 executor.spin_once(timeout_sec=WAIT_SLICE)
@@ -767,6 +781,11 @@ def main(args=None) -> int:
         node.run(executor)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except RCLError:
+        # SIGINT shuts the context down (rclpy's handler) between two checks of the loop: a
+        # publication then fails; that is the end of the run, not an error
+        if node is None or node.context.ok():
+            raise
     except (model_io.ModelLoadError, NotImplementedError) as e:
         sys.stderr.write(f"mj_ros sim: {e}\n")
         code = 1
