@@ -36,11 +36,11 @@ def _field_models():
 
 @pytest.mark.parametrize("name,rel", _field_models(), ids=[n for n, _ in _field_models()])
 def test_poly_fields(name, rel):
-    path = rel if os.path.isabs(rel) else shared_model(rel)
+    path = rel if os.path.isabs(rel) else str(shared_model(rel))
     ref = mujoco.MjModel.from_xml_path(path)
     mine = compile_file(path)
     for f in ("nmeshpoly", "nmeshpolyvert", "nmeshpolymap"):
-        assert getattr(mine, f) == getattr(mine, f)
+        assert (getattr(mine, f) > 0) == (getattr(ref, f) > 0)
     # meshes without colliding geoms have none, as in mujoco
     np.testing.assert_array_equal(mine.mesh_polynum == 0, ref.mesh_polynum == 0)
     (nmatch, nref, nmine, nmap, nvert), _ = compare_models(mine, ref)
@@ -141,7 +141,7 @@ def test_plane_mesh_own_meshes(which):
 
 @pytest.mark.parametrize("which", ["compiler", "mujoco"])
 def test_plane_mesh_real_meshes(which):
-    meshes = [(shared_model(p), s) for p, s in REAL]
+    meshes = [(str(shared_model(p)), s) for p, s in REAL]
     ok, tot = plane_mesh_match(meshes, nposes=40, which=which)
     # mujoco's own polygons: ~97% (the choice of 4 among > 4 polygon vertices is approximate);
     # ours: polygons differ on curved meshes (module docstring)
