@@ -170,6 +170,15 @@ mesh_quat f nmesh 4
 mesh_vert f nmeshvert 3
 mesh_face i nmeshface 3
 mesh_graph i nmeshgraph 1
+mesh_polynum i nmesh 1
+mesh_polyadr i nmesh 1
+mesh_polynormal f nmeshpoly 3
+mesh_polyvertadr i nmeshpoly 1
+mesh_polyvertnum i nmeshpoly 1
+mesh_polyvert i nmeshpolyvert 1
+mesh_polymapadr i nmeshvert 1
+mesh_polymapnum i nmeshvert 1
+mesh_polymap i nmeshpolymap 1
 hfield_size f nhfield 4
 hfield_nrow i nhfield 1
 hfield_ncol i nhfield 1

@@ -82,6 +82,10 @@ def _narrow(M, D, g1, g2, thr, b1, b2, kind, ka, kb, pairid, ncon, need):
     else:
         n = npx.collide(i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum), f2(M, MF.mesh_vert),
                         i1(M, MF.mesh_graphadr), i1(M, MF.mesh_graph),
+                        i1(M, MF.mesh_polyadr), i1(M, MF.mesh_polynum), f2(M, MF.mesh_polynormal),
+                        i1(M, MF.mesh_polyvertadr), i1(M, MF.mesh_polyvertnum),
+                        i1(M, MF.mesh_polyvert), i1(M, MF.mesh_polymapadr),
+                        i1(M, MF.mesh_polymapnum), i1(M, MF.mesh_polymap),
                         gtype[g1], gdata[g1], size[g1], xpos[g1], xmat[g1],
                         gtype[g2], gdata[g2], size[g2], xpos[g2], xmat[g2],
                         thr, fs(M, MF.opt_ccd_tolerance), is_(M, MF.opt_ccd_iterations),

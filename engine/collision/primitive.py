@@ -380,7 +380,9 @@ def plane_mesh_poly(pos1, mat1, pos2, mat2, vert, hullvert, polyadr, polynum, po
     vertex above the center never touches first, as for plane-box). Known gap: for polygons of
     more than 4 vertices mujoco's choice of the 4 differs in ~20% of poses (see the report).
 
-    vert: (nvert, 3) this mesh's vertices (mesh frame); hullvert: hull vertex ids (local);
+    vert: (nvert, 3) this mesh's vertices (mesh frame); hullvert: hull vertex ids (local), in
+    mesh_graph's order (ties go to the first); empty when the model has no hull graph: then the
+    vertices belonging to a polygon are scanned in index order;
     polyvert holds local vertex ids, polymap local polygon ids (offset by polyadr);
     polymapadr/polymapnum: this mesh's rows (indexed by local vertex id); sel: int scratch (>=4).
     """
@@ -393,8 +395,14 @@ def plane_mesh_poly(pos1, mat1, pos2, mat2, vert, hullvert, polyadr, polynum, po
     # deepest hull vertex: largest projection on -normal
     best = -1e300
     ib = -1
-    for j in range(hullvert.shape[0]):
-        i = hullvert[j]
+    nh = hullvert.shape[0]
+    for j in range(nh if nh > 0 else vert.shape[0]):
+        if nh > 0:
+            i = hullvert[j]
+        else:  # no hull graph (our compiler): the vertices of some polygon are the hull's
+            i = j
+            if polynum > 0 and polymapnum[i] == 0:
+                continue
         s = vert[i, 0] * l0 + vert[i, 1] * l1 + vert[i, 2] * l2
         if s > best:
             best = s

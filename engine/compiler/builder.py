@@ -106,6 +106,7 @@ class Compiler:
         self.compile_bodies()
         self.compile_joints()
         self.compile_geoms()
+        self._compile_mesh_polygons()
         self.compile_sites_cameras_lights()
         self.compile_inertia()
         self.compile_tree_indices()
@@ -290,6 +291,48 @@ class Compiler:
         v["mesh_pos"] = [md.pos for md in self.mesh_data]
         v["mesh_quat"] = [md.quat for md in self.mesh_data]
         self.sz.update(nmeshvert=int(sum(nv_)), nmeshface=int(sum(nf_)), nmeshgraph=0)
+
+    def _compile_mesh_polygons(self):
+        """mesh_poly*: the convex hull's polygons of every mesh (engine/compiler/mesh.py
+        hull_polygons), their vertex lists and the per-vertex polygon map. Vertex ids in
+        mesh_polyvert and polygon ids in mesh_polymap are local to their mesh, as in mjModel."""
+        from .mesh import polygon_map
+        v = self.v
+        # like mujoco, only meshes of a colliding geom (contype or conaffinity set) get them
+        gt = np.asarray(v.get("geom_type", []), int).reshape(-1)
+        gd = np.asarray(v.get("geom_dataid", []), int).reshape(-1)
+        gc = (np.asarray(v.get("geom_contype", []), int).reshape(-1)
+              | np.asarray(v.get("geom_conaffinity", []), int).reshape(-1))
+        used = set(int(d) for t, d, c in zip(gt, gd, gc) if t == 7 and c != 0)
+        pnum, padr, nrm, pvadr, pvnum, pvert = [], [], [], [], [], []
+        madr, mnum, pmap = [], [], []
+        npoly = nvert = nmap = 0
+        for mi, md in enumerate(self.mesh_data):
+            polys = (md.poly_vert or []) if mi in used else []
+            pnum.append(len(polys))
+            padr.append(npoly)
+            for k, p in enumerate(polys):
+                nrm.append(md.poly_normal[k])
+                pvadr.append(nvert)
+                pvnum.append(len(p))
+                pvert.extend(int(i) for i in p)
+                nvert += len(p)
+            npoly += len(polys)
+            a, n, f = polygon_map(len(md.vert), polys)
+            madr.extend((a + nmap).tolist())
+            mnum.extend(n.tolist())
+            pmap.extend(f.tolist())
+            nmap += len(f)
+        v["mesh_polynum"] = pnum
+        v["mesh_polyadr"] = padr
+        v["mesh_polynormal"] = np.asarray(nrm, float).reshape(-1, 3)
+        v["mesh_polyvertadr"] = pvadr
+        v["mesh_polyvertnum"] = pvnum
+        v["mesh_polyvert"] = pvert
+        v["mesh_polymapadr"] = madr
+        v["mesh_polymapnum"] = mnum
+        v["mesh_polymap"] = pmap
+        self.sz.update(nmeshpoly=npoly, nmeshpolyvert=nvert, nmeshpolymap=nmap)
 
     # ==== phase: height fields ======================================================================
     def compile_hfields(self):

@@ -783,6 +783,85 @@ def convex_hull(vert: np.ndarray, maxhullvert: int = -1, name: str = "mesh"):
     return np.unique(tri), tri
 
 
+def hull_polygons(vert: np.ndarray):
+    """Polygons of a mesh's convex hull: mjModel ``mesh_poly*`` (used by plane-mesh collisions).
+
+    ``vert`` are the compiled (double precision, mesh-frame) vertices. The hull facets are
+    qhull's, with facets whose normals are within qhull's angle pre-merge bound (``A0.999999``)
+    merged into one polygon, as MuJoCo 4 merges nearly coplanar hull triangles (its exact merge
+    rule is not documented: this bound reproduces most of its polygons, see the report).
+    Each polygon's vertices are ordered counter-clockwise around its outward normal; the normal
+    is the normalised sum of the polygon's fan cross products (its area vector).
+
+    Returns ``(normals (p,3) float64, polys list of int32 arrays of vertex ids)``.
+    """
+    from scipy.spatial import ConvexHull, QhullError
+
+    vert = np.asarray(vert, dtype=np.float64)
+    try:
+        hull = ConvexHull(vert, qhull_options="Qt A0.999999")
+    except QhullError:
+        return np.zeros((0, 3)), []
+    tri = hull.simplices.astype(np.int64)
+    eq = hull.equations
+    # outward orientation of every triangle (qhull's simplices are unoriented)
+    p = vert[tri]
+    nrm = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+    flip = np.einsum("ij,ij->i", nrm, eq[:, :3]) < 0
+    tri[flip] = tri[flip][:, ::-1]
+    # triangles of one (merged) qhull facet share its hyperplane
+    _, lab = np.unique(eq, axis=0, return_inverse=True)
+    lab = np.asarray(lab).ravel()
+    first = {}
+    for t, l in enumerate(lab):
+        first.setdefault(int(l), t)
+    normals, polys = [], []
+    for l, t0 in sorted(first.items(), key=lambda kv: kv[1]):
+        ts = np.flatnonzero(lab == l)
+        # boundary edges: directed edges whose reverse is not in the facet
+        edges = {}
+        for t in ts:
+            a, b, c = tri[t]
+            for u, w in ((a, b), (b, c), (c, a)):
+                edges[(int(u), int(w))] = True
+        nxt = {}
+        for (u, w) in edges:
+            if (w, u) not in edges:
+                nxt[u] = w
+        if not nxt:
+            continue
+        start = int(tri[t0][0]) if int(tri[t0][0]) in nxt else next(iter(nxt))
+        loop = [start]
+        while True:
+            w = nxt.get(loop[-1])
+            if w is None or w == start or len(loop) > len(nxt):
+                break
+            loop.append(w)
+        q = vert[loop]
+        s = np.zeros(3)
+        for i in range(1, len(loop) - 1):
+            s += np.cross(q[i] - q[0], q[i + 1] - q[0])
+        ns = np.linalg.norm(s)
+        if ns <= 0:
+            continue
+        normals.append(s / ns)
+        polys.append(np.asarray(loop, dtype=np.int32))
+    return np.asarray(normals, dtype=np.float64).reshape(-1, 3), polys
+
+
+def polygon_map(nvert: int, polys):
+    """Per vertex, the (ascending) ids of the polygons containing it: (mapadr, mapnum, map)."""
+    lists = [[] for _ in range(nvert)]
+    for k, p in enumerate(polys):
+        for i in p:
+            lists[int(i)].append(k)
+    num = np.array([len(x) for x in lists], dtype=np.int32)
+    adr = np.concatenate([[0], np.cumsum(num)[:-1]]).astype(np.int32) if nvert else \
+        np.zeros(0, np.int32)
+    flat = np.array([k for x in lists for k in x], dtype=np.int32)
+    return adr, num, flat
+
+
 # --------------------------------------------------------------------------
 # mass properties
 # --------------------------------------------------------------------------
@@ -901,6 +980,8 @@ class MeshData:
     surface_area: float         # total area of the faces
     hull_vert: Optional[np.ndarray] = None   # (k,) int32 indices of hull vertices
     hull_face: Optional[np.ndarray] = None   # (h,3) int32 outward hull triangles
+    poly_normal: Optional[np.ndarray] = None  # (p,3) hull polygon outward normals
+    poly_vert: Optional[list] = None          # p int32 arrays: each polygon's vertex ids
     normal: Optional[np.ndarray] = None      # file normals rotated into the mesh frame
     texcoord: Optional[np.ndarray] = None
     facenormal: Optional[np.ndarray] = None
@@ -1047,12 +1128,13 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
     aabb = np.concatenate([(lo + hi) / 2, (hi - lo) / 2])
     # geom_rbound of a mesh geom: the AABB corner farthest from the origin
     rbound = float(np.linalg.norm(np.abs(aabb[:3]) + aabb[3:]))
+    pnrm, pverts = (hull_polygons(vloc) if hull_vert is not None else (np.zeros((0, 3)), []))
     return MeshData(
         name=name, vert=vloc, face=f.astype(np.int32), pos=com, quat=quat, scale=scale,
         inertia_type=inertia, volume=float(measure), inertia=np.asarray(evals, dtype=float),
         surface_area=surface,
         hull_vert=None if hull_vert is None else hull_vert.astype(np.int32),
-        hull_face=hull_face, normal=nrm,
+        hull_face=hull_face, normal=nrm, poly_normal=pnrm, poly_vert=pverts,
         texcoord=None if texcoord is None else np.asarray(texcoord, dtype=np.float64),
         facenormal=None if facenormal is None else np.asarray(facenormal, dtype=np.int32),
         facetexcoord=None if facetexcoord is None else np.asarray(facetexcoord, dtype=np.int32),
