@@ -1159,12 +1159,12 @@ def _multiccd(mesh_vert, mesh_graph, t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, 
     for which in range(2):
         if which == 0:
             tf, sf, pf, mf, vaf, vnf, gaf, fof, nff = t2, s2, p2, m2, va2, vn2, ga2, fo2, nf2
-            te, se, pe, me, vae, vne, gae = t1, s1, p1, m1, va1, vn1, ga1
+            te, se, pe, me, vae, gae = t1, s1, p1, m1, va1, ga1
             ce, ae, be, mxf = c1, a1, b1, mx2
             dxf, dyf, dzf = -nx, -ny, -nz
         else:
             tf, sf, pf, mf, vaf, vnf, gaf, fof, nff = t1, s1, p1, m1, va1, vn1, ga1, fo1, nf1
-            te, se, pe, me, vae, vne, gae = t2, s2, p2, m2, va2, vn2, ga2
+            te, se, pe, me, vae, gae = t2, s2, p2, m2, va2, ga2
             ce, ae, be, mxf = c2, a2, b2, mx1
             dxf, dyf, dzf = nx, ny, nz
         if ce > 2:

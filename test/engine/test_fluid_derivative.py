@@ -13,11 +13,11 @@ Measured on MuJoCo 4.0.0 (and asserted here):
 import numpy as np
 import pytest
 
-from oracle import model_from_mujoco, mujoco, shared_model, TEST_MODELS
+from oracle import mujoco, shared_model, TEST_MODELS
+from test_forward import both
 from test_passive import load, randomise
 
 import engine
-from engine.data import MjData
 from engine.derivative import (ellipsoid_fluid_deriv, fluid_deriv_kernel,
                                inertia_box_fluid_deriv)
 from engine.passive import _ellipsoid_force, _inertia_box_force
@@ -36,16 +36,6 @@ def qderiv_err(a, b):
     """max |a - b| relative to max |b| (qDeriv entries are often far below 1)."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     return np.abs(a - b).max(initial=0) / max(1e-300, np.abs(b).max(initial=0))
-
-
-def both(mjm, seed=0, **kw):
-    m = model_from_mujoco(mjm)
-    d = MjData(m)
-    mjd = mujoco.MjData(mjm)
-    randomise(mjm, mjd, seed, **kw)
-    for f in ("qpos", "qvel", "act", "ctrl"):
-        getattr(d, f)[...] = getattr(mjd, f)
-    return m, d, mjd
 
 
 # ---------------------------------------------------------------------------------------------
