@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._access import f2, i1, i2
+from ._access import f1, f2, i1, i2
 from ._access import KERNEL as _J
 from ._layout import DF, MF
 
@@ -212,6 +212,178 @@ def ray_mesh(mesh_vertadr, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mes
 
 
 @njit(**_J)
+def _ray_basis(v):
+    """Two vectors spanning the plane normal to ``v`` (not normalised): v x e, v x (v x e) with e
+    the axis along v's smallest component, so that axis-aligned rays get exact axis vectors."""
+    a0, a1, a2 = abs(v[0]), abs(v[1]), abs(v[2])
+    if a0 <= a1 and a0 <= a2:
+        b = (0.0, v[2], -v[1])
+    elif a1 <= a2:
+        b = (-v[2], 0.0, v[0])
+    else:
+        b = (v[1], -v[0], 0.0)
+    c = (v[1] * b[2] - v[2] * b[1], v[2] * b[0] - v[0] * b[2], v[0] * b[1] - v[1] * b[0])
+    return b, c
+
+
+@njit(**_J)
+def _tri_hit(p, v, b, c, a0, a1, a2, b0, b1, b2, c0, c1, c2, best, n):
+    """``p + x v`` on triangle (a, b, c) seen from both sides; when the hit is nearer than ``best``
+    (< 0: none yet) returns it with the triangle's unit normal turned to +z, else (best, n).
+
+    The inside test is done in the plane normal to the ray (basis ``b``, ``c`` from _ray_basis):
+    the projected triangle must contain the ray's point, boundary included (so rays through a
+    shared edge or vertex, where projected coordinates are exactly 0, hit); a triangle seen
+    edge-on is missed."""
+    # projected vertices relative to the ray's point
+    qa0 = b[0] * (a0 - p[0]) + b[1] * (a1 - p[1]) + b[2] * (a2 - p[2])
+    qa1 = c[0] * (a0 - p[0]) + c[1] * (a1 - p[1]) + c[2] * (a2 - p[2])
+    qb0 = b[0] * (b0 - p[0]) + b[1] * (b1 - p[1]) + b[2] * (b2 - p[2])
+    qb1 = c[0] * (b0 - p[0]) + c[1] * (b1 - p[1]) + c[2] * (b2 - p[2])
+    qc0 = b[0] * (c0 - p[0]) + b[1] * (c1 - p[1]) + b[2] * (c2 - p[2])
+    qc1 = c[0] * (c0 - p[0]) + c[1] * (c1 - p[1]) + c[2] * (c2 - p[2])
+    if ((qa0 > 0.0 and qb0 > 0.0 and qc0 > 0.0) or (qa0 < 0.0 and qb0 < 0.0 and qc0 < 0.0)
+            or (qa1 > 0.0 and qb1 > 0.0 and qc1 > 0.0)
+            or (qa1 < 0.0 and qb1 < 0.0 and qc1 < 0.0)):
+        return best, n
+    # barycentric (s, t) of the origin: s (qa - qc) + t (qb - qc) = -qc
+    m00, m01 = qa0 - qc0, qb0 - qc0
+    m10, m11 = qa1 - qc1, qb1 - qc1
+    det = m00 * m11 - m01 * m10
+    if abs(det) < 1e-15:
+        return best, n
+    s = (m11 * -qc0 - m01 * -qc1) / det
+    t = (-m10 * -qc0 + m00 * -qc1) / det
+    if s < 0.0 or t < 0.0 or s + t > 1.0:
+        return best, n
+    # the plane of the triangle
+    e10, e11, e12 = a0 - c0, a1 - c1, a2 - c2
+    e20, e21, e22 = b0 - c0, b1 - c1, b2 - c2
+    m0, m1, m2 = e11 * e22 - e12 * e21, e12 * e20 - e10 * e22, e10 * e21 - e11 * e20
+    den = v[0] * m0 + v[1] * m1 + v[2] * m2
+    if abs(den) < 1e-15:
+        return best, n
+    x = -((p[0] - c0) * m0 + (p[1] - c1) * m1 + (p[2] - c2) * m2) / den
+    if x < 0.0 or (best >= 0.0 and x >= best):
+        return best, n
+    nn = math.sqrt(m0 * m0 + m1 * m1 + m2 * m2)
+    if m2 < 0.0:
+        nn = -nn
+    return x, (m0 / nn, m1 / nn, m2 / nn)
+
+
+@njit(**_J)
+def ray_hfield(hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, hid, lp, lv):
+    """mj_rayHfield in the hfield geom's frame: (x, normal) of the nearest hit, x = -1 when none.
+
+    The solid is the union of the base box [-size0, size0] x [-size1, size1] x [-size3, 0], the
+    surface triangles (two per grid cell, split along the (r, c)-(r+1, c+1) diagonal; see
+    engine/collision/hfield.py for the grid) and the four side walls between z = 0 and the border
+    profile of the surface. Triangles are seen from both sides; a ray from inside meets the
+    surface on its way out. Normals (unit, hfield frame): the box face's outward normal, the wall's
+    outward normal, the surface triangle's normal with positive z (measured against MuJoCo 4).
+    """
+    s0, s1, s2, s3 = hfield_size[hid, 0], hfield_size[hid, 1], hfield_size[hid, 2], hfield_size[hid, 3]
+    nr, nc, adr = hfield_nrow[hid], hfield_ncol[hid], hfield_adr[hid]
+    dx = 2.0 * s0 / (nc - 1)
+    dy = 2.0 * s1 / (nr - 1)
+    # the ray's parameter interval inside the field's bounding box (slabs), grown a little so
+    # that rays along the box faces keep their cells
+    lo = (-s0, -s1, -s3)
+    hi = (s0, s1, s2)
+    t0, t1 = 0.0, math.inf
+    for k in range(3):
+        pad = 1e-9 * (hi[k] - lo[k]) + 1e-12
+        if abs(lv[k]) < 1e-15:
+            if lp[k] < lo[k] - pad or lp[k] > hi[k] + pad:
+                return -1.0, (0.0, 0.0, 0.0)
+            continue
+        a = (lo[k] - pad - lp[k]) / lv[k]
+        b = (hi[k] + pad - lp[k]) / lv[k]
+        if a > b:
+            a, b = b, a
+        t0 = max(t0, a)
+        t1 = min(t1, b)
+    if t0 > t1:
+        return -1.0, (0.0, 0.0, 0.0)
+    n = (0.0, 0.0, 0.0)
+    # base box, centre z = -size3/2: from outside its entry face, from inside its exit face
+    best = -1.0
+    for k in range(3):
+        if abs(lv[k]) < 1e-15:
+            continue
+        for sg in (-1.0, 1.0):
+            if k == 2:
+                x = ((-0.5 * s3 + sg * 0.5 * s3) - lp[2]) / lv[2]
+            else:
+                x = (sg * hi[k] - lp[k]) / lv[k]
+            if x < 0.0 or (best >= 0.0 and x >= best):
+                continue
+            ok = True
+            for j in range(2):
+                if j != k and abs(lp[j] + x * lv[j]) > hi[j]:
+                    ok = False
+            if k != 2 and ok:
+                z = lp[2] + x * lv[2]
+                ok = -s3 <= z <= 0.0
+            if ok:
+                best = x
+                n = (sg if k == 0 else 0.0, sg if k == 1 else 0.0, sg if k == 2 else 0.0)
+    # side walls: planes x = +-size0 (profile along a column) and y = +-size1 (along a row)
+    for k in range(2):
+        if abs(lv[k]) < 1e-15:
+            continue
+        for sg in (-1.0, 1.0):
+            x = (sg * hi[k] - lp[k]) / lv[k]
+            if x < 0.0 or (best >= 0.0 and x >= best):
+                continue
+            z = lp[2] + x * lv[2]
+            if z < 0.0:
+                continue
+            j = 1 - k
+            w = lp[j] + x * lv[j]
+            if abs(w) > hi[j]:
+                continue
+            step = dy if k == 0 else dx
+            cnt = nr if k == 0 else nc
+            f = (w + hi[j]) / step
+            i = min(max(int(math.floor(f)), 0), cnt - 2)
+            f -= i
+            if k == 0:
+                c = 0 if sg < 0.0 else nc - 1
+                h0 = hfield_data[adr + i * nc + c]
+                h1 = hfield_data[adr + (i + 1) * nc + c]
+            else:
+                r = 0 if sg < 0.0 else nr - 1
+                h0 = hfield_data[adr + r * nc + i]
+                h1 = hfield_data[adr + r * nc + i + 1]
+            if z <= s2 * (h0 + f * (h1 - h0)):
+                best = x
+                n = (sg if k == 0 else 0.0, sg if k == 1 else 0.0, 0.0)
+    # surface triangles over the cells the segment [t0, t1] spans in x and y (one cell of slack)
+    xa, xb = lp[0] + t0 * lv[0], lp[0] + t1 * lv[0]
+    ya, yb = lp[1] + t0 * lv[1], lp[1] + t1 * lv[1]
+    cmin = min(max(int(math.floor((min(xa, xb) + s0) / dx)) - 1, 0), nc - 2)
+    cmax = min(max(int(math.floor((max(xa, xb) + s0) / dx)) + 1, 0), nc - 2)
+    rmin = min(max(int(math.floor((min(ya, yb) + s1) / dy)) - 1, 0), nr - 2)
+    rmax = min(max(int(math.floor((max(ya, yb) + s1) / dy)) + 1, 0), nr - 2)
+    bas0, bas1 = _ray_basis(lv)
+    for r in range(rmin, rmax + 1):
+        ya = -s1 + r * dy
+        yb = -s1 + (r + 1) * dy
+        for c in range(cmin, cmax + 1):
+            xa = -s0 + c * dx
+            xb = -s0 + (c + 1) * dx
+            z00 = s2 * hfield_data[adr + r * nc + c]
+            z01 = s2 * hfield_data[adr + r * nc + c + 1]
+            z10 = s2 * hfield_data[adr + (r + 1) * nc + c]
+            z11 = s2 * hfield_data[adr + (r + 1) * nc + c + 1]
+            best, n = _tri_hit(lp, lv, bas0, bas1, xa, ya, z00, xb, ya, z01, xb, yb, z11, best, n)
+            best, n = _tri_hit(lp, lv, bas0, bas1, xa, ya, z00, xb, yb, z11, xa, yb, z10, best, n)
+    return best, n
+
+
+@njit(**_J)
 def ray(M, D, pnt, vec, geomgroup, use_group, flg_static, bodyexclude):
     """mj_ray over every visible geom (alpha > 0), except those of ``bodyexclude``, static ones
     (on bodies welded to the world) unless ``flg_static``, and, when ``use_group``, those whose
@@ -235,7 +407,10 @@ def ray(M, D, pnt, vec, geomgroup, use_group, flg_static, bodyexclude):
         if use_group and (ggroup[g] < 0 or ggroup[g] >= _NGROUP or not geomgroup[ggroup[g]]):
             continue
         lp, lv = _local(xpos[g], xmat[g], pnt, vec)
-        if gtype[g] == _MESH:
+        if gtype[g] == _HFIELD:
+            x, _ = ray_hfield(f2(M, MF.hfield_size), i1(M, MF.hfield_nrow), i1(M, MF.hfield_ncol),
+                              i1(M, MF.hfield_adr), f1(M, MF.hfield_data), gdata[g], lp, lv)
+        elif gtype[g] == _MESH:
             x = ray_mesh(i1(M, MF.mesh_vertadr), i1(M, MF.mesh_faceadr), i1(M, MF.mesh_facenum),
                          f2(M, MF.mesh_vert), i2(M, MF.mesh_face), gdata[g], lp, lv)
         else:
@@ -246,18 +421,38 @@ def ray(M, D, pnt, vec, geomgroup, use_group, flg_static, bodyexclude):
 
 
 def check_ray_supported(m):
-    """NotImplementedError for geoms rays cannot meet yet (height fields)."""
-    if m.ngeom and np.any(m.geom_type == _HFIELD):
-        raise NotImplementedError("rays (rangefinder, mj_ray) against <hfield> geoms are not "
-                                  "supported yet")
+    """Every geom type can be met by rays (kept for callers; nothing is unsupported now)."""
+    return None
+
+
+def _normal_world(mat, n, out):
+    """out = mat n (geom frame to world) for a row-major 3x3 ``mat``."""
+    for i in range(3):
+        out[i] = mat[3 * i] * n[0] + mat[3 * i + 1] * n[1] + mat[3 * i + 2] * n[2]
+
+
+def mj_rayHfield(m, d, geomid, pnt, vec, normal=None):
+    """Intersect ``pnt + x vec`` (x >= 0) with the height-field geom ``geomid``: x of the nearest
+    hit or -1; ``normal`` (optional, 3) gets the surface's unit normal in the world frame (zeros
+    on a miss)."""
+    g = int(geomid)
+    pnt = np.ascontiguousarray(pnt, float).reshape(3)
+    vec = np.ascontiguousarray(vec, float).reshape(3)
+    lp, lv = _local(d.geom_xpos[g], d.geom_xmat[g], pnt, vec)
+    x, n = ray_hfield(m.hfield_size, m.hfield_nrow, m.hfield_ncol, m.hfield_adr, m.hfield_data,
+                      int(m.geom_dataid[g]), lp, lv)
+    if normal is not None:
+        if x >= 0.0:
+            _normal_world(d.geom_xmat[g], n, normal)
+        else:
+            normal[:] = 0.0
+    return x
 
 
 def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid=None, normal=None):
     """Intersect the ray ``pnt + x vec`` (x >= 0) with the visible geoms; returns x of the
-    nearest surface or -1, and writes the geom's id into ``geomid[0]`` (-1 when none)."""
-    if normal is not None:
-        raise NotImplementedError("mj_ray: the surface normal output is not supported yet")
-    check_ray_supported(m)
+    nearest surface or -1, and writes the geom's id into ``geomid[0]`` (-1 when none) and, when
+    given, the surface's unit world normal into ``normal`` (only height fields so far)."""
     pnt = np.ascontiguousarray(pnt, float).reshape(3)
     vec = np.ascontiguousarray(vec, float).reshape(3)
     use_group = geomgroup is not None
@@ -266,6 +461,14 @@ def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid=None, norm
     x, g = ray(m._A, d._A, pnt, vec, group, use_group, bool(flg_static), int(bodyexclude))
     if geomid is not None:
         geomid[0] = g
+    if normal is not None:
+        if g < 0:
+            normal[:] = 0.0
+        elif int(m.geom_type[g]) == _HFIELD:
+            mj_rayHfield(m, d, g, pnt, vec, normal)
+        else:
+            raise NotImplementedError("mj_ray: the surface normal of geoms other than <hfield> "
+                                      "is not supported yet")
     return x
 
 
