@@ -420,11 +420,6 @@ def ray(M, D, pnt, vec, geomgroup, use_group, flg_static, bodyexclude):
     return best, bestid
 
 
-def check_ray_supported(m):
-    """Every geom type can be met by rays (kept for callers; nothing is unsupported now)."""
-    return None
-
-
 def _normal_world(mat, n, out):
     """out = mat n (geom frame to world) for a row-major 3x3 ``mat``."""
     for i in range(3):

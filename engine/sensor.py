@@ -490,8 +490,6 @@ def check_sensors_supported(m):
             if int(m.sensor_objtype[s]) != OBJ_SITE or int(m.sensor_intprm[s][0]) != 1:
                 raise NotImplementedError(f"sensor {s}: <rangefinder> on a camera or with a data "
                                           "spec other than 'dist' is not supported yet")
-            from .ray import check_ray_supported
-            check_ray_supported(m)
 
 
 def mj_sensorPos(m, d):
