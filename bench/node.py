@@ -7,7 +7,8 @@
    and /joint_states in another process; with the default max_publish_rate (1000 per wall
    second), unlimited (/tf at its default 100 Hz), unlimited with /tf every step too, and the
    last with a subscriber on every topic (IMU, wrench, touch, /tf as well). RTF = sim seconds /
-   wall seconds, from received stamps.
+   wall seconds, from received stamps. Then every stream every step with no subscriber at all,
+   read from /diagnostics: what the node sustains without a receiver on the same cores.
 2. Command-to-state latency in lockstep (lockstep_steps 1): publish a JointState command, wait for
    the joint_states it produces; wall-clock round trip p50 / p90 / p99.
 The simulator runs as `python -m mj_ros.sim_node` in a subprocess; ROS_AUTOMATIC_DISCOVERY_RANGE is
@@ -29,6 +30,7 @@ os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 import rclpy  # noqa: E402
 from rclpy.experimental import EventsExecutor  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 DOMAIN = int(os.environ.get("MJ_ROS_BENCH_DOMAIN", "97"))
@@ -127,6 +129,37 @@ def bench_rtf(model: str, seconds: float, log, limit: float, tf_rate: float = 10
         stop_sim(proc)
 
 
+def bench_rtf_unobserved(model: str, seconds: float, log) -> dict:
+    """RTF with every stream published every step and nobody subscribed to them: what the node
+    itself sustains, without a receiving process on the same cores. Sim time and step count come
+    from /diagnostics (1 Hz), the only topic received."""
+    params = dict(speed=0.0, max_publish_rate=0.0, clock_rate=0.0, joint_states_rate=0.0,
+                  imu_rate=0.0, wrench_rate=0.0, sensor_rate=0.0, odometry_rate=0.0,
+                  tf_rate=100.0, diagnostics_rate=1.0)
+    if model:
+        params["model"] = model
+    proc = start_sim(params, log)
+    probe = Probe()
+    seen = []
+
+    def on_diag(msg):
+        for status in msg.status:
+            v = {kv.key: kv.value for kv in status.values}
+            if "sim_time" in v and "steps" in v:
+                seen.append((time.monotonic(), float(v["sim_time"]), int(v["steps"])))
+
+    probe.node.create_subscription(DiagnosticArray, "/diagnostics", on_diag, 10)
+    try:
+        probe.wait(lambda: len(seen) >= 2, 180, "/diagnostics")
+        first = seen[-1]
+        probe.wait(lambda: seen[-1][0] - first[0] >= seconds, seconds + 30, "/diagnostics")
+        (w0, t0, n0), (w1, t1, n1) = first, seen[-1]
+        return {"rtf": (t1 - t0) / (w1 - w0), "steps_per_s": (n1 - n0) / (w1 - w0)}
+    finally:
+        probe.close()
+        stop_sim(proc)
+
+
 def bench_latency(model: str, roundtrips: int, log) -> dict:
     params = dict(lockstep=True, lockstep_steps=1, clock_rate=0.0, joint_states_rate=0.0,
                   imu_rate=0.0, wrench_rate=0.0, sensor_rate=0.0)
@@ -175,6 +208,7 @@ def main() -> int:
                  bench_rtf(a.model, a.seconds, log, 0.0, tf_rate=0.0)),
                 ("every stream every step, /tf too, a subscriber on every topic",
                  bench_rtf(a.model, a.seconds, log, 0.0, tf_rate=0.0, subscribe_all=True))]
+        alone = bench_rtf_unobserved(a.model, a.seconds, log)
         lat = bench_latency(a.model, a.roundtrips, log)
     print(f"engine: {engine.__name__} from {os.path.dirname(engine.__file__ or '?')}")
     print(f"model: {a.model or 'default robot (urdf/mj_arm.urdf)'}, timestep 1 ms; log {log.name}")
@@ -187,6 +221,9 @@ def main() -> int:
               f"{r['js_received']:.3f} |")
         if r["others_per_s"]:
             print(f"| ... other messages received per second | {r['others_per_s']:.0f} |")
+    print(f"| RTF at speed 0, every stream every step, /tf at 100 Hz, no subscriber (the node "
+          f"alone, from /diagnostics) | {alone['rtf']:.2f}x |")
+    print(f"| ... steps per second | {alone['steps_per_s']:.0f} |")
     print(f"| lockstep command->state latency p50 | {lat['p50_ms']:.3f} ms |")
     print(f"| lockstep command->state latency p90 | {lat['p90_ms']:.3f} ms |")
     print(f"| lockstep command->state latency p99 | {lat['p99_ms']:.3f} ms |")
