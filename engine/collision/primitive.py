@@ -39,16 +39,26 @@ def _emit(dist, pos, frame, k, d, px, py, pz, nx, ny, nz):
 
 
 @njit(**_J)
-def _sphere_point(cx, cy, cz, r1, qx, qy, qz, r2, margin, dist, pos, frame, k):
+def _sphere_point(cx, cy, cz, r1, qx, qy, qz, r2, mat1, mat2, margin, dist, pos, frame, k):
     """Sphere (center c, radius r1) against sphere (center q, radius r2); normal c -> q.
-    Coincident centers: the normal is +x (any unit vector is valid)."""
+
+    Coincident centers (e.g. two capsule segments that cross): the normal is the cross product
+    of the two geoms' z axes (rows of ``mat1``, ``mat2``), or +x when those are parallel, as
+    MuJoCo's sphere-sphere chooses (checked against mujoco 4.0.0 on dm_control's manipulator)."""
     dx, dy, dz = qx - cx, qy - cy, qz - cz
     ln = math.sqrt(dx * dx + dy * dy + dz * dz)
     d = ln - r1 - r2
     if d > margin:
         return 0
     if ln < mjMINVAL:
-        nx, ny, nz = 1.0, 0.0, 0.0
+        a0, a1, a2 = _axis(mat1, 2)
+        b0, b1, b2 = _axis(mat2, 2)
+        nx, ny, nz = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+        ln = math.sqrt(nx * nx + ny * ny + nz * nz)
+        if ln < mjMINVAL:
+            nx, ny, nz = 1.0, 0.0, 0.0
+        else:
+            nx, ny, nz = nx / ln, ny / ln, nz / ln
     else:
         nx, ny, nz = dx / ln, dy / ln, dz / ln
     s = r1 + 0.5 * d
@@ -187,7 +197,7 @@ def plane_ellipsoid(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, fra
 def sphere_sphere(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
     """Sphere-sphere: one contact along the line of centers (max 1)."""
     return _sphere_point(pos1[0], pos1[1], pos1[2], size1[0], pos2[0], pos2[1], pos2[2],
-                         size2[0], margin, dist, pos, frame, 0)
+                         size2[0], mat1, mat2, margin, dist, pos, frame, 0)
 
 
 @njit(**_J)
@@ -198,7 +208,7 @@ def sphere_capsule(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, fram
     t = (pos1[0] - pos2[0]) * a0 + (pos1[1] - pos2[1]) * a1 + (pos1[2] - pos2[2]) * a2
     t = min(max(t, -h), h)
     return _sphere_point(pos1[0], pos1[1], pos1[2], size1[0], pos2[0] + a0 * t,
-                         pos2[1] + a1 * t, pos2[2] + a2 * t, size2[0], margin,
+                         pos2[1] + a1 * t, pos2[2] + a2 * t, size2[0], mat1, mat2, margin,
                          dist, pos, frame, 0)
 
 
@@ -221,7 +231,7 @@ def sphere_cylinder(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, fra
     if side and not cap:
         # sphere against the axis point at the same height, inflated by R
         return _sphere_point(pos1[0], pos1[1], pos1[2], r1, pos2[0] + a0 * z, pos2[1] + a1 * z,
-                             pos2[2] + a2 * z, R, margin, dist, pos, frame, 0)
+                             pos2[2] + a2 * z, R, mat1, mat2, margin, dist, pos, frame, 0)
     if side and cap:
         # rim edge: closest point of the rim circle
         s = R / rad
@@ -230,7 +240,7 @@ def sphere_cylinder(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, fra
         qx = pos2[0] + mat2[0] * lx + mat2[1] * ly + mat2[2] * zz
         qy = pos2[1] + mat2[3] * lx + mat2[4] * ly + mat2[5] * zz
         qz = pos2[2] + mat2[6] * lx + mat2[7] * ly + mat2[8] * zz
-        return _sphere_point(pos1[0], pos1[1], pos1[2], r1, qx, qy, qz, 0.0, margin,
+        return _sphere_point(pos1[0], pos1[1], pos1[2], r1, qx, qy, qz, 0.0, mat1, mat2, margin,
                              dist, pos, frame, 0)
     if cap:
         sg = 1.0 if z > 0 else -1.0
@@ -274,7 +284,7 @@ def sphere_box(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
         qx = pos2[0] + mat2[0] * cx + mat2[1] * cy + mat2[2] * cz
         qy = pos2[1] + mat2[3] * cx + mat2[4] * cy + mat2[5] * cz
         qz = pos2[2] + mat2[6] * cx + mat2[7] * cy + mat2[8] * cz
-        return _sphere_point(pos1[0], pos1[1], pos1[2], r1, qx, qy, qz, 0.0, margin,
+        return _sphere_point(pos1[0], pos1[1], pos1[2], r1, qx, qy, qz, 0.0, mat1, mat2, margin,
                              dist, pos, frame, 0)
     # inside: the face nearest to the center
     best = 1e300
@@ -337,8 +347,8 @@ def capsule_capsule(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, fra
             k = 0
             for s in (lo, hi):
                 cx, cy, cz = pos1[0] + a0 * s, pos1[1] + a1 * s, pos1[2] + a2 * s
-                k += _sphere_point(cx, cy, cz, r1, cx + o0, cy + o1, cz + o2, r2, margin,
-                                   dist, pos, frame, k)
+                k += _sphere_point(cx, cy, cz, r1, cx + o0, cy + o1, cz + o2, r2, mat1, mat2,
+                                   margin, dist, pos, frame, k)
             return k
         # disjoint projections: the nearest ends, reported twice as for an overlap of length 0
         s = h1 if min(sa, sb) > h1 else -h1
@@ -347,7 +357,7 @@ def capsule_capsule(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, fra
         k = 0
         for _ in range(2):
             k += _sphere_point(cx, cy, cz, r1, pos2[0] + b0 * t, pos2[1] + b1 * t,
-                               pos2[2] + b2 * t, r2, margin, dist, pos, frame, k)
+                               pos2[2] + b2 * t, r2, mat1, mat2, margin, dist, pos, frame, k)
         return k
     s = (ab * bw - aw) / det
     t = (bw - ab * aw) / det
@@ -357,8 +367,8 @@ def capsule_capsule(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, fra
         t = min(max(t, -h2), h2)
         s = min(max(ab * t - aw, -h1), h1)
     return _sphere_point(pos1[0] + a0 * s, pos1[1] + a1 * s, pos1[2] + a2 * s, r1,
-                         pos2[0] + b0 * t, pos2[1] + b1 * t, pos2[2] + b2 * t, r2, margin,
-                         dist, pos, frame, 0)
+                         pos2[0] + b0 * t, pos2[1] + b1 * t, pos2[2] + b2 * t, r2, mat1, mat2,
+                         margin, dist, pos, frame, 0)
 
 
 # ---------------------------------------------------------------------------------------------
