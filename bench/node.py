@@ -4,11 +4,12 @@
 
 1. Real-time factor at speed 0 on the default robot at 1 kHz with every stream published (clock,
    joint_states, IMU, wrench, touch sensors: rate 0 = every step), a subscriber receiving /clock
-   and /joint_states in another process; with the default max_publish_rate (1000 per wall
-   second), unlimited (/tf at its default 100 Hz), unlimited with /tf every step too, and the
-   last with a subscriber on every topic (IMU, wrench, touch, /tf as well). RTF = sim seconds /
-   wall seconds, from received stamps. Then every stream every step with no subscriber at all,
-   read from /diagnostics: what the node sustains without a receiver on the same cores.
+   and /joint_states in another process (raw bytes: the probe does not deserialize); with the
+   default max_publish_rate (1000 per wall second), unlimited (/tf at its default 100 Hz),
+   unlimited with /tf every step too, and the last with a subscriber on every topic (IMU,
+   wrench, touch, /tf as well). RTF = sim seconds / wall seconds, from received stamps. Then
+   every stream every step with no subscriber at all, read from /diagnostics: what the node
+   sustains without a receiver on the same cores.
 2. Command-to-state latency in lockstep (lockstep_steps 1): publish a JointState command, wait for
    the joint_states it produces; wall-clock round trip p50 / p90 / p99.
 The simulator runs as `python -m mj_ros.sim_node` in a subprocess; ROS_AUTOMATIC_DISCOVERY_RANGE is
@@ -20,6 +21,7 @@ import argparse
 import os
 import signal
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -60,6 +62,18 @@ def stamp(s) -> float:
     return s.sec + s.nanosec * 1e-9
 
 
+_STAMP = struct.Struct("<iI")
+
+
+def raw_stamp(b: bytes) -> float:
+    """The first stamp of a serialized message (CDR: 4-byte encapsulation header, then int32 sec,
+    uint32 nanosec: rosgraph_msgs/Clock's clock and every std_msgs/Header's stamp). The probe
+    subscribes raw so that receiving costs it no deserialization: the bench measures the
+    simulator, and a Python receiver on the same two cores otherwise takes CPU from it."""
+    sec, nsec = _STAMP.unpack_from(b, 4)
+    return sec + nsec * 1e-9
+
+
 class Probe:
     def __init__(self):
         self.ctx = rclpy.Context()
@@ -93,10 +107,10 @@ def bench_rtf(model: str, seconds: float, log, limit: float, tf_rate: float = 10
     probe = Probe()
     clocks, js = [], []
     probe.node.create_subscription(Clock, "/clock",
-                                   lambda m: clocks.append((time.monotonic(), stamp(m.clock))),
-                                   100)
+                                   lambda b: clocks.append((time.monotonic(), raw_stamp(b))),
+                                   100, raw=True)
     probe.node.create_subscription(JointState, "/joint_states",
-                                   lambda m: js.append(stamp(m.header.stamp)), 100)
+                                   lambda b: js.append(raw_stamp(b)), 100, raw=True)
     others = [0]
     try:
         probe.wait(lambda: len(clocks) > 100, 180, "/clock")
@@ -108,8 +122,8 @@ def bench_rtf(model: str, seconds: float, log, limit: float, tf_rate: float = 10
                 pkg, _, msg = types[0].partition("/msg/")
                 mod = __import__(pkg + ".msg", fromlist=[msg])
                 probe.node.create_subscription(getattr(mod, msg), name,
-                                               lambda m: others.__setitem__(0, others[0] + 1),
-                                               100)
+                                               lambda b: others.__setitem__(0, others[0] + 1),
+                                               100, raw=True)
             probe.ex.spin_once(timeout_sec=2.0)
         end = time.monotonic() + 2.0
         while time.monotonic() < end:

@@ -1,5 +1,5 @@
-"""Ray casting: mj_ray, mju_rayGeom, mj_rayMesh (seed 001 "Ray collisions"; the rangefinder and
-touch sensors use them).
+"""Ray casting: mj_ray, mju_rayGeom, mj_rayMesh, mj_rayHfield (seed 001 "Ray collisions"; the
+rangefinder and touch sensors use them).
 
 A ray is ``pnt + x * vec`` for ``x >= 0``; every function returns the ``x`` of the first surface
 the ray meets (in units of ``|vec|``, so with a unit ``vec`` it is a distance in metres), or -1
@@ -444,10 +444,88 @@ def mj_rayHfield(m, d, geomid, pnt, vec, normal=None):
     return x
 
 
+def _mesh_face_normal(m, meshid, lp, lv, x):
+    """Unit normal (mesh frame) of the triangle of mesh ``meshid`` that the local ray
+    ``lp + x lv`` meets at ``x``: the face's winding normal (faces wind counter-clockwise seen
+    from outside, so it points out of the mesh). Vectorised over the faces (not a kernel: only
+    mj_ray / mj_rayMesh with a normal come here)."""
+    vadr, fadr, fnum = int(m.mesh_vertadr[meshid]), int(m.mesh_faceadr[meshid]), \
+        int(m.mesh_facenum[meshid])
+    lp, lv = np.asarray(lp, float), np.asarray(lv, float)
+    face = m.mesh_face[fadr:fadr + fnum] + vadr
+    a, b, c = (m.mesh_vert[face[:, k]].astype(float) for k in range(3))
+    e1, e2 = b - a, c - a
+    q = np.cross(lv, e2)
+    det = np.einsum("ij,ij->i", e1, q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = 1.0 / det
+        t = lp - a
+        u = np.einsum("ij,ij->i", t, q) * inv
+        r = np.cross(t, e1)
+        w = (r @ lv) * inv
+        xs = np.einsum("ij,ij->i", e2, r) * inv
+    hit = (np.abs(det) >= 1e-15) & (u >= 0) & (u <= 1) & (w >= 0) & (u + w <= 1) & (xs >= 0)
+    k = int(np.argmin(np.where(hit, np.abs(xs - x), np.inf)))
+    n = np.cross(e1[k], e2[k])
+    return n / np.linalg.norm(n)
+
+
+def _geom_normal_local(m, g, lp, lv, x):
+    """Outward unit normal, in geom ``g``'s frame, of its surface at the hit ``lp + x lv`` (a ray
+    leaving a solid from inside gets the outward normal too, as MuJoCo's mj_ray)."""
+    t = int(m.geom_type[g])
+    size = m.geom_size[g]
+    p = np.asarray(lp, float) + x * np.asarray(lv, float)
+    if t == _PLANE:
+        return np.array([0.0, 0.0, 1.0])
+    if t == _SPHERE:
+        n = p.copy()
+    elif t == _CAPSULE:
+        n = p - [0.0, 0.0, min(max(p[2], -size[1]), size[1])]
+    elif t == _ELLIPSOID:
+        n = p / size ** 2
+    elif t == _CYLINDER:
+        # the cap or the side, whichever surface the point lies on (nearest to it)
+        rad = math.hypot(p[0], p[1])
+        if abs(abs(p[2]) - size[1]) < abs(rad - size[0]):
+            n = np.array([0.0, 0.0, math.copysign(1.0, p[2])])
+        else:
+            n = np.array([p[0], p[1], 0.0])
+    elif t == _BOX:
+        k = int(np.argmin(np.abs(np.abs(p) - size)))
+        n = np.zeros(3)
+        n[k] = math.copysign(1.0, p[k])
+    elif t == _MESH:
+        return _mesh_face_normal(m, int(m.geom_dataid[g]), lp, lv, x)
+    else:
+        raise NotImplementedError(f"ray normal of geom type {t}")
+    return n / np.linalg.norm(n)
+
+
+def mj_rayMesh(m, d, geomid, pnt, vec, normal=None):
+    """Intersect ``pnt + x vec`` (x >= 0) with the mesh geom ``geomid``: x of the nearest hit on
+    its triangles or -1; ``normal`` (optional, 3) gets the hit face's outward unit normal in the
+    world frame (zeros on a miss)."""
+    g = int(geomid)
+    pnt = np.ascontiguousarray(pnt, float).reshape(3)
+    vec = np.ascontiguousarray(vec, float).reshape(3)
+    lp, lv = _local(d.geom_xpos[g], d.geom_xmat[g], pnt, vec)
+    x = ray_mesh(m.mesh_vertadr, m.mesh_faceadr, m.mesh_facenum, m.mesh_vert, m.mesh_face,
+                 int(m.geom_dataid[g]), lp, lv)
+    if normal is not None:
+        if x >= 0.0:
+            _normal_world(d.geom_xmat[g], _mesh_face_normal(m, int(m.geom_dataid[g]), lp, lv, x),
+                          normal)
+        else:
+            normal[:] = 0.0
+    return x
+
+
 def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid=None, normal=None):
     """Intersect the ray ``pnt + x vec`` (x >= 0) with the visible geoms; returns x of the
     nearest surface or -1, and writes the geom's id into ``geomid[0]`` (-1 when none) and, when
-    given, the surface's unit world normal into ``normal`` (only height fields so far)."""
+    given, the hit surface's outward unit normal (world frame) into ``normal`` (zeros on a
+    miss)."""
     pnt = np.ascontiguousarray(pnt, float).reshape(3)
     vec = np.ascontiguousarray(vec, float).reshape(3)
     use_group = geomgroup is not None
@@ -462,8 +540,8 @@ def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid=None, norm
         elif int(m.geom_type[g]) == _HFIELD:
             mj_rayHfield(m, d, g, pnt, vec, normal)
         else:
-            raise NotImplementedError("mj_ray: the surface normal of geoms other than <hfield> "
-                                      "is not supported yet")
+            lp, lv = _local(d.geom_xpos[g], d.geom_xmat[g], pnt, vec)
+            _normal_world(d.geom_xmat[g], _geom_normal_local(m, g, lp, lv, x), normal)
     return x
 
 

@@ -64,10 +64,12 @@ def test_mj_ray_and_rangefinder_match_mujoco():
             vec = rng.normal(size=3)
             for group, static, excl in ((None, 1, -1), (np.array([1, 1, 0, 1, 1, 1], np.uint8), 0, 1)):
                 gw, gg = np.array([-1], np.int32), np.array([-1], np.int32)
-                want = mujoco.mj_ray(mjm, mjd, pnt, vec, group, static, excl, gw)
-                got = engine.mj_ray(m, d, pnt, vec, group, static, excl, gg)
+                nw, ng = np.full(3, 7.0), np.full(3, 7.0)
+                want = mujoco.mj_ray(mjm, mjd, pnt, vec, group, static, excl, gw, nw)
+                got = engine.mj_ray(m, d, pnt, vec, group, static, excl, gg, ng)
                 assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
                 assert gg[0] == gw[0]
+                np.testing.assert_allclose(ng, nw, atol=1e-9)
 
 
 def test_mj_ray_on_menagerie_meshes():
@@ -85,9 +87,48 @@ def test_mj_ray_on_menagerie_meshes():
         pnt = rng.normal(size=3) * 0.5 + [0, 0, 0.4]
         vec = -pnt + rng.normal(size=3) * 0.2
         gw, gg = np.array([-1], np.int32), np.array([-1], np.int32)
-        want = mujoco.mj_ray(mjm, mjd, pnt, vec, None, 1, -1, gw)
-        got = engine.mj_ray(m, d, pnt, vec, None, 1, -1, gg)
+        nw, ng = np.zeros(3), np.zeros(3)
+        want = mujoco.mj_ray(mjm, mjd, pnt, vec, None, 1, -1, gw, nw)
+        got = engine.mj_ray(m, d, pnt, vec, None, 1, -1, gg, ng)
         nhit += want >= 0
         # mujoco keeps mesh vertices in float32 (1e-7 relative)
         assert got == pytest.approx(want, rel=1e-6, abs=1e-9) and gg[0] == gw[0]
+        np.testing.assert_allclose(ng, nw, atol=1e-6)
+        if gw[0] >= 0 and mjm.geom_type[gw[0]] == mujoco.mjtGeom.mjGEOM_MESH:
+            nmw, nmg = np.zeros(3), np.zeros(3)
+            xw = mujoco.mj_rayMesh(mjm, mjd, gw[0], pnt, vec, nmw)
+            xg = engine.mj_rayMesh(m, d, gw[0], pnt, vec, nmg)
+            assert xg == pytest.approx(xw, rel=1e-6, abs=1e-9)
+            np.testing.assert_allclose(nmg, nmw, atol=1e-6)
     assert nhit > 10
+
+
+_TYPES = ("sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh")
+
+
+@pytest.mark.parametrize("gtype", _TYPES)
+def test_mj_ray_normal_from_outside_and_inside(gtype):
+    """mj_ray's normal is the hit surface's outward normal, also for rays leaving a solid."""
+    xml = f"""<mujoco><asset><mesh name="m" scale=".1 .12 .08"
+        vertex="-1 -1 -1 1 -1 -1 1 1 -1 -1 1 -1 -1 -1 1 1 -1 1 1 1 1 -1 1 1"/></asset>
+      <worldbody><body euler="20 30 40"><geom type="{gtype}" size=".1 .15 .08"
+        {'mesh="m"' if gtype == "mesh" else ""}/></body></worldbody></mujoco>"""
+    mjm, m = mujoco.MjModel.from_xml_string(xml), engine.MjModel.from_xml_string(xml)
+    mjd, d = mujoco.MjData(mjm), engine.MjData(m)
+    mujoco.mj_forward(mjm, mjd)
+    engine.mj_kinematics(m, d)
+    rng = np.random.default_rng(len(gtype))
+    nhit = 0
+    for it in range(400):
+        pnt = rng.normal(size=3) * (0.02 if it % 2 else 0.6)
+        vec = rng.normal(size=3) * 0.05 - pnt
+        nw, ng = np.zeros(3), np.zeros(3)
+        gw, gg = np.array([-1], np.int32), np.array([-1], np.int32)
+        want = mujoco.mj_ray(mjm, mjd, pnt, vec, None, 1, -1, gw, nw)
+        got = engine.mj_ray(m, d, pnt, vec, None, 1, -1, gg, ng)
+        # mesh vertices are float32 in mujoco: 1e-7 relative on the hit, more on the normal
+        tol = 1e-6 if gtype == "mesh" else 1e-9
+        assert got == pytest.approx(want, rel=tol, abs=1e-12) and gg[0] == gw[0]
+        np.testing.assert_allclose(ng, nw, atol=tol, err_msg=f"ray {it}")
+        nhit += want >= 0
+    assert nhit > 300
