@@ -53,14 +53,17 @@ def _rows_ours(d):
     return out
 
 
-def compare_contacts(mm, md, d, what, strict_only=False, stats=None):
-    """Assert equal contact sets; returns the number of contacts compared."""
+def compare_contacts(mm, md, d, what, strict_only=False, stats=None, only=None):
+    """Assert equal contact sets; returns the number of contacts compared (``only``: a set of
+    sorted type pairs to compare, the others skipped)."""
     a, b = _rows_mj(mm, md), _rows_ours(d)
     ncmp = 0
     for key in sorted(set(a) | set(b)):
         t = tuple(sorted((int(mm.geom_type[key[0]]), int(mm.geom_type[key[1]]))))
         tol = 1e-9 if t in ANALYTIC else 1e-6
         if strict_only and t not in ANALYTIC:
+            continue
+        if only is not None and t not in only:
             continue
         ca, cb = a.get(key, []), b.get(key, [])
         assert len(ca) == len(cb), f"{what}: geoms {key} types {t}: {len(ca)} contacts in mujoco, " \
@@ -140,6 +143,16 @@ def test_analytic_pairs_random_poses(t1, t2):
         mujoco.mj_forward(mm, md)
         d.qpos[:] = q
         engine.mj_kinematics(m, d)
+        if (t1, t2) == (CAPSULE, BOX) and it % 10 == 0:
+            # capsule axis exactly (anti)parallel to a box axis: mujoco's capsule-box branches
+            # on the signs of the ~1e-17 off-axis components, and our geom_xmat differs from
+            # mujoco's in the last bit at most poses (mju_quat2Mat rounds differently from the
+            # textbook formula in this build), which flips 1 <-> 2 contacts at ~12% of these
+            # poses (measured); the kernel gets mujoco's poses here (test_capsule_box_* cover
+            # exactly aligned poses through our own kinematics)
+            np.testing.assert_allclose(d.geom_xmat, md.geom_xmat, atol=1e-15, rtol=0)
+            d.geom_xmat[:] = md.geom_xmat
+            d.geom_xpos[:] = md.geom_xpos
         mj_collision(m, d)
         ntot += compare_contacts(mm, md, d, f"pair {t1}-{t2} pose {it}")
         for i in range(md.ncon):
@@ -379,6 +392,51 @@ def test_real_models(path):
         nmj += md.ncon
     # models without contacts (fish, swimmer) still check that neither engine makes any
     assert ncmp > 0 or nmj == 0, f"{path}: mujoco has contacts but none was compared"
+
+
+def test_real_model_capsule_box():
+    """dm_control stacker: the arm's capsules against the free boxes (capsule-box pairs the
+    random states of test_real_models never bring into contact). Each state puts a box near a
+    random arm capsule (in the arm's plane, box turned about y: the capsule axis has an exactly
+    zero component along the box's y axis) and compares every contact of the model."""
+    dmc = _site("dm_control")
+    if not dmc:
+        pytest.skip("dm_control absent")
+    mm = mujoco.MjModel.from_xml_path(os.path.join(dmc, "suite", "stacker.xml"))
+    m = model_from_mujoco(mm)
+    d = MjData(m)
+    md = mujoco.MjData(mm)
+    caps = np.flatnonzero(mm.geom_type == CAPSULE)
+    boxes = [g for g in np.flatnonzero(mm.geom_type == BOX) if mm.geom_contype[g]]
+    rng = np.random.default_rng(4)
+    hist = {1: 0, 2: 0}
+    for it in range(300):
+        q = mm.qpos0.copy()
+        q[0:8] = rng.uniform(-1.5, 1.5, 8)  # arm hinges
+        md.qpos[:] = q
+        mujoco.mj_kinematics(mm, md)
+        g = caps[rng.integers(len(caps))]
+        b = boxes[rng.integers(len(boxes))]
+        adr = mm.jnt_qposadr[mm.body_jntadr[mm.geom_bodyid[b]]]  # slide x, slide z, hinge y
+        base = mm.body_pos[mm.geom_bodyid[b]]
+        tgt = md.geom_xpos[g] + rng.normal(size=3) * 0.03
+        q[adr], q[adr + 1] = tgt[0] - base[0], tgt[2] - base[2]
+        q[adr + 2] = rng.uniform(-np.pi, np.pi) if it % 3 else rng.integers(-4, 5) * np.pi / 2
+        md.qpos[:] = q
+        mujoco.mj_forward(mm, md)
+        d.qpos[:] = q
+        engine.mj_kinematics(m, d)
+        mj_collision(m, d)
+        # capsule-box pairs only: at random hinge angles the fingers' capsules overlap with
+        # coincident axes (capsule-capsule normal choice, see the manipulator xfail)
+        compare_contacts(mm, md, d, f"stacker state {it}", only={(CAPSULE, BOX)})
+        per = {}
+        for c in md.contact[:md.ncon]:
+            if {int(mm.geom_type[c.geom1]), int(mm.geom_type[c.geom2])} == {CAPSULE, BOX}:
+                per[(c.geom1, c.geom2)] = per.get((c.geom1, c.geom2), 0) + 1
+        for v in per.values():
+            hist[v] += 1
+    assert hist[1] > 20 and hist[2] > 10, hist  # measured: 72 and 22
 
 
 # -------------------------------------------------------------------------------------------------
