@@ -4,10 +4,9 @@ function table (seed 001, "Contacts": mjCOLLISIONFUNC, upper triangle indexed by
 `collide` takes two geoms with type1 <= type2 and dispatches to the analytic functions of
 engine/collision/primitive.py where MuJoCo has them (plane against sphere, capsule, ellipsoid,
 cylinder, box, mesh (through the hull polygons, mjModel mesh_poly*); sphere against sphere, capsule, cylinder, box; capsule against capsule),
-to ``box_box`` (engine/collision/box.py) for box-box and to the general convex routine
-``convex_collide`` (engine/collision/convex.py) for every other pair of convex types. Known gap:
-MuJoCo's capsule-box is analytic with up to 2 contacts; here it is the convex routine's single
-contact.
+to engine/collision/box.py for capsule-box (``capsule_box``, MuJoCo's analytic routine with up to
+2 contacts) and box-box (``box_box``), and to the general convex routine ``convex_collide``
+(engine/collision/convex.py) for every other pair of convex types.
 
 Return value: the number of contacts written (>= 0), or a negative code when the pair needs a
 routine this build lacks: NEED_CONVEX (convex.py / box.py not present yet), NEED_SDF (sdf geoms).
@@ -38,6 +37,8 @@ except ImportError:  # pragma: no cover - placeholder until engine/collision/con
                        type1, dataid1, size1, pos1, mat1, type2, dataid2, size2, pos2, mat2,
                        margin, tolerance, iterations, multiccd, dist, pos, frame, work_f, work_i):
         return NEED_CONVEX
+
+from .box import capsule_box
 
 try:
     from .box import box_box
@@ -124,6 +125,8 @@ def collide(
         if type2 == CAPSULE:
             return pr.capsule_capsule(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos,
                                       frame)
+        if type2 == BOX:
+            return capsule_box(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame)
     elif type1 == BOX and type2 == BOX:
         return box_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame)
     return convex_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,

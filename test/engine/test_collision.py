@@ -19,9 +19,9 @@ from engine.data import MjData
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = range(8)
 ANALYTIC = {(PLANE, SPHERE), (PLANE, CAPSULE), (PLANE, ELLIPSOID), (PLANE, CYLINDER), (PLANE, BOX),
             (SPHERE, SPHERE), (SPHERE, CAPSULE), (SPHERE, CYLINDER), (SPHERE, BOX),
-            (CAPSULE, CAPSULE)}
+            (CAPSULE, CAPSULE), (CAPSULE, BOX)}
 # analytic in MuJoCo but not matched to 1e-9 yet (see the report): compared at 1e-6
-LOOSE = {(PLANE, MESH), (CAPSULE, BOX)}
+LOOSE = {(PLANE, MESH)}
 
 
 def _site(pkg):
@@ -53,14 +53,17 @@ def _rows_ours(d):
     return out
 
 
-def compare_contacts(mm, md, d, what, strict_only=False, stats=None):
-    """Assert equal contact sets; returns the number of contacts compared."""
+def compare_contacts(mm, md, d, what, strict_only=False, stats=None, only=None):
+    """Assert equal contact sets; returns the number of contacts compared (``only``: a set of
+    sorted type pairs to compare, the others skipped)."""
     a, b = _rows_mj(mm, md), _rows_ours(d)
     ncmp = 0
     for key in sorted(set(a) | set(b)):
         t = tuple(sorted((int(mm.geom_type[key[0]]), int(mm.geom_type[key[1]]))))
         tol = 1e-9 if t in ANALYTIC else 1e-6
         if strict_only and t not in ANALYTIC:
+            continue
+        if only is not None and t not in only:
             continue
         ca, cb = a.get(key, []), b.get(key, [])
         assert len(ca) == len(cb), f"{what}: geoms {key} types {t}: {len(ca)} contacts in mujoco, " \
@@ -140,6 +143,16 @@ def test_analytic_pairs_random_poses(t1, t2):
         mujoco.mj_forward(mm, md)
         d.qpos[:] = q
         engine.mj_kinematics(m, d)
+        if (t1, t2) == (CAPSULE, BOX) and it % 10 == 0:
+            # capsule axis exactly (anti)parallel to a box axis: mujoco's capsule-box branches
+            # on the signs of the ~1e-17 off-axis components, and our geom_xmat differs from
+            # mujoco's in the last bit at most poses (mju_quat2Mat rounds differently from the
+            # textbook formula in this build), which flips 1 <-> 2 contacts at ~12% of these
+            # poses (measured); the kernel gets mujoco's poses here (test_capsule_box_* cover
+            # exactly aligned poses through our own kinematics)
+            np.testing.assert_allclose(d.geom_xmat, md.geom_xmat, atol=1e-15, rtol=0)
+            d.geom_xmat[:] = md.geom_xmat
+            d.geom_xpos[:] = md.geom_xpos
         mj_collision(m, d)
         ntot += compare_contacts(mm, md, d, f"pair {t1}-{t2} pose {it}")
         for i in range(md.ncon):
@@ -177,6 +190,111 @@ def test_coincident_centers_normal(t1, t2, parallel):
 
 
 # -------------------------------------------------------------------------------------------------
+# capsule-box (engine/collision/box.py capsule_box): configurations random poses never hit
+# -------------------------------------------------------------------------------------------------
+# exact unit quaternions turning the capsule's local z onto world x, y, z (exact rotation matrices)
+_QAXIS = {0: [0.5, 0.5, 0.5, 0.5], 1: [0.5, -0.5, -0.5, -0.5], 2: [1.0, 0.0, 0.0, 0.0]}
+
+
+def _capsule_box_aligned(r, hl, b):
+    """Capsule centers (box frame = world) and quaternions: the capsule axis along each box axis,
+    over each face (end cap against the face when the axis is the face normal), shifted across
+    the face to the middle, over the face, exactly at the edge and past it (edges, corners), at
+    surface gaps from penetrating to beyond margin + gap (0.05); then axes through the box."""
+    import itertools
+    for f in range(3):
+        o = [k for k in range(3) if k != f]
+        for sg in (-1.0, 1.0):
+            for ax in range(3):
+                for s1, s2 in itertools.product((0.0, 0.5, 1.0, 1.3), (0.0, -1.0, 1.2)):
+                    for gap in (-0.3 * r, 0.0, 0.01, 0.049, 0.06):
+                        p = np.zeros(3)
+                        p[o[0]], p[o[1]] = s1 * b[o[0]], s2 * b[o[1]]
+                        p[f] = sg * (b[f] + (hl if ax == f else 0.0) + r + gap)
+                        yield p, _QAXIS[ax]
+    for ax in range(3):  # deep: the segment through the box (centre exactly at the box centre too)
+        for p in ([0, 0, 0], [0.01, 0, 0], [0, 0.02, 0], [0, 0, -0.01], [0.03, 0.02, 0.01]):
+            yield np.array(p, float), _QAXIS[ax]
+
+
+@pytest.mark.parametrize("box_first", [False, True])
+def test_capsule_box_aligned(box_first):
+    """Axis-aligned capsules on box faces (2 contacts), across edges, end caps on faces, edges
+    and corners, deep penetration, inside margin and beyond it; the box declared first checks
+    the geom order (mujoco's geom1 = the capsule) and the normal's direction."""
+    cap = '<body name="A"><freejoint/><geom type="capsule" size="0.06 0.12"/></body>'
+    box = ('<body name="B"><freejoint/><geom type="box" size="0.1 0.07 0.05" margin="0.03" '
+           'gap="0.02"/></body>')
+    mm = mujoco.MjModel.from_xml_string(
+        f"<mujoco><worldbody>{box + cap if box_first else cap + box}</worldbody></mujoco>")
+    m = model_from_mujoco(mm)
+    d = MjData(m)
+    md = mujoco.MjData(mm)
+    qc, qb = (7, 0) if box_first else (0, 7)
+    hist = {0: 0, 1: 0, 2: 0}
+    kinds = [0, 0]  # penetrating, inside margin
+    for it, (p, quat) in enumerate(_capsule_box_aligned(0.06, 0.12, (0.1, 0.07, 0.05))):
+        q = np.zeros(14)
+        q[qc:qc + 3] = p
+        q[qc + 3:qc + 7] = quat
+        q[qb + 3] = 1.0
+        md.qpos[:] = q
+        mujoco.mj_forward(mm, md)
+        d.qpos[:] = q
+        engine.mj_kinematics(m, d)
+        mj_collision(m, d)
+        compare_contacts(mm, md, d, f"aligned capsule-box {it}: capsule at {p} quat {quat}")
+        hist[md.ncon] += 1
+        for c in md.contact[:md.ncon]:
+            assert mm.geom_type[c.geom1] == CAPSULE
+            kinds[0 if c.dist < 0 else 1] += 1
+    assert min(hist.values()) > 100 and min(kinds) > 100, (hist, kinds)
+
+
+def test_capsule_box_kernel_random():
+    """The kernel alone against mujoco at 10000 random poses over five size ratios (long thin
+    capsules, flat and small boxes); a tenth with the capsule axis (anti)parallel to a box axis
+    up to rounding: contact count, dist, pos and normal to 1e-9."""
+    from engine.collision.box import capsule_box
+    dist, pos, frame = np.zeros(8), np.zeros((8, 3)), np.zeros((8, 9))
+    hist = {0: 0, 1: 0, 2: 0}
+    for si, (r, hl, b) in enumerate([(0.06, 0.12, "0.1 0.07 0.05"), (0.02, 0.3, "0.1 0.07 0.05"),
+                                     (0.05, 0.05, "0.3 0.2 0.02"), (0.1, 0.2, "0.03 0.03 0.03"),
+                                     (0.01, 0.5, "0.5 0.5 0.1")]):
+        mm = mujoco.MjModel.from_xml_string(f"""<mujoco><worldbody>
+          <body><freejoint/><geom type="capsule" size="{r} {hl}"/></body>
+          <body><freejoint/><geom type="box" size="{b}" margin="0.03" gap="0.02"/></body>
+          </worldbody></mujoco>""")
+        md = mujoco.MjData(mm)
+        rng = np.random.default_rng(10 + si)
+        rb = float(mm.geom_rbound.max())
+        thr = 0.05  # margin + gap
+        for it in range(2000):
+            q = np.zeros(14)
+            q[3:7] = _rand_quat(rng)
+            q[7:10] = rng.normal(size=3) * rb * rng.uniform(0.2, 1.0)
+            q[10:14] = _rand_quat(rng)
+            if it % 10 == 0:
+                q[10:14] = q[3:7]
+                if it % 20:
+                    mujoco.mju_mulQuat(q[10:14], q[3:7].copy(), np.array([0.0, 1.0, 0.0, 0.0]))
+                q[7:10] = q[0:3] + rng.normal(size=3) * 0.1
+            md.qpos[:] = q
+            mujoco.mj_forward(mm, md)
+            n = capsule_box(md.geom_xpos[0], md.geom_xmat[0], mm.geom_size[0], md.geom_xpos[1],
+                            md.geom_xmat[1], mm.geom_size[1], thr, dist, pos, frame)
+            ours = [k for k in range(n) if dist[k] <= thr]
+            assert len(ours) == md.ncon, (si, it, n, dist[:n], md.ncon)
+            for c in md.contact[:md.ncon]:
+                k = min(ours, key=lambda k: np.abs(pos[k] - c.pos).max())
+                assert abs(dist[k] - c.dist) < 1e-9, (si, it)
+                assert np.abs(pos[k] - c.pos).max() < 1e-9, (si, it)
+                assert np.abs(frame[k, :3] - c.frame[:3]).max() < 1e-9, (si, it)
+            hist[md.ncon] += 1
+    assert min(hist.values()) > 1000, hist
+
+
+# -------------------------------------------------------------------------------------------------
 # filtering, explicit pairs, parameter mixing, flags
 # -------------------------------------------------------------------------------------------------
 def _filter_model():
@@ -207,7 +325,7 @@ def test_override_and_disable():
     mm.opt.o_solimp = [0.8, 0.85, 0.01, 0.4, 3]
     mm.opt.o_friction = [0.4, 0.4, 0.01, 0.002, 0.002]
     md, d = collide_both(mm, mm.qpos0)
-    # capsule-box goes through the convex routine until capsule_box lands: analytic pairs only
+    # analytic pairs only (the convex routine's pairs are compared in test_convex.py)
     assert compare_contacts(mm, md, d, "override", strict_only=True) > 10
     assert any(c.exclude for c in md.contact)
     for bit in (mujoco.mjtDisableBit.mjDSBL_CONTACT, mujoco.mjtDisableBit.mjDSBL_CONSTRAINT):
@@ -295,11 +413,56 @@ def test_real_models(path):
     for it, q in enumerate(_random_states(mm, rng, 12)):
         md, d = collide_both(mm, q)
         # analytic pairs strictly; pairs through the convex routine (another module) and the
-        # analytic pairs not matched yet (LOOSE: plane-mesh, capsule-box) are not asserted here
+        # analytic pairs not matched yet (LOOSE: plane-mesh) are not asserted here
         ncmp += compare_contacts(mm, md, d, f"{path} state {it}", strict_only=True)
         nmj += md.ncon
     # models without contacts (fish, swimmer) still check that neither engine makes any
     assert ncmp > 0 or nmj == 0, f"{path}: mujoco has contacts but none was compared"
+
+
+def test_real_model_capsule_box():
+    """dm_control stacker: the arm's capsules against the free boxes (capsule-box pairs the
+    random states of test_real_models never bring into contact). Each state puts a box near a
+    random arm capsule (in the arm's plane, box turned about y: the capsule axis has an exactly
+    zero component along the box's y axis) and compares every contact of the model."""
+    dmc = _site("dm_control")
+    if not dmc:
+        pytest.skip("dm_control absent")
+    mm = mujoco.MjModel.from_xml_path(os.path.join(dmc, "suite", "stacker.xml"))
+    m = model_from_mujoco(mm)
+    d = MjData(m)
+    md = mujoco.MjData(mm)
+    caps = np.flatnonzero(mm.geom_type == CAPSULE)
+    boxes = [g for g in np.flatnonzero(mm.geom_type == BOX) if mm.geom_contype[g]]
+    rng = np.random.default_rng(4)
+    hist = {1: 0, 2: 0}
+    for it in range(300):
+        q = mm.qpos0.copy()
+        q[0:8] = rng.uniform(-1.5, 1.5, 8)  # arm hinges
+        md.qpos[:] = q
+        mujoco.mj_kinematics(mm, md)
+        g = caps[rng.integers(len(caps))]
+        b = boxes[rng.integers(len(boxes))]
+        adr = mm.jnt_qposadr[mm.body_jntadr[mm.geom_bodyid[b]]]  # slide x, slide z, hinge y
+        base = mm.body_pos[mm.geom_bodyid[b]]
+        tgt = md.geom_xpos[g] + rng.normal(size=3) * 0.03
+        q[adr], q[adr + 1] = tgt[0] - base[0], tgt[2] - base[2]
+        q[adr + 2] = rng.uniform(-np.pi, np.pi) if it % 3 else rng.integers(-4, 5) * np.pi / 2
+        md.qpos[:] = q
+        mujoco.mj_forward(mm, md)
+        d.qpos[:] = q
+        engine.mj_kinematics(m, d)
+        mj_collision(m, d)
+        # capsule-box pairs only: at random hinge angles the fingers' capsules overlap with
+        # coincident axes (capsule-capsule normal choice, see the manipulator xfail)
+        compare_contacts(mm, md, d, f"stacker state {it}", only={(CAPSULE, BOX)})
+        per = {}
+        for c in md.contact[:md.ncon]:
+            if {int(mm.geom_type[c.geom1]), int(mm.geom_type[c.geom2])} == {CAPSULE, BOX}:
+                per[(c.geom1, c.geom2)] = per.get((c.geom1, c.geom2), 0) + 1
+        for v in per.values():
+            hist[v] += 1
+    assert hist[1] > 20 and hist[2] > 10, hist  # measured: 72 and 22
 
 
 # -------------------------------------------------------------------------------------------------
