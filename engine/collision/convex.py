@@ -20,8 +20,12 @@ Algorithms (written from the literature, not from any implementation):
     (Sutherland-Hodgman) by the prism of geom2's face along geom1's normal, at most 4 points are
     kept (largest-area quadrilateral), normal = -(geom2's face normal), dist = distance to
     geom2's face plane, pos halfway. Edge-face (|edge . face normal| < 0.0888): the edge is
-    clipped by the face, normal = that face's normal (sign from geom1 to geom2). Cylinders and
-    the other curved shapes keep the single contact.
+    clipped by the face, normal = that face's normal (sign from geom1 to geom2).
+  * multiccd for a capsule / cylinder against a box / mesh (_multiccd_round, calibrated against
+    MuJoCo 4 by probing): axis in the plane of a face at the witness (same 0.0888 tolerance) ->
+    up to 2 contacts along the line through the witness parallel to the axis; a cylinder cap
+    facing a face (cos 0.996) -> the cap as a 16-gon clipped by the face, 4 points. Ellipsoids,
+    spheres and round-round pairs keep the single contact.
 
 Conventions (/tmp/contact_interfaces.md): world frame; geom pose ``pos`` (3,), ``mat`` (9,)
 row-major; ``size`` (3,) as in geom_size; contacts written to ``dist[k]``, ``pos[k, 0:3]``,
@@ -1015,6 +1019,29 @@ def _clip_edge(Ax, Ay, Az, Bx, By, Bz, W, row, col, m, fx, fy, fz):
 
 
 @njit(**_J)
+def _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, row, col, m, fx, fy, fz, eps):
+    """_clip_edge with the polygon's prism widened by eps (length): an edge ending on the
+    boundary stays inside despite rounding."""
+    t0 = 0.0
+    t1 = 1.0
+    for i in range(m):
+        j = (i + 1) % m
+        ax, ay, az = W[row + i, col], W[row + i, col + 1], W[row + i, col + 2]
+        ex, ey, ez = W[row + j, col] - ax, W[row + j, col + 1] - ay, W[row + j, col + 2] - az
+        sx, sy, sz = ey * fz - ez * fy, ez * fx - ex * fz, ex * fy - ey * fx
+        sn = math.sqrt(sx * sx + sy * sy + sz * sz)
+        da = (Ax - ax) * sx + (Ay - ay) * sy + (Az - az) * sz - eps * sn
+        db = (Bx - ax) * sx + (By - ay) * sy + (Bz - az) * sz - eps * sn
+        if da > 0 and db > 0:
+            return 1.0, 0.0
+        if da > 0:
+            t0 = max(t0, da / (da - db))
+        elif db > 0:
+            t1 = min(t1, da / (da - db))
+    return t0, t1
+
+
+@njit(**_J)
 def _clip_polygon(W, row, csrc, m, crefc, mr, fx, fy, fz):
     """Clip polygon W[row:row+m, csrc:csrc+3] by the prism (along f) of the convex polygon
     W[row:row+mr, crefc:crefc+3] (counterclockwise about f), ping-ponging between columns
@@ -1302,7 +1329,7 @@ def _round_axis_feature(tc, sc, mc, tp, sp, pp, mp, vap, vnp, gap, mesh_vert, me
             fbest = j
     kind = 0
     best = -1
-    bk = 1e300
+    bk = -2.0
     for j in range(nfp):
         if cbest > _ONFACE and j != fbest:
             continue
@@ -1312,17 +1339,19 @@ def _round_axis_feature(tc, sc, mc, tp, sp, pp, mp, vap, vnp, gap, mesh_vert, me
         if not _face_has_feature(tp, sp, pp, mp, vap, vnp, gap, mesh_vert, mesh_graph,
                                  fx, fy, fz, fo, dpx, dpy, dpz, smax):
             continue
+        # among the qualifying faces the one facing the round geom best (largest f . dp)
         k = abs(ax * fx + ay * fy + az * fz)
+        c = fx * dpx + fy * dpy + fz * dpz
+        if c <= bk:
+            continue
         if k < _EDGE_SIN:
-            if kind != 2 and k < bk:
-                kind = 1
-                bk = k
-                best = j
+            kind = 1
+            bk = c
+            best = j
         elif tc == _CYLINDER and k > _FACE_COS:
-            if kind != 2 or 1.0 - k < bk:
-                kind = 2
-                bk = 1.0 - k
-                best = j
+            kind = 2
+            bk = c
+            best = j
     return kind, best
 
 
@@ -1364,11 +1393,13 @@ def _multiccd_round(mesh_vert, mesh_graph, tc, sc, pc, mc, tp, sp, pp, mp, vap, 
                             W, R, 6, R + _PMAX, 1)
         if mpn < 3:
             return 0
-        t0, t1_ = _clip_edge(Ax, Ay, Az, Bx, By, Bz, W, R, 6, mpn, fx, fy, fz)
+        t0, t1_ = _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, R, 6, mpn, fx, fy, fz, 1e-10)
         if t0 > t1_:
             return 0
         n = 0
         for q in range(2):
+            # a clip that degenerates to one point (the edge ends on the face boundary) gives it
+            # twice, as mujoco does
             t = t0 if q == 0 else t1_
             px, py, pz = Ax + (Bx - Ax) * t, Ay + (By - Ay) * t, Az + (Bz - Az) * t
             gapd = px * fx + py * fy + pz * fz - fo - mh       # to the inflated face plane
