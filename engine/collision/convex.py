@@ -764,8 +764,9 @@ def convex_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_gr
                           dist, pos, frame, work_f)
             if n > 0:
                 return n
-    if multiccd and (type1 == _CAPSULE or type1 == _CYLINDER) and (type2 == _BOX or
-                                                                   type2 == _MESH):
+    # (capsule-box is analytic in mujoco: only capsule-mesh, cylinder-box, cylinder-mesh here)
+    if multiccd and ((type1 == _CAPSULE and type2 == _MESH) or
+                     (type1 == _CYLINDER and (type2 == _BOX or type2 == _MESH))):
         va2, vn2, ga2 = _mesh_args(type2, dataid2, mesh_vertadr, mesh_vertnum, mesh_graphadr)
         if type2 == _BOX or ga2 >= 0:
             n = _multiccd_round(mesh_vert, mesh_graph, type1, size1, pos1, mat1,
