@@ -20,8 +20,12 @@ Algorithms (written from the literature, not from any implementation):
     (Sutherland-Hodgman) by the prism of geom2's face along geom1's normal, at most 4 points are
     kept (largest-area quadrilateral), normal = -(geom2's face normal), dist = distance to
     geom2's face plane, pos halfway. Edge-face (|edge . face normal| < 0.0888): the edge is
-    clipped by the face, normal = that face's normal (sign from geom1 to geom2). Cylinders and
-    the other curved shapes keep the single contact.
+    clipped by the face, normal = that face's normal (sign from geom1 to geom2).
+  * multiccd for a capsule / cylinder against a box / mesh (_multiccd_round, calibrated against
+    MuJoCo 4 by probing): axis in the plane of a face at the witness (same 0.0888 tolerance) ->
+    up to 2 contacts along the line through the witness parallel to the axis; a cylinder cap
+    facing a face (cos 0.996) -> the cap as a 16-gon clipped by the face, 4 points. Ellipsoids,
+    spheres and round-round pairs keep the single contact.
 
 Conventions (/tmp/contact_interfaces.md): world frame; geom pose ``pos`` (3,), ``mat`` (9,)
 row-major; ``size`` (3,) as in geom_size; contacts written to ``dist[k]``, ``pos[k, 0:3]``,
@@ -760,6 +764,16 @@ def convex_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_gr
                           dist, pos, frame, work_f)
             if n > 0:
                 return n
+    # (capsule-box is analytic in mujoco: only capsule-mesh, cylinder-box, cylinder-mesh here)
+    if multiccd and ((type1 == _CAPSULE and type2 == _MESH) or
+                     (type1 == _CYLINDER and (type2 == _BOX or type2 == _MESH))):
+        va2, vn2, ga2 = _mesh_args(type2, dataid2, mesh_vertadr, mesh_vertnum, mesh_graphadr)
+        if type2 == _BOX or ga2 >= 0:
+            n = _multiccd_round(mesh_vert, mesh_graph, type1, size1, pos1, mat1,
+                                type2, size2, pos2, mat2, va2, vn2, ga2, nx, ny, nz,
+                                ax, ay, az, margin, dist, pos, frame, work_f)
+            if n > 0:
+                return n
     dist[0] = d
     pos[0, 0] = 0.5 * (ax + bx)
     pos[0, 1] = 0.5 * (ay + by)
@@ -996,6 +1010,29 @@ def _clip_edge(Ax, Ay, Az, Bx, By, Bz, W, row, col, m, fx, fy, fz):
         sx, sy, sz = ey * fz - ez * fy, ez * fx - ex * fz, ex * fy - ey * fx
         da = (Ax - ax) * sx + (Ay - ay) * sy + (Az - az) * sz
         db = (Bx - ax) * sx + (By - ay) * sy + (Bz - az) * sz
+        if da > 0 and db > 0:
+            return 1.0, 0.0
+        if da > 0:
+            t0 = max(t0, da / (da - db))
+        elif db > 0:
+            t1 = min(t1, da / (da - db))
+    return t0, t1
+
+
+@njit(**_J)
+def _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, row, col, m, fx, fy, fz, eps):
+    """_clip_edge with the polygon's prism widened by eps (length): an edge ending on the
+    boundary stays inside despite rounding."""
+    t0 = 0.0
+    t1 = 1.0
+    for i in range(m):
+        j = (i + 1) % m
+        ax, ay, az = W[row + i, col], W[row + i, col + 1], W[row + i, col + 2]
+        ex, ey, ez = W[row + j, col] - ax, W[row + j, col + 1] - ay, W[row + j, col + 2] - az
+        sx, sy, sz = ey * fz - ez * fy, ez * fx - ex * fz, ex * fy - ey * fx
+        sn = math.sqrt(sx * sx + sy * sy + sz * sz)
+        da = (Ax - ax) * sx + (Ay - ay) * sy + (Az - az) * sz - eps * sn
+        db = (Bx - ax) * sx + (By - ay) * sy + (Bz - az) * sz - eps * sn
         if da > 0 and db > 0:
             return 1.0, 0.0
         if da > 0:
@@ -1245,5 +1282,211 @@ def _multiccd(mesh_vert, mesh_graph, t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, 
             frame[n, 0] = sg * fx
             frame[n, 1] = sg * fy
             frame[n, 2] = sg * fz
+            n += 1
+    return n
+
+
+# ---- multiccd for capsules and cylinders against a polytope --------------------------------------
+# Calibrated against MuJoCo 4 (multiccd on) with a capsule / cylinder on a box or mesh cube:
+#   * edge-face: the capsule / cylinder axis lies in the plane of a face of the polytope that holds
+#     the polytope's witness feature (|axis . face normal| < _EDGE_SIN, the polytope edge-face
+#     tolerance: the switch from 1 to 2 contacts happens between tilts of 84.90 and 84.92 degrees);
+#     the "edge" is the line through the primary witness point on the round geom parallel to its
+#     axis, between the axial coordinates -h and +h (capsule: the core segment shifted by the
+#     witness offset's component perpendicular to the axis, i.e. NOT the radius along the face
+#     normal; cylinder: the side line through the rim witness). It is clipped by the face's prism;
+#     each end keeps its own distance to the face plane, pos halfway, normal = the face normal.
+#     Margin m: the capsule is inflated by m/2 (witness = core point + (r + m/2) normal) and the
+#     face plane by m/2, dist = distance between them + m, pos halfway between them; the cylinder's
+#     answer does not move with the margin (measured to 1e-9 for m = 0.01, 0.03).
+#   * face-face (cylinder only): a cap whose normal is anti-parallel to such a face within
+#     _FACE_COS is the regular 16-gon inscribed in the cap circle with a vertex on the local +x
+#     axis (vertices at k * 22.5 degrees, measured by clipping a cap by a box edge); it is clipped
+#     like a polytope face (geom1's face by the prism of geom2's face).
+_NCAP = 16
+_ONFACE = 1.0 - 1e-8           # cos: contact normal within 1.4e-4 rad of a face normal
+
+
+@njit(**_J)
+def _round_axis_feature(tc, sc, mc, tp, sp, pp, mp, vap, vnp, gap, mesh_vert, mesh_graph, fop, nfp,
+                        dpx, dpy, dpz):
+    """Face of the polytope (at its support feature along dp) best aligned with the round geom:
+    (kind, face): kind 1 = edge-face (axis in the face plane), 2 = cap face-face, 0 = none."""
+    cnt, i0, i1, smax = _support_set(tp, sp, pp, mp, vap, vnp, gap, mesh_vert, mesh_graph,
+                                     dpx, dpy, dpz)
+    ax, ay, az = mc[2], mc[5], mc[8]
+    # the face best aligned with dp; when it is within _ONFACE of dp the contact is inside that
+    # face (the EPA normal of a curved shape carries ~1e-6 of error, which turns the face's
+    # support set into one vertex) and it is the only candidate; otherwise the witness is an edge
+    # or vertex and every face holding it is a candidate
+    fbest = -1
+    cbest = -2.0
+    for j in range(nfp):
+        fx, fy, fz, fo = _poly_face(tp, sp, pp, mp, vap, gap, mesh_vert, mesh_graph, fop, j)
+        c = fx * dpx + fy * dpy + fz * dpz
+        if c > cbest and _face_has_feature(tp, sp, pp, mp, vap, vnp, gap, mesh_vert, mesh_graph,
+                                           fx, fy, fz, fo, dpx, dpy, dpz, smax):
+            cbest = c
+            fbest = j
+    kind = 0
+    best = -1
+    bk = -2.0
+    for j in range(nfp):
+        if cbest > _ONFACE and j != fbest:
+            continue
+        fx, fy, fz, fo = _poly_face(tp, sp, pp, mp, vap, gap, mesh_vert, mesh_graph, fop, j)
+        if fx * dpx + fy * dpy + fz * dpz < 0.0:
+            continue
+        if not _face_has_feature(tp, sp, pp, mp, vap, vnp, gap, mesh_vert, mesh_graph,
+                                 fx, fy, fz, fo, dpx, dpy, dpz, smax):
+            continue
+        # among the qualifying faces the one facing the round geom best (largest f . dp)
+        k = abs(ax * fx + ay * fy + az * fz)
+        c = fx * dpx + fy * dpy + fz * dpz
+        if c <= bk:
+            continue
+        if k < _EDGE_SIN:
+            kind = 1
+            bk = c
+            best = j
+        elif tc == _CYLINDER and k > _FACE_COS:
+            kind = 2
+            bk = c
+            best = j
+    return kind, best
+
+
+@njit(**_J)
+def _multiccd_round(mesh_vert, mesh_graph, tc, sc, pc, mc, tp, sp, pp, mp, vap, vnp, gap,
+                    nx, ny, nz, wx, wy, wz, margin, dist, pos, frame, W):
+    """Contacts of a capsule / cylinder (c) against a box / mesh hull (p) when the round geom's
+    axis is parallel to a face of p at the witness feature, or (cylinder) its cap faces it.
+
+    n = primary contact normal from geom1 to geom2, w = primary witness point on the round geom's
+    surface. The round geom is geom1 (MuJoCo orders pairs by type). Returns the number of contacts written, 0
+    when no feature pair applies (the caller keeps the single contact)."""
+    # direction from p toward c, along which p's facing feature is its support set
+    dpx, dpy, dpz = -nx, -ny, -nz
+    fop = _poly_face_off(gap, mesh_graph) if tp == _MESH else 0
+    nfp = _poly_nface(tp, gap, mesh_graph)
+    kind, j = _round_axis_feature(tc, sc, mc, tp, sp, pp, mp, vap, vnp, gap, mesh_vert,
+                                  mesh_graph, fop, nfp, dpx, dpy, dpz)
+    if kind == 0:
+        return 0
+    fx, fy, fz, fo = _poly_face(tp, sp, pp, mp, vap, gap, mesh_vert, mesh_graph, fop, j)
+    # normal from geom1 (c) to geom2 (p): minus p's outward face normal
+    sg = -1.0
+    R = _POFF
+    ax, ay, az = mc[2], mc[5], mc[8]
+    h = sc[1]
+    if kind == 1:
+        mh = 0.0
+        if tc == _CAPSULE:
+            # capsule inflated by margin / 2 along the contact normal (out of the capsule)
+            mh = 0.5 * margin
+            wx += mh * nx
+            wy += mh * ny
+            wz += mh * nz
+        s = (wx - pc[0]) * ax + (wy - pc[1]) * ay + (wz - pc[2]) * az
+        Ax, Ay, Az = wx + (-h - s) * ax, wy + (-h - s) * ay, wz + (-h - s) * az
+        Bx, By, Bz = wx + (h - s) * ax, wy + (h - s) * ay, wz + (h - s) * az
+        mpn = _face_polygon(tp, sp, pp, mp, vap, vnp, gap, mesh_vert, mesh_graph, fx, fy, fz,
+                            W, R, 6, R + _PMAX, 1)
+        if mpn < 3:
+            return 0
+        t0, t1_ = _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, R, 6, mpn, fx, fy, fz, 1e-10)
+        if t0 > t1_:
+            return 0
+        n = 0
+        for q in range(2):
+            # a clip that degenerates to one point (the edge ends on the face boundary) gives it
+            # twice, as mujoco does
+            t = t0 if q == 0 else t1_
+            px, py, pz = Ax + (Bx - Ax) * t, Ay + (By - Ay) * t, Az + (Bz - Az) * t
+            gapd = px * fx + py * fy + pz * fz - fo - mh       # to the inflated face plane
+            dd = gapd + 2.0 * mh
+            if dd < margin:
+                dist[n] = dd
+                pos[n, 0] = px - 0.5 * gapd * fx
+                pos[n, 1] = py - 0.5 * gapd * fy
+                pos[n, 2] = pz - 0.5 * gapd * fz
+                frame[n, 0] = sg * fx
+                frame[n, 1] = sg * fy
+                frame[n, 2] = sg * fz
+                n += 1
+        return n
+    # cylinder cap (16-gon) against face j of p; the cap facing p has outward normal -f
+    cs = -1.0 if ax * fx + ay * fy + az * fz > 0 else 1.0
+    cx, cy, cz = pc[0] + cs * h * ax, pc[1] + cs * h * ay, pc[2] + cs * h * az
+    r = sc[0]
+    ux, uy, uz = mc[0], mc[3], mc[6]
+    vx, vy, vz = mc[1], mc[4], mc[7]
+    # cap polygon counterclockwise about its outward normal cs * axis
+    for k in range(_NCAP):
+        th = 2.0 * math.pi * k / _NCAP
+        co = r * math.cos(th)
+        si = cs * r * math.sin(th)
+        W[R + k, 0] = cx + co * ux + si * vx
+        W[R + k, 1] = cy + co * uy + si * vy
+        W[R + k, 2] = cz + co * uz + si * vz
+    mpn = _face_polygon(tp, sp, pp, mp, vap, vnp, gap, mesh_vert, mesh_graph, fx, fy, fz,
+                        W, R, 6, R + _PMAX, 1)
+    if mpn < 3:
+        return 0
+    # the cap is geom1's face (the round geom comes first: capsule 3, cylinder 5 < box 6,
+    # mesh 7): clip it by the prism of p's face along the cap normal (as for polytopes)
+    g1x, g1y, g1z = cs * ax, cs * ay, cs * az
+    for q in range(mpn // 2):      # p's face ccw about f -> ccw about the cap normal (~ -f)
+        rr = mpn - 1 - q
+        for k in range(6, 9):
+            tmp = W[R + q, k]
+            W[R + q, k] = W[R + rr, k]
+            W[R + rr, k] = tmp
+    m, col = _clip_polygon(W, R, 0, _NCAP, 6, mpn, g1x, g1y, g1z)
+    rfx, rfy, rfz, rfo = fx, fy, fz, fo
+    if m == 0:
+        return 0
+    # mujoco keeps every selected cap point, also those farther than the margin (measured: a cap
+    # tilted by 3 and 5 degrees on a box face gives 4 contacts, one with dist > 0 at margin 0)
+    return _emit_face_points(W, R, col, m, rfx, rfy, rfz, rfo, 1e300, dist, pos, frame)
+
+
+@njit(**_J)
+def _emit_face_points(W, R, col, m, f2x, f2y, f2z, o2, margin, dist, pos, frame):
+    """Contacts at the clipped polygon W[R:R+m, col:col+3] (points on geom1's face): at most 4
+    (largest-area quadrilateral), dist to geom2's face plane (f2, o2), pos halfway, normal -f2."""
+    sel0, sel1, sel2, sel3 = 0, 1, 2, 3
+    if m > 4:
+        ba = -1.0
+        for a in range(m):
+            for b in range(a + 1, m):
+                for c in range(b + 1, m):
+                    for d in range(c + 1, m):
+                        ar = _quad_area(W, R, col, a, b, c, d)
+                        if ar > ba * (1 + 1e-12) + 1e-300:
+                            ba = ar
+                            sel0, sel1, sel2, sel3 = a, b, c, d
+        m = 4
+    n = 0
+    for q in range(m):
+        s = q
+        if q == 0:
+            s = sel0
+        elif q == 1:
+            s = sel1
+        elif q == 2:
+            s = sel2
+        else:
+            s = sel3
+        px, py, pz = W[R + s, col], W[R + s, col + 1], W[R + s, col + 2]
+        dd = px * f2x + py * f2y + pz * f2z - o2
+        if dd < margin:
+            dist[n] = dd
+            pos[n, 0] = px - 0.5 * dd * f2x
+            pos[n, 1] = py - 0.5 * dd * f2y
+            pos[n, 2] = pz - 0.5 * dd * f2z
+            frame[n, 0] = -f2x
+            frame[n, 1] = -f2y
+            frame[n, 2] = -f2z
             n += 1
     return n
