@@ -54,7 +54,7 @@ from .sensor import mj_sensorPos, mj_sensorVel, mj_sensorAcc, mj_energyPos, mj_e
 from .forward import (mj_forward, mj_forwardSkip, mj_step, mj_step1, mj_step2,  # noqa: E402
                       mj_fwdPosition, mj_fwdVelocity, mj_fwdAcceleration, mj_fwdConstraint,
                       mj_checkPos, mj_checkVel, mj_checkAcc, mj_Euler, mj_RungeKutta,
-                      mj_implicit)
+                      mj_implicit, mj_compareFwdInv)
 from .collision import mj_collision  # noqa: E402,F401
 from .constraint import mj_makeConstraint, mj_referenceConstraint, mj_contactForce  # noqa: E402
 from .solver import mj_constraintUpdate  # noqa: E402,F401

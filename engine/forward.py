@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from . import callbacks
@@ -60,10 +61,19 @@ _GAIN_AFFINE, _GAIN_MUSCLE = 1, 2
 _BIAS_AFFINE = 1
 _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = 0, 1, 3
 
+_ENBL_FWDINV = 1 << 2
+# <option><flag> settings this engine does not simulate: mjtEnableBit sleep, diagexact, ipc,
+# speculative and mjtDisableBit nativeccd (libccd's MPR). Forward dynamics stops on them and the
+# Python wrappers raise NotImplementedError naming the flags.
+_ENBL_UNSUPPORTED = (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7)
+_DSBL_UNSUPPORTED = 1 << 17
+
 # fw_status[0] codes set by compiled stages (fw_status[1:]: details); raised by `_raise_status`
 STATUS_OK = 0
 STATUS_CONTACTFULL = _collision.STATUS_CONTACTFULL
 STATUS_CNSTRFULL = _constraint.STATUS_CNSTRFULL
+STATUS_OPTION = 11   # fw_status[1], [2]: the unsupported enable and disable bits
+STATUS_FWDINV = 12   # mj_step's compiled loop stopped before a step: fwdinv runs in Python
 
 
 # =============================================================================================
@@ -227,8 +237,25 @@ def position_velocity(M, D, skipstage, skipsensor):
 
 
 @njit(**_J)
+def options_unsupported(M, D):
+    """True (and fw_status = STATUS_OPTION with the offending bits) when opt.enableflags or
+    opt.disableflags ask for something this engine does not simulate."""
+    e = is_(M, MF.opt_enableflags) & _ENBL_UNSUPPORTED
+    x = is_(M, MF.opt_disableflags) & _DSBL_UNSUPPORTED
+    if e == 0 and x == 0:
+        return False
+    st = i1(D, DF.fw_status)
+    st[0] = STATUS_OPTION
+    st[1] = e
+    st[2] = x
+    return True
+
+
+@njit(**_J)
 def forward_skip(M, D, skipstage, skipsensor):
     """mj_forwardSkip: the forward pipeline, skipping stages below ``skipstage`` (mjtStage)."""
+    if options_unsupported(M, D):
+        return
     position_velocity(M, D, skipstage, skipsensor)
     fwd_actuation(M, D)
     fwd_acceleration(M, D)
@@ -853,6 +880,12 @@ def step(M, D, nstep):
     than nstep when a constraint MuJoCo would solve appears: see fw_status)."""
     status = i1(D, DF.fw_status)
     status[0] = 0
+    if options_unsupported(M, D):
+        return 0
+    if is_(M, MF.opt_enableflags) & _ENBL_FWDINV:
+        # mj_compareFwdInv between forward dynamics and integration: the Python loop does it
+        status[0] = STATUS_FWDINV
+        return 0
     for s in range(nstep):
         check_pos(M, D)
         check_vel(M, D)
@@ -927,6 +960,14 @@ def _raise_status(m, d):
     code = int(d.fw_status[0])
     if code == STATUS_OK:
         return
+    if code == STATUS_OPTION:
+        e, x = int(d.fw_status[1]), int(d.fw_status[2])
+        d.fw_status[0] = 0
+        from .xml.schema import DISABLE_FLAGS, ENABLE_FLAGS
+        flags = [f'{n}="enable"' for i, n in enumerate(ENABLE_FLAGS) if e >> i & 1]
+        flags += [f'{n}="disable"' for i, n in enumerate(DISABLE_FLAGS) if x >> i & 1]
+        raise NotImplementedError(f"<option><flag {' '.join(flags)}/> is not supported yet "
+                                  "(opt.enableflags / opt.disableflags)")
     if code in (STATUS_CONTACTFULL, STATUS_CNSTRFULL):
         need = int(d.fw_status[1])
         d.fw_status[0] = 0
@@ -1054,12 +1095,16 @@ def mj_step(m, d, nstep=1):
     if callbacks.get_mjcb_control() is None:
         check_model(m)
         done = step(m._A, d._A, nstep)
-        if done < nstep:
+        if done == nstep:
+            return
+        if d.fw_status[0] != STATUS_FWDINV:
             _raise_status(m, d)
-        return
+        d.fw_status[0] = 0
+        nstep -= done
     _prepare(m, d)
     M, D = m._A, d._A
     integ = int(m.opt.integrator)
+    fwdinv = int(m.opt.enableflags) & _ENBL_FWDINV
     for _ in range(nstep):
         check_pos(M, D)
         check_vel(M, D)
@@ -1067,12 +1112,39 @@ def mj_step(m, d, nstep=1):
         _python_forward(m, d, 0, False)
         _raise_status(m, d)
         check_acc(M, D)
+        if fwdinv:
+            mj_compareFwdInv(m, d)
         if integ == _INT_RK4:
             mj_RungeKutta(m, d, 4)
         elif integ in (_INT_IMPLICIT, _INT_IMPLICITFAST):
             implicit(M, D)
         else:
             euler(M, D)
+
+
+def mj_compareFwdInv(m, d):
+    """Compare forward and inverse dynamics at the current forward solution, keeping it:
+    solver_fwdinv[0] = |qfrc_constraint(forward) - qfrc_constraint(inverse)|,
+    solver_fwdinv[1] = |qfrc_applied + J'xfrc_applied + qfrc_actuator - qfrc_inverse| (both 0
+    without constraint rows). mj_step and mj_step2 call it when opt.enableflags has fwdinv
+    (seed 001, "Forward and inverse dynamics" diagnostics). Leaves qfrc_inverse and the rows'
+    efc_state from the inverse pass, as MuJoCo does."""
+    from .inverse import inverse_skip
+    d.solver_fwdinv[:] = 0.0
+    nefc = d.nefc
+    if nefc == 0:
+        return
+    M, D = m._A, d._A
+    qforce = d.qfrc_applied + d.qfrc_actuator
+    xfrc_to_qfrc(m.body_parentid, m.body_rootid, m.body_dofnum, m.body_dofadr, m.dof_parentid,
+                 d.xfrc_applied, d.xipos, d.cdof, d.subtree_com, qforce)
+    qfrc_constraint = d.qfrc_constraint.copy()
+    efc_force = d.efc_force.copy()
+    inverse_skip(M, D, 2, True)  # mjSTAGE_VEL: positions and velocities stay as forward left them
+    d.solver_fwdinv.flat[0] = np.linalg.norm(qfrc_constraint - d.qfrc_constraint)
+    d.solver_fwdinv.flat[1] = np.linalg.norm(qforce - d.qfrc_inverse)
+    d.qfrc_constraint[:] = qfrc_constraint
+    d.efc_force[:] = efc_force
 
 
 def mj_step1(m, d):
@@ -1091,4 +1163,7 @@ def mj_step2(m, d):
     d.fw_status[0] = 0
     step2_forward(m._A, d._A)
     _raise_status(m, d)
+    if int(m.opt.enableflags) & _ENBL_FWDINV:
+        check_acc(m._A, d._A)  # as step2_integrate does first (a second call changes nothing)
+        mj_compareFwdInv(m, d)
     step2_integrate(m._A, d._A)

@@ -18,6 +18,8 @@ from .sensor import sensor_acc
 from .solver import constraint_update, mul_j
 from .support import mul_m
 
+_ENBL_INVDISCRETE = 1 << 3
+
 
 @njit(**_J)
 def inverse_constraint(M, D):
@@ -53,6 +55,9 @@ def inverse_skip(M, D, skipstage, skipsensor):
 
 def mj_inverseSkip(m, d, skipstage=0, skipsensor=0):
     """Inverse dynamics skipping the stages below ``skipstage``."""
+    if int(m.opt.enableflags) & _ENBL_INVDISCRETE:
+        raise NotImplementedError('<option><flag invdiscrete="enable"/> (discrete-time inverse '
+                                  "dynamics) is not supported yet")
     _prepare(m, d)
     d.fw_status[0] = 0
     inverse_skip(m._A, d._A, int(skipstage), bool(skipsensor))

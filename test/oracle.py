@@ -15,6 +15,19 @@ mujoco = pytest.importorskip("mujoco")
 from engine._layout import MODEL_FIELDS, MODEL_SIZES  # noqa: E402
 from engine.model import NAMED_KINDS, MjModel  # noqa: E402
 
+
+def package_dir(pkg: str, sub: str = "") -> str:
+    """Directory of an installed package's data (e.g. gymnasium's MuJoCo assets), with a trailing
+    slash; a path that does not exist when the package is absent (tests skip on it)."""
+    import importlib.util
+    spec = importlib.util.find_spec(pkg)
+    base = os.path.dirname(spec.origin) if spec is not None else os.path.join("/nonexistent", pkg)
+    return os.path.join(base, sub, "")
+
+
+GYM = package_dir("gymnasium", "envs/mujoco/assets")
+DM = package_dir("dm_control", "suite")
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 MODELS = Path(os.environ.get("MJ_ROS_SHARED_MODELS", SHARED / "models"))
 TEST_MODELS = Path(__file__).resolve().parent / "models"

@@ -256,7 +256,7 @@ def _clamp_half(x, h):
 
 
 @njit(**_J)
-def _sphere_box_at(cx, cy, cz, r, pos2, mat2, size2, margin, dist, pos, frame, k):
+def sphere_box_at(cx, cy, cz, r, pos2, mat2, size2, margin, dist, pos, frame, k):
     """Sphere of radius r centered at world point c against the box (pos2, mat2, size2): writes
     contact row k (normal from the sphere to the box) and returns 1, or 0 when the gap exceeds
     margin. Worked in the box frame:
@@ -342,7 +342,7 @@ def capsule_box(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
          (the oracle's octant tests on the signs of h against the nearest corner/edge): the
          farthest parameter from the first point that stays over the box (limited by the box
          extent over |h| per axis), none for an end inside the box or pointing at a corner;
-      3. each point's sphere of radius size1[0] against the box (_sphere_box_at).
+      3. each point's sphere of radius size1[0] against the box (sphere_box_at).
     Contacts whose surface gap exceeds margin are dropped."""
     rad = size1[0]
     hl = size1[1]
@@ -542,7 +542,7 @@ def capsule_box(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
         p0 = c[0] + h[0] * t
         p1 = c[1] + h[1] * t
         p2 = c[2] + h[2] * t
-        n += _sphere_box_at(mat2[0] * p0 + mat2[1] * p1 + mat2[2] * p2 + pos2[0],
+        n += sphere_box_at(mat2[0] * p0 + mat2[1] * p1 + mat2[2] * p2 + pos2[0],
                             mat2[3] * p0 + mat2[4] * p1 + mat2[5] * p2 + pos2[1],
                             mat2[6] * p0 + mat2[7] * p1 + mat2[8] * p2 + pos2[2],
                             rad, pos2, mat2, size2, margin, dist, pos, frame, n)

@@ -17,6 +17,7 @@ import math
 from numba import njit
 
 from .._access import KERNEL as _J
+from .box import sphere_box_at
 mjMINVAL = 1e-15
 
 
@@ -270,43 +271,10 @@ def sphere_cylinder(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, fra
 
 @njit(**_J)
 def sphere_box(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
-    """Sphere-box (max 1): center outside the box: against the closest box point; inside:
-    through the face of least penetration."""
-    r1 = size1[0]
-    d0, d1, d2 = pos1[0] - pos2[0], pos1[1] - pos2[1], pos1[2] - pos2[2]
-    x = mat2[0] * d0 + mat2[3] * d1 + mat2[6] * d2
-    y = mat2[1] * d0 + mat2[4] * d1 + mat2[7] * d2
-    z = mat2[2] * d0 + mat2[5] * d1 + mat2[8] * d2
-    cx = min(max(x, -size2[0]), size2[0])
-    cy = min(max(y, -size2[1]), size2[1])
-    cz = min(max(z, -size2[2]), size2[2])
-    if cx != x or cy != y or cz != z:
-        qx = pos2[0] + mat2[0] * cx + mat2[1] * cy + mat2[2] * cz
-        qy = pos2[1] + mat2[3] * cx + mat2[4] * cy + mat2[5] * cz
-        qz = pos2[2] + mat2[6] * cx + mat2[7] * cy + mat2[8] * cz
-        return _sphere_point(pos1[0], pos1[1], pos1[2], r1, qx, qy, qz, 0.0, mat1, mat2, margin,
-                             dist, pos, frame, 0)
-    # inside: the face nearest to the center
-    best = 1e300
-    kb = 0
-    sb = 1.0
-    loc = (x, y, z)
-    for k in range(3):
-        c = loc[k]
-        p = size2[k] - abs(c)
-        if p < best:
-            best = p
-            kb = k
-            sb = 1.0 if c >= 0 else -1.0
-    d = -best - r1
-    if d > margin:
-        return 0
-    a0, a1, a2 = _axis(mat2, kb)
-    nx, ny, nz = -sb * a0, -sb * a1, -sb * a2
-    s = r1 + 0.5 * d
-    _emit(dist, pos, frame, 0, d, pos1[0] + nx * s, pos1[1] + ny * s, pos1[2] + nz * s,
-          nx, ny, nz)
-    return 1
+    """Sphere-box (max 1): the sphere against the box's closest point, or through its nearest
+    face when the center is inside (box.sphere_box_at, shared with capsule-box)."""
+    return sphere_box_at(pos1[0], pos1[1], pos1[2], size1[0], pos2, mat2, size2, margin,
+                         dist, pos, frame, 0)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,13 +14,10 @@ import math
 import numpy as np
 import pytest
 
-from oracle import mujoco, shared_model, TEST_MODELS
+from oracle import mujoco, shared_model, TEST_MODELS, GYM, DM
 
 import engine
 
-SITE = "/work/main/.venv/lib/python3.11/site-packages/"
-GYM = SITE + "gymnasium/envs/mujoco/assets/"
-DM = SITE + "dm_control/suite/"
 _PRIMITIVE = {0, 2, 3, 6}  # plane, sphere, capsule, box: analytic pairs in MuJoCo
 
 

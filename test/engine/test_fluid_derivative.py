@@ -13,7 +13,7 @@ Measured on MuJoCo 4.0.0 (and asserted here):
 import numpy as np
 import pytest
 
-from oracle import mujoco, shared_model, TEST_MODELS
+from oracle import mujoco, shared_model, TEST_MODELS, GYM, DM
 from test_forward import both
 from test_passive import load, randomise
 
@@ -22,8 +22,6 @@ from engine.derivative import (ellipsoid_fluid_deriv, fluid_deriv_kernel,
                                inertia_box_fluid_deriv)
 from engine.passive import _ellipsoid_force, _inertia_box_force
 
-GYM = "/work/main/.venv/lib/python3.11/site-packages/gymnasium/envs/mujoco/assets/"
-DM = "/work/main/.venv/lib/python3.11/site-packages/dm_control/suite/"
 INTEGRATORS = ["mjINT_IMPLICIT", "mjINT_IMPLICITFAST"]
 
 

@@ -2,14 +2,12 @@
 import numpy as np
 import pytest
 
-from oracle import model_from_mujoco, mujoco, shared_model, TEST_MODELS
+from oracle import model_from_mujoco, mujoco, shared_model, TEST_MODELS, GYM, DM
 from test_passive import load, randomise
 
 import engine
 from engine.data import MjData
 
-DM = "/work/main/.venv/lib/python3.11/site-packages/dm_control/suite/"
-GYM = "/work/main/.venv/lib/python3.11/site-packages/gymnasium/envs/mujoco/assets/"
 FWD_FIELDS = ("qfrc_bias qfrc_passive qfrc_actuator actuator_force act_dot qfrc_smooth "
               "qacc_smooth qacc sensordata").split()
 

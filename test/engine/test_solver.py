@@ -18,13 +18,11 @@ ours reaches the optimum (it solves each contact's cone block exactly).
 import numpy as np
 import pytest
 
-from oracle import TEST_MODELS, model_from_mujoco, mujoco
+from oracle import TEST_MODELS, model_from_mujoco, mujoco, GYM, DM
 
 from engine import solver as S
 from engine.data import MjData
 
-GYM = "/work/main/.venv/lib/python3.11/site-packages/gymnasium/envs/mujoco/assets/"
-DM = "/work/main/.venv/lib/python3.11/site-packages/dm_control/suite/"
 EFC = "type id D R aref frictionloss KBIP diagApprox pos margin vel".split()
 CON = ("dist pos frame includemargin friction solref solreffriction solimp mu dim geom1 geom2 "
        "geom efc_address exclude").split()
