@@ -56,6 +56,7 @@ from .forward import (mj_forward, mj_forwardSkip, mj_step, mj_step1, mj_step2,  
                       mj_checkPos, mj_checkVel, mj_checkAcc, mj_Euler, mj_RungeKutta,
                       mj_implicit, mj_compareFwdInv)
 from .collision import mj_collision  # noqa: E402,F401
+from .collision.distance import mj_geomDistance  # noqa: E402,F401
 from .constraint import mj_makeConstraint, mj_referenceConstraint, mj_contactForce  # noqa: E402
 from .solver import mj_constraintUpdate  # noqa: E402,F401
 from .errors import ArenaFullError  # noqa: E402,F401

@@ -548,6 +548,9 @@ sol_blk f 8 36
 fluid_B f 7 6
 fluid_work f 5 3
 fluid_J f 6 nv
+sens_match i nconcap 2
+sens_crit f nconcap 1
+sens_fromto f 2 6
 """
 
 

@@ -9,10 +9,14 @@ sensors with a reference frame are expressed in that frame.
 sensordata is identical with and without noise), so neither does this engine.
 
 Sensors that need what this engine does not compute yet raise NotImplementedError from
-`check_sensors_supported` (camprojection, contact, tactile, geomdist/normal/fromto, insidesite,
-plugin, user sensors without a callback, delayed/interval sensors). The limit sensors read the
+`check_sensors_supported` (camprojection, tactile, insidesite, plugin, user sensors without a
+callback, delayed/interval sensors, collision sensors on sdf geoms). The limit sensors read the
 joint's or tendon's limit row (0 when the limit is inactive), touch sums the normal forces of the
 contacts in the site's zone, rangefinder casts a ray along the site's z axis (engine.ray).
+<contact> (XML reference "sensor/contact") matches, reduces and extracts d.contact and its
+forces (`_contact_sensor`); <distance>, <normal>, <fromto> (XML reference "collision sensors")
+run mj_geomDistance (engine/collision/distance.py) with the cutoff as the search distance; the
+cutoff clamps the distance only and is ignored by contact and fromto sensors.
 """
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ from ._layout import DF, MF
 from .smooth import rne_post_constraint, subtree_vel  # the smooth stages own these
 from .constraint import contact_force
 from .ray import ray, ray_geom
+from .collision.distance import geom_distance
 from .support import object_acceleration, object_velocity
 
 # mjtSensor
@@ -50,9 +55,9 @@ _ENBL_ENERGY = 1 << 1
 _JNT_FREE, _JNT_BALL = 0, 1
 _TRN_TENDON = 3
 
-_UNSUPPORTED = {CAMPROJECTION: "camprojection", CONTACT: "contact", TACTILE: "tactile",
-                INSIDESITE: "insidesite", GEOMDIST: "distance", GEOMNORMAL: "normal",
-                GEOMFROMTO: "fromto", PLUGIN: "plugin", USER: "user"}
+_UNSUPPORTED = {CAMPROJECTION: "camprojection", TACTILE: "tactile",
+                INSIDESITE: "insidesite", PLUGIN: "plugin", USER: "user"}
+_COLLISION_TAG = {GEOMDIST: "distance", GEOMNORMAL: "normal", GEOMFROMTO: "fromto"}
 # mjtConstraint rows the limit sensors read; mjtCone
 _CNSTR_LIMIT_JOINT, _CNSTR_LIMIT_TENDON = 3, 4
 
@@ -105,6 +110,353 @@ def _touch(M, D, site, res):
         if ray_geom(spos, smat, ssize, cpos[c], vec, stype) >= 0.0:
             total += fn
     return total
+
+
+# ---------------------------------------------------------------------------------------------
+# contact sensor (XML reference "sensor/contact": matching, reduction, extraction)
+# ---------------------------------------------------------------------------------------------
+
+# mjtConDataField bits of sensor_intprm[s, 0], their sizes; mjtReduce modes of sensor_intprm[s, 1]
+(CD_FOUND, CD_FORCE, CD_TORQUE, CD_DIST, CD_POS, CD_NORMAL, CD_TANGENT) = range(7)
+_CD_SIZE = (1, 3, 3, 1, 3, 3, 3)
+RED_NONE, RED_MINDIST, RED_MAXFORCE, RED_NETFORCE = 0, 1, 2, 3
+_GEOM_SPHERE, _GEOM_CAPSULE, _GEOM_ELLIPSOID, _GEOM_CYLINDER, _GEOM_BOX = 2, 3, 4, 5, 6
+_MINVAL = 1e-15
+
+
+@njit(**_J)
+def inside_geom(pos, mat, size, gtype, point):
+    """mju_insideGeom: whether ``point`` (world) is strictly inside the primitive volume of type
+    ``gtype`` (sphere, capsule, ellipsoid, cylinder, box) with frame ``pos``, ``mat`` (9,
+    row-major) and ``size``; False for other types."""
+    d0 = point[0] - pos[0]
+    d1 = point[1] - pos[1]
+    d2 = point[2] - pos[2]
+    if gtype == _GEOM_SPHERE:
+        return d0 * d0 + d1 * d1 + d2 * d2 < size[0] * size[0]
+    x = mat[0] * d0 + mat[3] * d1 + mat[6] * d2
+    y = mat[1] * d0 + mat[4] * d1 + mat[7] * d2
+    z = mat[2] * d0 + mat[5] * d1 + mat[8] * d2
+    if gtype == _GEOM_CAPSULE:
+        zc = min(max(z, -size[1]), size[1])
+        return x * x + y * y + (z - zc) * (z - zc) < size[0] * size[0]
+    if gtype == _GEOM_ELLIPSOID:
+        return ((x / size[0]) * (x / size[0]) + (y / size[1]) * (y / size[1])
+                + (z / size[2]) * (z / size[2])) < 1.0
+    if gtype == _GEOM_CYLINDER:
+        return x * x + y * y < size[0] * size[0] and abs(z) < size[1]
+    if gtype == _GEOM_BOX:
+        return abs(x) < size[0] and abs(y) < size[1] and abs(z) < size[2]
+    return False
+
+
+@njit(**_J)
+def _side_match(body_parentid, body, geom, otype, oid):
+    """Whether one side of a contact (its body and geom) meets a sensor criterion: none and site
+    (tested before) always do, geom and body by id, subtree (XBODY) when the body descends from
+    oid."""
+    if otype == 0 or otype == OBJ_SITE:
+        return True
+    if otype == OBJ_GEOM:
+        return geom == oid
+    if otype == OBJ_BODY:
+        return body == oid
+    if otype == OBJ_XBODY:
+        b = body
+        while b > oid:  # parents have smaller ids
+            b = body_parentid[b]
+        return b == oid
+    return False
+
+
+@njit(**_J)
+def match_contact(M, D, c, type1, id1, type2, id2):
+    """0 when contact ``c`` does not meet the sensor's criteria (object 1: none, site, geom1,
+    body1, subtree1; object 2: none, geom2, body2, subtree2), 1 when it does with the contact's
+    normal pointing from object 1 to object 2, -1 when it does the other way round (the sensor
+    then flips the normal). With one object given, the normal points away from object 1 /
+    towards object 2; when both orders fit (ambiguous), the contact's own normal is kept."""
+    if type1 == 0 and type2 == 0:
+        return 1
+    if type1 == OBJ_SITE:
+        if not inside_geom(f2(D, DF.site_xpos)[id1], f2(D, DF.site_xmat)[id1],
+                           f2(M, MF.site_size)[id1], i1(M, MF.site_type)[id1],
+                           f2(D, DF.contact_pos)[c]):
+            return 0
+    parent = i1(M, MF.body_parentid)
+    gbody = i1(M, MF.geom_bodyid)
+    ga = i1(D, DF.contact_geom1)[c]
+    gb = i1(D, DF.contact_geom2)[c]
+    ba = gbody[ga] if ga >= 0 else -1
+    bb = gbody[gb] if gb >= 0 else -1
+    m11 = _side_match(parent, ba, ga, type1, id1)
+    m12 = _side_match(parent, bb, gb, type1, id1)
+    m21 = _side_match(parent, ba, ga, type2, id2)
+    m22 = _side_match(parent, bb, gb, type2, id2)
+    if not (m11 or m12) or not (m21 or m22):
+        return 0
+    if type1 != 0 and type2 != 0:
+        # each object must be on its own side: regular (1 on geom1, 2 on geom2) or reverse; a
+        # contact where both objects only fit the same side does not match
+        if m11 and m22:
+            return 1
+        if m12 and m21:
+            return -1
+        return 0
+    if type1 != 0:
+        return 1 if m11 else -1
+    return 1 if m22 else -1
+
+
+@njit(**_J)
+def _cforce(M, D, c, res):
+    contact_force(i1(M, MF.opt_cone)[0], i1(D, DF.contact_dim), f2(D, DF.contact_friction),
+                  i1(D, DF.contact_efc_address), f1(D, DF.efc_force), c, res)
+
+
+@njit(**_J)
+def _contact_sensor(M, D, s, out, res):
+    """<contact> sensor ``s`` into ``out`` (sensor_dim numbers = num slots of the data fields in
+    the bit order of sensor_intprm[s, 0]: found, force, torque, dist, pos, normal, tangent).
+
+    XML reference "sensor/contact". Matching runs over all of d.contact (a contact without
+    constraint rows reports zero force); ``found`` = number of matched contacts. Reduction:
+    none = the first num matches in d.contact order; mindist = the num smallest ``dist``
+    ascending; maxforce = the num largest |force[0:3]| descending (ties by
+    contact index); netforce = one synthetic contact at the force-weighted (|force[0:3]|)
+    centroid of the matches, force and torque in the world frame about that point, dist 0,
+    normal (1,0,0), tangent (0,1,0) (all zero when nothing matches, as measured on mujoco
+    4.0.0). Extraction: force and torque (mj_contactForce: normal,
+    tangent1, tangent2 in the contact frame; force units, torque units) and dist (length), pos,
+    normal, tangent1 (world); when the match order is reversed the normal and tangent1 are
+    negated and the force's and torque's third component too (the frame turned half a turn
+    about tangent2, the reaction force). Slots past the matches are zero. ``res``: 6 numbers
+    of workspace. Workspace rows: sens_match (contact id, flip), sens_crit."""
+    spec = i2(M, MF.sensor_intprm)[s, 0]
+    reduce = i2(M, MF.sensor_intprm)[s, 1]
+    type1 = i1(M, MF.sensor_objtype)[s]
+    id1 = i1(M, MF.sensor_objid)[s]
+    type2 = i1(M, MF.sensor_reftype)[s]
+    id2 = i1(M, MF.sensor_refid)[s]
+    dim = out.shape[0]
+    size = 0
+    for k in range(7):
+        if spec & (1 << k):
+            size += _CD_SIZE[k]
+    for k in range(dim):
+        out[k] = 0.0
+    if size == 0:
+        return
+    num = dim // size
+    # offsets of the fields within a slot (-1: not requested)
+    o_found = o_force = o_torque = o_dist = o_pos = o_normal = o_tangent = -1
+    off = 0
+    if spec & (1 << CD_FOUND):
+        o_found = off
+        off += 1
+    if spec & (1 << CD_FORCE):
+        o_force = off
+        off += 3
+    if spec & (1 << CD_TORQUE):
+        o_torque = off
+        off += 3
+    if spec & (1 << CD_DIST):
+        o_dist = off
+        off += 1
+    if spec & (1 << CD_POS):
+        o_pos = off
+        off += 3
+    if spec & (1 << CD_NORMAL):
+        o_normal = off
+        off += 3
+    if spec & (1 << CD_TANGENT):
+        o_tangent = off
+        off += 3
+
+    match = i2(D, DF.sens_match)
+    crit = f1(D, DF.sens_crit)
+    cdist = f1(D, DF.contact_dist)
+    cpos = f2(D, DF.contact_pos)
+    cframe = f2(D, DF.contact_frame)
+    nmatch = 0
+    for c in range(i1(D, DF.ncon)[0]):
+        r = match_contact(M, D, c, type1, id1, type2, id2)
+        if r == 0:
+            continue
+        match[nmatch, 0] = c
+        match[nmatch, 1] = 1 if r < 0 else 0
+        if reduce == RED_MINDIST:
+            crit[nmatch] = cdist[c]
+        elif reduce == RED_MAXFORCE:
+            _cforce(M, D, c, res)
+            crit[nmatch] = -(res[0] * res[0] + res[1] * res[1] + res[2] * res[2])
+        nmatch += 1
+
+    if reduce == RED_NETFORCE:
+        if nmatch == 0:  # mujoco 4.0.0 leaves the slot zero when nothing matches
+            return
+        # the point: force-weighted centroid of the contact positions
+        p0 = p1 = p2 = 0.0
+        total = 0.0
+        for j in range(nmatch):
+            c = match[j, 0]
+            _cforce(M, D, c, res)
+            w = math.sqrt(res[0] * res[0] + res[1] * res[1] + res[2] * res[2])
+            p0 += w * cpos[c, 0]
+            p1 += w * cpos[c, 1]
+            p2 += w * cpos[c, 2]
+            total += w
+        sc = 1.0 / max(total, _MINVAL)
+        p0 *= sc
+        p1 *= sc
+        p2 *= sc
+        # total wrench about the point, world frame
+        F0 = F1 = F2 = T0 = T1 = T2 = 0.0
+        for j in range(nmatch):
+            c = match[j, 0]
+            _cforce(M, D, c, res)
+            sg = -1.0 if match[j, 1] else 1.0
+            fr = cframe[c]
+            f0 = sg * (fr[0] * res[0] + fr[3] * res[1] + fr[6] * res[2])
+            f1_ = sg * (fr[1] * res[0] + fr[4] * res[1] + fr[7] * res[2])
+            f2_ = sg * (fr[2] * res[0] + fr[5] * res[1] + fr[8] * res[2])
+            t0 = sg * (fr[0] * res[3] + fr[3] * res[4] + fr[6] * res[5])
+            t1 = sg * (fr[1] * res[3] + fr[4] * res[4] + fr[7] * res[5])
+            t2 = sg * (fr[2] * res[3] + fr[5] * res[4] + fr[8] * res[5])
+            r0 = cpos[c, 0] - p0
+            r1 = cpos[c, 1] - p1
+            r2 = cpos[c, 2] - p2
+            F0 += f0
+            F1 += f1_
+            F2 += f2_
+            T0 += t0 + (r1 * f2_ - r2 * f1_)
+            T1 += t1 + (r2 * f0 - r0 * f2_)
+            T2 += t2 + (r0 * f1_ - r1 * f0)
+        if o_found >= 0:
+            out[o_found] = nmatch
+        if o_force >= 0:
+            out[o_force] = F0
+            out[o_force + 1] = F1
+            out[o_force + 2] = F2
+        if o_torque >= 0:
+            out[o_torque] = T0
+            out[o_torque + 1] = T1
+            out[o_torque + 2] = T2
+        if o_pos >= 0:
+            out[o_pos] = p0
+            out[o_pos + 1] = p1
+            out[o_pos + 2] = p2
+        if o_normal >= 0:
+            out[o_normal] = 1.0
+        if o_tangent >= 0:
+            out[o_tangent + 1] = 1.0
+        return
+
+    nslot = min(num, nmatch)
+    if reduce == RED_MINDIST or reduce == RED_MAXFORCE:
+        # the nslot smallest criteria, ascending, ties by contact index (selection)
+        for k in range(nslot):
+            best = k
+            for j in range(k + 1, nmatch):
+                if crit[j] < crit[best] or (crit[j] == crit[best]
+                                            and match[j, 0] < match[best, 0]):
+                    best = j
+            if best != k:
+                cr = crit[k]
+                crit[k] = crit[best]
+                crit[best] = cr
+                for q in range(2):
+                    t = match[k, q]
+                    match[k, q] = match[best, q]
+                    match[best, q] = t
+    for k in range(nslot):
+        c = match[k, 0]
+        sg = -1.0 if match[k, 1] else 1.0
+        base = k * size
+        if o_found >= 0:
+            out[base + o_found] = nmatch
+        if o_force >= 0 or o_torque >= 0:
+            _cforce(M, D, c, res)
+            if o_force >= 0:
+                out[base + o_force] = res[0]
+                out[base + o_force + 1] = res[1]
+                out[base + o_force + 2] = sg * res[2]
+            if o_torque >= 0:
+                out[base + o_torque] = res[3]
+                out[base + o_torque + 1] = res[4]
+                out[base + o_torque + 2] = sg * res[5]
+        if o_dist >= 0:
+            out[base + o_dist] = cdist[c]
+        if o_pos >= 0:
+            for q in range(3):
+                out[base + o_pos + q] = cpos[c, q]
+        if o_normal >= 0:
+            for q in range(3):
+                out[base + o_normal + q] = sg * cframe[c, q]
+        if o_tangent >= 0:
+            for q in range(3):
+                out[base + o_tangent + q] = sg * cframe[c, 3 + q]
+
+
+# ---------------------------------------------------------------------------------------------
+# collision sensors (XML reference "collision sensors": distance, normal, fromto)
+# ---------------------------------------------------------------------------------------------
+
+@njit(**_J)
+def _geompair_sensor(M, D, s, t, out):
+    """<distance> (signed distance, length), <normal> (unit vector from geom1's surface to
+    geom2's, world; zeros when nothing is found) or <fromto> (the segment, 6 numbers, world;
+    zeros when nothing is found) of the closest pair among geom1|body1's geoms and geom2|body2's,
+    searched up to the sensor's cutoff (mj_geomDistance with distmax = cutoff; distance = cutoff
+    when nothing is closer). Workspace rows: sens_fromto."""
+    cutoff = f1(M, MF.sensor_cutoff)[s]
+    ot = i1(M, MF.sensor_objtype)[s]
+    oi = i1(M, MF.sensor_objid)[s]
+    rt = i1(M, MF.sensor_reftype)[s]
+    ri = i1(M, MF.sensor_refid)[s]
+    if ot == OBJ_BODY:
+        a1 = i1(M, MF.body_geomadr)[oi]
+        n1 = i1(M, MF.body_geomnum)[oi]
+    else:
+        a1, n1 = oi, 1
+    if rt == OBJ_BODY:
+        a2 = i1(M, MF.body_geomadr)[ri]
+        n2 = i1(M, MF.body_geomnum)[ri]
+    else:
+        a2, n2 = ri, 1
+    ft = f2(D, DF.sens_fromto)
+    best = ft[0]
+    new = ft[1]
+    for k in range(6):
+        best[k] = 0.0
+    dist = cutoff
+    for g1 in range(a1, a1 + n1):
+        for g2 in range(a2, a2 + n2):
+            dn = geom_distance(M, D, g1, g2, cutoff, new)
+            if dn < dist:
+                dist = dn
+                for k in range(6):
+                    best[k] = new[k]
+    if t == GEOMDIST:
+        out[0] = dist
+    elif t == GEOMNORMAL:
+        n0 = best[3] - best[0]
+        n1_ = best[4] - best[1]
+        n2_ = best[5] - best[2]
+        if n0 != 0.0 or n1_ != 0.0 or n2_ != 0.0:
+            nn = math.sqrt(n0 * n0 + n1_ * n1_ + n2_ * n2_)
+            if nn < _MINVAL:
+                n0, n1_, n2_ = 1.0, 0.0, 0.0
+            else:
+                n0 /= nn
+                n1_ /= nn
+                n2_ /= nn
+        out[0] = n0
+        out[1] = n1_
+        out[2] = n2_
+    else:
+        for k in range(6):
+            out[k] = best[k]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,6 +593,9 @@ def _apply_cutoff(M, D, s):
     cutoff = f1(M, MF.sensor_cutoff)[s]
     if cutoff <= 0.0:
         return
+    t = i1(M, MF.sensor_type)[s]
+    if t == CONTACT or t == GEOMFROMTO:  # contact: ignored; fromto: it is the search distance
+        return
     dtype = i1(M, MF.sensor_datatype)[s]
     adr = i1(M, MF.sensor_adr)[s]
     dim = i1(M, MF.sensor_dim)[s]
@@ -311,6 +666,8 @@ def _sensor_pos_one(M, D, s, out):
         out[0] = f1(D, DF.energy)[0]
     elif t == CLOCK:
         out[0] = fs(D, DF.time)
+    elif t == GEOMDIST or t == GEOMNORMAL or t == GEOMFROMTO:
+        _geompair_sensor(M, D, s, t, out)
 
 
 @njit(**_J)
@@ -377,6 +734,8 @@ def _sensor_acc_one(M, D, s, out, tmp):
     objid = i1(M, MF.sensor_objid)[s]
     if t == TOUCH:
         out[0] = _touch(M, D, objid, tmp)
+    elif t == CONTACT:
+        _contact_sensor(M, D, s, out, tmp)
     elif t == ACCELEROMETER:
         b, pos, mat = _obj_frame(M, D, OBJ_SITE, objid)
         com = f2(D, DF.subtree_com)[i1(M, MF.body_rootid)[b]]
@@ -486,6 +845,14 @@ def check_sensors_supported(m):
             raise NotImplementedError(f"sensor {s}: <sensor delay> is not supported yet")
         if m.sensor_interval.size and np.any(m.sensor_interval[s] != 0):
             raise NotImplementedError(f"sensor {s}: <sensor interval> is not supported yet")
+        if t in (GEOMDIST, GEOMNORMAL, GEOMFROMTO):
+            for ot, oi in ((m.sensor_objtype[s], m.sensor_objid[s]),
+                           (m.sensor_reftype[s], m.sensor_refid[s])):
+                geoms = ([int(oi)] if int(ot) == OBJ_GEOM else
+                         range(int(m.body_geomadr[oi]), int(m.body_geomadr[oi] + m.body_geomnum[oi])))
+                if any(int(m.geom_type[g]) == 8 for g in geoms):
+                    raise NotImplementedError(f"sensor {s}: <{_COLLISION_TAG[t]}> on sdf geoms is "
+                                              "not supported yet")
         if t == RANGEFINDER:
             if int(m.sensor_objtype[s]) != OBJ_SITE or int(m.sensor_intprm[s][0]) != 1:
                 raise NotImplementedError(f"sensor {s}: <rangefinder> on a camera or with a data "

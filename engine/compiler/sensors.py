@@ -129,8 +129,8 @@ def _contact_sensor(c, el, i, stype, dtype, stage, otype, oid, rtype, rid, intpr
         raise CompileError("num must be positive", el.file, el.line, el.tag, "num")
     reduce = _CONTACT_REDUCE.index(a.get("reduce", "none"))
     intprm[i] = (mask, reduce, num)
-    # forces need the solved constraint; a maxforce reduction ranks by force
-    needs_force = mask & 0b110 or reduce == 2
+    # forces need the solved constraint; the maxforce and netforce reductions weigh by force
+    needs_force = mask & 0b110 or reduce in (2, 3)
     stage[i] = ACC if needs_force else POS
     return num * size
 

@@ -1,0 +1,124 @@
+"""mj_geomDistance: the smallest signed distance between two geoms, and the segment realizing it.
+
+MuJoCo API reference "mj_geomDistance" and XML reference "collision sensors" (sensor/distance,
+sensor/normal, sensor/fromto): the pair is run through the narrow phase with the margin set to
+``distmax``, independently of the collision filters (contype/conaffinity, exclusions, pairs), and
+the deepest of the returned contacts is taken. Pairs the narrow phase would send to the general
+convex routine -- and box-box, which MuJoCo's distance query also sends there, instead of the
+multi-contact box-box routine -- take the convex routine's single contact (no multi-contact).
+Result: the signed distance in length units (negative = penetration), or ``distmax`` when
+nothing is found within it; ``fromto`` (6,) = the point on geom1's surface then the point on
+geom2's surface, world frame, zeros when nothing is found.
+
+The segment is rebuilt from the contact (midpoint ``pos``, unit normal from the first to the
+second geom of the narrow phase's order, ``dist``): the ends are ``pos -+ dist/2 normal``; when the
+narrow phase took the geoms in the other order (it wants type1 <= type2) the ends are swapped so
+that ``fromto`` still runs from ``geom1`` to ``geom2``.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from .._access import f1, f2, i1, i2, fs, is_
+from .._access import KERNEL as _J
+from .._layout import DF, MF
+from . import hfield as hf
+from . import narrowphase as npx
+
+NEED_SDF = npx.NEED_SDF
+
+
+@njit(**_J)
+def geom_distance(M, D, geom1, geom2, distmax, fromto):
+    """Signed distance between geoms ``geom1`` and ``geom2`` (length units), searching up to
+    ``distmax``; ``fromto`` (6,) receives the segment from geom1's surface to geom2's (world
+    frame; zeros when the distance is not below distmax). Needs the geom poses (position stage).
+    Uses the narrow phase's staging rows col_t* and the convex scratch as workspace. Returns
+    distmax when the pair has no collision routine; sets fw_status[0] = NEED_SDF's code for sdf
+    geoms (the Python wrappers refuse those beforehand)."""
+    for k in range(6):
+        fromto[k] = 0.0
+    gtype = i1(M, MF.geom_type)
+    flip = gtype[geom1] > gtype[geom2]
+    g1 = geom2 if flip else geom1
+    g2 = geom1 if flip else geom2
+    t1, t2 = gtype[g1], gtype[g2]
+    if not npx.has_function(t1, t2):
+        return distmax
+    if t1 == npx.SDF or t2 == npx.SDF:
+        return distmax
+    gdata = i1(M, MF.geom_dataid)
+    size = f2(M, MF.geom_size)
+    xpos = f2(D, DF.geom_xpos)
+    xmat = f2(D, DF.geom_xmat)
+    tdist = f1(D, DF.col_tdist)
+    tpos = f2(D, DF.col_tpos)
+    tframe = f2(D, DF.col_tframe)
+    tol = fs(M, MF.opt_ccd_tolerance)
+    it = is_(M, MF.opt_ccd_iterations)
+    if t1 == npx.HFIELD:
+        n = hf.hfield_collide(f2(M, MF.hfield_size), i1(M, MF.hfield_nrow), i1(M, MF.hfield_ncol),
+                              i1(M, MF.hfield_adr), f1(M, MF.hfield_data),
+                              i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum), f2(M, MF.mesh_vert),
+                              i1(M, MF.mesh_graphadr), i1(M, MF.mesh_graph),
+                              gdata[g1], xpos[g1], xmat[g1], f1(M, MF.geom_rbound)[g2],
+                              t2, gdata[g2], size[g2], xpos[g2], xmat[g2],
+                              distmax, tol, it, tdist.shape[0], tdist, tpos, tframe,
+                              f2(D, DF.hf_work), f2(D, DF.ccd_work), i2(D, DF.ccd_iwork))
+    elif t1 == npx.BOX and t2 == npx.BOX:
+        # MuJoCo's distance query takes box-box through the convex routine (one contact)
+        n = npx.convex_collide(i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum),
+                               f2(M, MF.mesh_vert), i1(M, MF.mesh_graphadr),
+                               i1(M, MF.mesh_graph), t1, gdata[g1], size[g1], xpos[g1], xmat[g1],
+                               t2, gdata[g2], size[g2], xpos[g2], xmat[g2],
+                               distmax, tol, it, 0, tdist, tpos, tframe,
+                               f2(D, DF.ccd_work), i2(D, DF.ccd_iwork))
+    else:
+        n = npx.collide(i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum), f2(M, MF.mesh_vert),
+                        i1(M, MF.mesh_graphadr), i1(M, MF.mesh_graph),
+                        i1(M, MF.mesh_polyadr), i1(M, MF.mesh_polynum), f2(M, MF.mesh_polynormal),
+                        i1(M, MF.mesh_polyvertadr), i1(M, MF.mesh_polyvertnum),
+                        i1(M, MF.mesh_polyvert), i1(M, MF.mesh_polymapadr),
+                        i1(M, MF.mesh_polymapnum), i1(M, MF.mesh_polymap),
+                        t1, gdata[g1], size[g1], xpos[g1], xmat[g1],
+                        t2, gdata[g2], size[g2], xpos[g2], xmat[g2],
+                        distmax, tol, it, 0, tdist, tpos, tframe,
+                        f2(D, DF.ccd_work), i2(D, DF.ccd_iwork))
+    dist = distmax
+    best = -1
+    for k in range(n):
+        if tdist[k] < dist:
+            dist = tdist[k]
+            best = k
+    if best >= 0:
+        # ends of the segment: pos -+ dist/2 normal in the narrow phase's order, swapped back
+        h = -0.5 * dist if flip else 0.5 * dist
+        nrm = tframe[best]
+        p = tpos[best]
+        for k in range(3):
+            fromto[k] = p[k] - h * nrm[k]
+            fromto[3 + k] = p[k] + h * nrm[k]
+    return dist
+
+
+@njit(**_J)
+def _geom_distance_entry(M, D, geom1, geom2, distmax, fromto):
+    return geom_distance(M, D, geom1, geom2, distmax, fromto)
+
+
+def mj_geomDistance(m, d, geom1, geom2, distmax, fromto=None):
+    """Smallest signed distance between two geoms (mujoco's mj_geomDistance): length units,
+    negative for penetration, ``distmax`` when none is found below it; ``fromto`` (6,), when
+    given, receives the segment from geom1's surface to geom2's (world frame; zeros when none).
+    Needs the position stage (geom_xpos, geom_xmat)."""
+    import numpy as np
+    for g in (geom1, geom2):
+        if not 0 <= int(g) < m.ngeom:
+            raise ValueError(f"mj_geomDistance: invalid geom id {g}")
+        if int(m.geom_type[int(g)]) == npx.SDF:
+            raise NotImplementedError("mj_geomDistance: sdf geoms are not supported yet")
+    buf = np.zeros(6)
+    dist = _geom_distance_entry(m._A, d._A, int(geom1), int(geom2), float(distmax), buf)
+    if fromto is not None:
+        fromto[...] = buf.reshape(np.shape(fromto))
+    return float(dist)
