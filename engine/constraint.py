@@ -11,7 +11,7 @@ the inverse constraint inertia (efc_diagApprox, from the model's body/dof/tendon
 spring-damper parameters efc_KBIP = (K, B, impedance d, d d/d pos) from solref/solimp, and the
 regulariser R = (1-d)/d * diagApprox with D = 1/R.
 
-Jacobian layout (seed 001, "Constraint model": the constraint Jacobian J, dense or sparse as
+Jacobian layout (seed 001, "Data layout": the constraint Jacobian efc_J, dense or CSR as
 opt.jacobian says). Dense (mj_isSparse false): efc_J holds the nefc rows of nv values each, row r at
 efc_J[r*nv : (r+1)*nv] (nJ = nefc*nv); efc_J_rownnz/rowadr/rowsuper are zeroed and efc_J_colind is
 not written (MuJoCo leaves them undefined in dense mode: zeros in a fresh MjData). Sparse
