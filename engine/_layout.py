@@ -525,6 +525,7 @@ fw_cfrc f nbody 6
 fw_status i 4 1
 inv_jar f njcap 1
 cn_J f 6 nv
+cn_Jdense f njcap nv
 col_aabb f ngeom 6
 col_order i ngeom 1
 col_state i 2 1

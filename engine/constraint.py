@@ -6,15 +6,22 @@ Every scalar constraint is one row of the efc_* arrays, in MuJoCo's order: equal
 tendons), limits (joints, then tendons; hinge/slide and tendons a row per violated side, ball joints
 one row), then contacts (frictionless 1 row, pyramidal 2*(dim-1) rows, elliptic dim rows). A row
 has its Jacobian (efc_J: the derivative of the constraint violation ``efc_pos`` w.r.t. qpos in
-velocity coordinates, dense row r = efc_J[r]), margin, friction loss, the approximate diagonal of
+velocity coordinates; layout below), margin, friction loss, the approximate diagonal of
 the inverse constraint inertia (efc_diagApprox, from the model's body/dof/tendon invweight0), the
 spring-damper parameters efc_KBIP = (K, B, impedance d, d d/d pos) from solref/solimp, and the
 regulariser R = (1-d)/d * diagApprox with D = 1/R.
 
-Sparse Jacobian (opt.jacobian SPARSE, or AUTO with nv >= 60, as mj_isSparse): efc_J keeps the dense
-rows and efc_J_rownnz / efc_J_rowadr / efc_J_colind list each row's structural nonzero columns
-(``colind[r, :rownnz[r]]`` increasing, ``rowadr[r] = r * nv``; the layout of actuator_moment), the
-same columns and counts (nJ = their sum) as MuJoCo's CSR rows, plus efc_J_rowsuper.
+Jacobian layout (seed 001, "Data layout": the constraint Jacobian efc_J, dense or CSR as
+opt.jacobian says). Dense (mj_isSparse false): efc_J holds the nefc rows of nv values each, row r at
+efc_J[r*nv : (r+1)*nv] (nJ = nefc*nv); efc_J_rownnz/rowadr/rowsuper are zeroed and efc_J_colind is
+not written (MuJoCo leaves them undefined in dense mode: zeros in a fresh MjData). Sparse
+(opt.jacobian SPARSE, or AUTO with nv >= 60, as mj_isSparse): compressed rows as MuJoCo's, row r's
+values at efc_J[rowadr[r] : rowadr[r] + rownnz[r]] for the increasing columns efc_J_colind[same
+range], rowadr cumulative, nJ = sum of rownnz, exact structural zeros kept; efc_J_rowsuper[r] =
+how many following rows share row r's columns. The kernels (this stage, the solver, the inverse)
+work on dense rows: `jac_rows` gives them efc_J itself in dense mode (no copy) and the scratch
+``cn_Jdense`` (njcap x nv) in sparse mode, where make_constraint builds the rows and then
+compresses them into efc_J (`sparse_pattern`).
 
 Contacts come from the collision stage (contact_* fields, ncon). A contact with ``exclude != 0``
 (inside the gap) makes no rows and gets efc_address -1.
@@ -54,6 +61,23 @@ _CONE_ELLIPTIC = 1
 _JAC_SPARSE, _JAC_AUTO = 1, 2
 _MINVAL = 1e-15
 _MINIMP, _MAXIMP = 0.0001, 0.9999
+
+
+@njit(inline="always", cache=True, nogil=True)
+def is_sparse(M, nv):
+    """mj_isSparse: opt.jacobian SPARSE, or AUTO with nv >= 60."""
+    jacobian = is_(M, MF.opt_jacobian)
+    return jacobian == _JAC_SPARSE or (jacobian == _JAC_AUTO and nv >= 60)
+
+
+@njit(inline="always", cache=True, nogil=True)
+def jac_rows(M, D):
+    """The dense constraint Jacobian rows (njcap x nv, row r = J[r]) the kernels read: efc_J itself
+    in dense mode, the scratch cn_Jdense in sparse mode (efc_J then holds MuJoCo's compressed
+    rows, see the module docstring)."""
+    if is_sparse(M, f1(D, DF.qvel).shape[0]):
+        return f2(D, DF.cn_Jdense)
+    return f2(D, DF.efc_J)
 
 # fw_status[0] codes set here (fw_status[1]: what they say); the wrappers raise on them
 STATUS_CNSTRFULL = 7          # fw_status[1]: the number of rows needed so far
@@ -273,7 +297,6 @@ def make_constraint(M, D):
     impratio = fs(M, MF.opt_impratio)
     disable = is_(M, MF.opt_disableflags)
     elliptic = is_(M, MF.opt_cone) == _CONE_ELLIPTIC
-    jacobian = is_(M, MF.opt_jacobian)
     # ---- data
     qpos = f1(D, DF.qpos)
     xpos = f2(D, DF.xpos)
@@ -302,7 +325,7 @@ def make_constraint(M, D):
     contact_efc_address = i1(D, DF.contact_efc_address)
     efc_type = i1(D, DF.efc_type)
     efc_id = i1(D, DF.efc_id)
-    efc_J = f2(D, DF.efc_J)
+    efc_J = jac_rows(M, D)      # dense rows (cn_Jdense in sparse mode, compressed at the end)
     efc_pos = f1(D, DF.efc_pos)
     efc_margin = f1(D, DF.efc_margin)
     efc_frictionloss = f1(D, DF.efc_frictionloss)
@@ -649,11 +672,17 @@ def make_constraint(M, D):
     i1(D, DF.nl)[0] = nl
     i1(D, DF.nefc)[0] = nefc
 
-    # ---- sparse layout: each row's structural nonzero columns, as MuJoCo's CSR
-    sparse = jacobian == _JAC_SPARSE or (jacobian == _JAC_AUTO and nv >= 60)
-    if sparse:
+    # ---- public layout: compressed rows (sparse) or the dense rows already in efc_J
+    if is_sparse(M, nv):
         sparse_pattern(M, D, nefc)
     else:
+        rownnz = i1(D, DF.efc_J_rownnz)
+        rowadr = i1(D, DF.efc_J_rowadr)
+        rowsuper = i1(D, DF.efc_J_rowsuper)
+        for i in range(nefc):
+            rownnz[i] = 0
+            rowadr[i] = 0
+            rowsuper[i] = 0
         i1(D, DF.nJ)[0] = nefc * nv
 
 
@@ -690,10 +719,11 @@ def chain_union(body_parentid, body_dofnum, body_dofadr, dof_parentid, b1, b2, s
 
 @njit(**_J)
 def sparse_pattern(M, D, nefc):
-    """efc_J_rownnz / rowadr (= row * nv) / colind / rowsuper and nJ for the nefc rows. Rows of
-    bodies (connect, weld, contacts) list the union of the two bodies' dof chains, joint rows
-    their dofs, as MuJoCo's sparse Jacobian does, exact zeros included; tendon rows list the
-    nonzeros of the dense row. rowsuper[r]: how many following rows share row r's columns."""
+    """MuJoCo's compressed rows of the nefc dense rows in cn_Jdense (module docstring): for each
+    row its structural nonzero columns (bodies' rows -- connect, weld, contacts -- the union of
+    the two bodies' dof chains, exact zeros included; joint rows their dofs; tendon rows the
+    nonzeros of the dense row) into efc_J_colind at efc_J_rowadr (cumulative), efc_J_rownnz,
+    the values into efc_J, efc_J_rowsuper and nJ."""
     body_parentid = i1(M, MF.body_parentid)
     body_dofnum = i1(M, MF.body_dofnum)
     body_dofadr = i1(M, MF.body_dofadr)
@@ -709,17 +739,19 @@ def sparse_pattern(M, D, nefc):
     contact_geom = i2(D, DF.contact_geom)
     efc_type = i1(D, DF.efc_type)
     efc_id = i1(D, DF.efc_id)
-    efc_J = f2(D, DF.efc_J)
+    Jd = f2(D, DF.cn_Jdense)
+    Jc = f1(D, DF.efc_J)
     rownnz = i1(D, DF.efc_J_rownnz)
     rowadr = i1(D, DF.efc_J_rowadr)
     rowsuper = i1(D, DF.efc_J_rowsuper)
-    colind = i2(D, DF.efc_J_colind)
-    nv = efc_J.shape[1]
+    colind = i1(D, DF.efc_J_colind)
+    nv = Jd.shape[1]
     nJ = 0
     for r in range(nefc):
         t = efc_type[r]
         i = efc_id[r]
-        cols = colind[r]
+        # row r's columns go at nJ; the flat capacity njcap*nv holds them as nJ <= r*nv
+        cols = colind[nJ:nJ + nv]
         n = -1
         if t == EQUALITY:
             et = eq_type[i]
@@ -763,18 +795,22 @@ def sparse_pattern(M, D, nefc):
             # tendon rows: the nonzeros of the dense row
             n = 0
             for k in range(nv):
-                if efc_J[r, k] != 0.0:
+                if Jd[r, k] != 0.0:
                     cols[n] = k
                     n += 1
+        for p in range(n):
+            Jc[nJ + p] = Jd[r, cols[p]]
         rownnz[r] = n
-        rowadr[r] = r * nv
+        rowadr[r] = nJ
         nJ += n
     for r in range(nefc - 1, -1, -1):
         rowsuper[r] = 0
         if r + 1 < nefc and rownnz[r] == rownnz[r + 1]:
+            a0 = rowadr[r]
+            a1 = rowadr[r + 1]
             same = True
             for p in range(rownnz[r]):
-                if colind[r, p] != colind[r + 1, p]:
+                if colind[a0 + p] != colind[a1 + p]:
                     same = False
                     break
             if same:
@@ -806,16 +842,17 @@ def reference_kernel(
 @njit(**_J)
 def reference_kernel_sparse(
     # Data in:
-    efc_J, rownnz, colind, efc_KBIP, efc_pos, efc_margin, qvel, nefc,
+    efc_J, rownnz, rowadr, colind, efc_KBIP, efc_pos, efc_margin, qvel, nefc,
     # Data out:
     efc_vel, efc_aref,
 ):
-    """reference_kernel over the nonzero columns colind[i, :rownnz[i]] of each row."""
+    """reference_kernel on MuJoCo's compressed rows (efc_J, colind flat; row i at rowadr[i],
+    rownnz[i] entries)."""
     for i in range(nefc):
         s = 0.0
-        for p in range(rownnz[i]):
-            k = colind[i, p]
-            s += efc_J[i, k] * qvel[k]
+        a = rowadr[i]
+        for p in range(a, a + rownnz[i]):
+            s += efc_J[p] * qvel[colind[p]]
         efc_vel[i] = s
         efc_aref[i] = -efc_KBIP[i, 1] * s - efc_KBIP[i, 0] * efc_KBIP[i, 2] * (
             efc_pos[i] - efc_margin[i])
@@ -951,9 +988,9 @@ def reference_constraint(M, D):
     Reads the velocity stage (qvel; cvel and cdof_dot for the connect/weld rows)."""
     nefc = i1(D, DF.nefc)[0]
     nv = f1(D, DF.qvel).shape[0]
-    jacobian = is_(M, MF.opt_jacobian)
-    if jacobian == _JAC_SPARSE or (jacobian == _JAC_AUTO and nv >= 60):
-        reference_kernel_sparse(f2(D, DF.efc_J), i1(D, DF.efc_J_rownnz), i2(D, DF.efc_J_colind),
+    if is_sparse(M, nv):
+        reference_kernel_sparse(f1(D, DF.efc_J), i1(D, DF.efc_J_rownnz), i1(D, DF.efc_J_rowadr),
+                                i1(D, DF.efc_J_colind),
                                 f2(D, DF.efc_KBIP), f1(D, DF.efc_pos), f1(D, DF.efc_margin),
                                 f1(D, DF.qvel), nefc, f1(D, DF.efc_vel), f1(D, DF.efc_aref))
     else:

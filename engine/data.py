@@ -201,13 +201,17 @@ class MjData(_Fields):
 
 def _efc_property(name):
     # Constraint rows live in fixed-capacity arrays; like mujoco, d.efc_* shows the nefc
-    # active ones (efc_J flat, nefc*nv in the dense layout).
+    # active ones, and efc_J / efc_J_colind their nJ flat entries: nefc*nv dense rows, or
+    # MuJoCo's compressed rows when the Jacobian is sparse (engine/constraint.py docstring).
+    if name in ("efc_J", "efc_J_colind"):
+        def get(self):
+            v = self.__dict__["_arena"].views
+            return v[name].reshape(-1)[:int(v["nJ"][0])]
+        return property(get, doc=f"d.{name}: the nJ entries of the constraint Jacobian")
+
     def get(self):
         v = self.__dict__["_arena"].views
-        n = int(v["nefc"][0])
-        a = v[name]
-        return a.reshape(-1)[:n * a.shape[1]] if a.ndim == 2 and name in ("efc_J", "efc_J_colind") \
-            else a[:n]
+        return v[name][:int(v["nefc"][0])]
     return property(get, doc=f"d.{name} for the nefc active constraint rows")
 
 

@@ -15,6 +15,7 @@ from ._access import KERNEL as _J
 from ._layout import DF, MF
 from .forward import _prepare, _raise_status, position_velocity
 from .sensor import sensor_acc
+from .constraint import jac_rows
 from .solver import constraint_update, mul_j
 from .support import mul_m
 
@@ -30,7 +31,7 @@ def inverse_constraint(M, D):
         f1(D, DF.qfrc_constraint)[:] = 0.0
         return
     jar = f1(D, DF.inv_jar)
-    mul_j(f2(D, DF.efc_J), nefc, f1(D, DF.qacc), jar)
+    mul_j(jac_rows(M, D), nefc, f1(D, DF.qacc), jar)
     aref = f1(D, DF.efc_aref)
     for r in range(nefc):
         jar[r] -= aref[r]

@@ -34,6 +34,9 @@ Termination: improvement (cost decrease) and gradient norm, both scaled by
 ``1 / (meaninertia * max(1, nv))``, compared with ``opt.tolerance`` (primal: the smaller of the two;
 PGS: the improvement); ``opt.iterations`` bounds the iterations.
 
+Jacobian: the dense rows given by constraint.jac_rows (efc_J itself in dense mode, the scratch
+cn_Jdense when mj_isSparse, where efc_J holds MuJoCo's compressed rows).
+
 Workspace: the ``sol_*`` rows of SCRATCH_TABLE (engine/_layout.py); no allocation here.
 """
 from __future__ import annotations
@@ -44,6 +47,7 @@ from numba import njit
 from ._access import f1, f2, fs, i1, is_
 from ._layout import DF, MF
 from .math import vcopy
+from .constraint import jac_rows
 from .support import full_m, mul_m, solve_m
 
 from ._access import KERNEL as _J
@@ -257,7 +261,7 @@ def constraint_update(M, D, jar, flg_coneHessian):
                        f1(D, DF.efc_R), f1(D, DF.efc_frictionloss), f1(D, DF.contact_mu),
                        f2(D, DF.contact_friction), i1(D, DF.contact_dim), jar, flg_coneHessian,
                        f1(D, DF.efc_force), i1(D, DF.efc_state), f2(D, DF.contact_H))
-    mul_jt(f2(D, DF.efc_J), nefc, f1(D, DF.efc_force), f1(D, DF.qfrc_constraint))
+    mul_jt(jac_rows(M, D), nefc, f1(D, DF.efc_force), f1(D, DF.qfrc_constraint))
     return cost
 
 
@@ -460,7 +464,7 @@ def _warmstart_primal(M, D, flg_hess):
     qacc_smooth = f1(D, DF.qacc_smooth)
     V = f2(D, DF.sol_vec)
     jar = f2(D, DF.sol_efc)[_E_JAR]
-    efc_J = f2(D, DF.efc_J)
+    efc_J = jac_rows(M, D)
     aref = f1(D, DF.efc_aref)
     nefc = i1(D, DF.nefc)[0]
     vcopy(qacc, qacc_smooth)
@@ -490,7 +494,7 @@ def solve_primal(M, D, newton, maxiter):
     dof_Madr, dof_parentid = i1(M, MF.dof_Madr), i1(M, MF.dof_parentid)
     M_rownnz, M_rowadr, M_colind = i1(M, MF.M_rownnz), i1(M, MF.M_rowadr), i1(M, MF.M_colind)
     qLD, qLDiagInv = f1(D, DF.qLD), f1(D, DF.qLDiagInv)
-    efc_J = f2(D, DF.efc_J)
+    efc_J = jac_rows(M, D)
     efc_type, efc_id = i1(D, DF.efc_type), i1(D, DF.efc_id)
     efc_D, efc_R = f1(D, DF.efc_D), f1(D, DF.efc_R)
     efc_fl, aref = f1(D, DF.efc_frictionloss), f1(D, DF.efc_aref)
@@ -820,7 +824,7 @@ def solve_pgs(M, D, maxiter):
     nv = f1(D, DF.qacc).shape[0]
     ne, nf, nefc = i1(D, DF.ne)[0], i1(D, DF.nf)[0], i1(D, DF.nefc)[0]
     qacc = f1(D, DF.qacc)
-    efc_J = f2(D, DF.efc_J)
+    efc_J = jac_rows(M, D)
     efc_type, efc_id = i1(D, DF.efc_type), i1(D, DF.efc_id)
     efc_R, efc_fl, aref = f1(D, DF.efc_R), f1(D, DF.efc_frictionloss), f1(D, DF.efc_aref)
     force, state = f1(D, DF.efc_force), i1(D, DF.efc_state)
@@ -960,7 +964,7 @@ def solve_noslip(M, D, maxiter, it0):
     nv = f1(D, DF.qacc).shape[0]
     ne, nf, nefc = i1(D, DF.ne)[0], i1(D, DF.nf)[0], i1(D, DF.nefc)[0]
     qacc = f1(D, DF.qacc)
-    efc_J = f2(D, DF.efc_J)
+    efc_J = jac_rows(M, D)
     efc_type, efc_id = i1(D, DF.efc_type), i1(D, DF.efc_id)
     efc_R, efc_fl, aref = f1(D, DF.efc_R), f1(D, DF.efc_frictionloss), f1(D, DF.efc_aref)
     force = f1(D, DF.efc_force)
@@ -1078,7 +1082,7 @@ def _finish_qacc(M, D):
     nefc = i1(D, DF.nefc)[0]
     qacc = f1(D, DF.qacc)
     qfrc = f1(D, DF.qfrc_constraint)
-    mul_jt(f2(D, DF.efc_J), nefc, f1(D, DF.efc_force), qfrc)
+    mul_jt(jac_rows(M, D), nefc, f1(D, DF.efc_force), qfrc)
     tmp = f2(D, DF.sol_vec)[_V_TMP]
     solve_m(i1(M, MF.M_rownnz), i1(M, MF.M_rowadr), i1(M, MF.M_colind), f1(D, DF.qLD),
             f1(D, DF.qLDiagInv), qfrc, tmp)
@@ -1102,7 +1106,7 @@ def solve(M, D):
         return
     solver = is_(M, MF.opt_solver)
     maxiter = is_(M, MF.opt_iterations)
-    efc_J = f2(D, DF.efc_J)
+    efc_J = jac_rows(M, D)
     aref = f1(D, DF.efc_aref)
     qLD, qLDiagInv = f1(D, DF.qLD), f1(D, DF.qLDiagInv)
     M_rownnz, M_rowadr, M_colind = i1(M, MF.M_rownnz), i1(M, MF.M_rowadr), i1(M, MF.M_colind)

@@ -76,15 +76,51 @@ def inject_contacts(mjd, d):
     d.__dict__["ncon"][0] = n
 
 
-def oracle_J(mjm, mjd):
-    nefc, nv = mjd.nefc, mjm.nv
-    if mujoco.mj_isSparse(mjm):
+def dense_from(sparse, nefc, nv, J, rownnz, rowadr, colind):
+    """The (nefc, nv) Jacobian from mujoco's public efc_J layout (compressed rows when sparse)."""
+    if sparse:
         out = np.zeros((nefc, nv))
         for r in range(nefc):
-            a, n = mjd.efc_J_rowadr[r], mjd.efc_J_rownnz[r]
-            out[r, mjd.efc_J_colind[a:a + n]] = mjd.efc_J[a:a + n]
+            a, n = rowadr[r], rownnz[r]
+            out[r, colind[a:a + n]] = J[a:a + n]
         return out
-    return np.asarray(mjd.efc_J).reshape(nefc, nv)
+    return np.asarray(J).reshape(nefc, nv)
+
+
+def oracle_J(mjm, mjd):
+    return dense_from(mujoco.mj_isSparse(mjm), mjd.nefc, mjm.nv, mjd.efc_J, mjd.efc_J_rownnz,
+                      mjd.efc_J_rowadr, mjd.efc_J_colind)
+
+
+def check_jacobian_layout(mjm, m, d, mjd, what=""):
+    """The public efc_J* fields as mujoco lays them out: nJ, d.efc_J's shape and values (dense:
+    nefc*nv flat rows; sparse: compressed rows), rownnz/rowadr/colind/rowsuper (sparse: equal;
+    dense: mujoco leaves them undefined, ours are zero), and the dense rows our kernels read
+    (efc_J in dense mode, scratch cn_Jdense in sparse mode) equal to mujoco's rows densified."""
+    n, nv = mjd.nefc, mjm.nv
+    sparse = bool(mujoco.mj_isSparse(mjm))
+    assert d.nJ == mjd.nJ, f"{what} nJ {d.nJ} vs {mjd.nJ}"
+    assert d.efc_J.shape == mjd.efc_J.shape == (mjd.nJ,), \
+        f"{what} efc_J shape {d.efc_J.shape} vs {mjd.efc_J.shape}"
+    assert d.efc_J_colind.shape == mjd.efc_J_colind.shape, what
+    for f in ("efc_J_rownnz", "efc_J_rowadr", "efc_J_rowsuper"):
+        assert getattr(d, f).shape == (n,), f"{what} {f} shape"
+    if sparse:
+        assert mjd.nJ < n * nv or n == 0, what
+        for f in ("efc_J_rownnz", "efc_J_rowadr", "efc_J_rowsuper", "efc_J_colind"):
+            _close(f"{what} {f}", getattr(d, f), getattr(mjd, f), 0, 0)
+        _close(f"{what} efc_J (compressed)", d.efc_J, mjd.efc_J)
+        inner = d.__dict__["cn_Jdense"][:n]
+    else:
+        assert mjd.nJ == n * nv, what
+        for f in ("efc_J_rownnz", "efc_J_rowadr", "efc_J_rowsuper"):
+            assert not getattr(d, f).any(), f"{what} {f} not zero in dense mode"
+        _close(f"{what} efc_J (dense flat)", d.efc_J, mjd.efc_J)
+        inner = d.__dict__["efc_J"][:n]
+    theirs = oracle_J(mjm, mjd)
+    _close(f"{what} efc_J densified", dense_from(sparse, n, nv, d.efc_J, d.efc_J_rownnz,
+                                                  d.efc_J_rowadr, d.efc_J_colind), theirs)
+    _close(f"{what} kernel rows", inner, theirs)
 
 
 def _close(what, ours, theirs, rtol=RTOL, atol_scale=1e-12):
@@ -110,22 +146,11 @@ def check(mjm, m, d, mjd, what=""):
     _close(f"{what} efc_type", d.efc_type, mjd.efc_type[:n], 0, 0)
     _close(f"{what} efc_id", d.efc_id, mjd.efc_id[:n], 0, 0)
     _close(f"{what} contact efc_address", d.contact.efc_address, mjd.contact.efc_address, 0, 0)
-    J = d.__dict__["efc_J"][:n]
-    _close(f"{what} efc_J", J, oracle_J(mjm, mjd))
     for f in ("efc_pos", "efc_margin", "efc_frictionloss", "efc_R", "efc_D", "efc_KBIP",
               "efc_vel", "efc_aref"):
         _close(f"{what} {f}", getattr(d, f), getattr(mjd, f)[:n])
     _close(f"{what} efc_diagApprox", d.efc_diagApprox, mjd.efc_diagA[:n])
-    if mujoco.mj_isSparse(mjm):
-        assert d.nJ == mjd.nJ, f"{what} nJ {d.nJ} vs {mjd.nJ}"
-        _close(f"{what} efc_J_rownnz", d.efc_J_rownnz, mjd.efc_J_rownnz[:n], 0, 0)
-        _close(f"{what} efc_J_rowsuper", d.efc_J_rowsuper, mjd.efc_J_rowsuper[:n], 0, 0)
-        for r in range(n):
-            a, k = mjd.efc_J_rowadr[r], mjd.efc_J_rownnz[r]
-            _close(f"{what} efc_J_colind row {r}", d.__dict__["efc_J_colind"][r, :k],
-                   mjd.efc_J_colind[a:a + k], 0, 0)
-    else:
-        assert d.nJ == mjd.nJ, f"{what} nJ {d.nJ} vs {mjd.nJ}"
+    check_jacobian_layout(mjm, m, d, mjd, what)
 
 
 # =================================================================================================
@@ -193,6 +218,72 @@ def test_flags_and_sparse(variant):
         for seed in range(2):
             m, d, mjd = run_pair(mjm, seed, qscale=qscale)
             check(mjm, m, d, mjd, f"{xml} {variant} seed {seed}")
+
+
+# =================================================================================================
+# Jacobian layout: dense rows or MuJoCo's compressed rows (opt.jacobian / mj_isSparse)
+# =================================================================================================
+JAC = {"dense": 0, "sparse": 1, "auto": 2}
+
+
+def _layout_model(kind):
+    if kind == "humanoid_CMU":
+        return mujoco.MjModel.from_xml_path(str(_venv_asset(DMC, "humanoid_CMU.xml"))), 0.2
+    if kind == "gym_humanoid":
+        return mujoco.MjModel.from_xml_path(str(_venv_asset(GYM, "humanoid.xml"))), 0.2
+    if kind == "eq_tendons":
+        return load(TEST_MODELS / "constraint_eq.xml"), 0.3
+    return load(TEST_MODELS / "constraint_contact.xml"), 0.02
+
+
+@pytest.mark.parametrize("cone", CONE)
+@pytest.mark.parametrize("jac", JAC)
+@pytest.mark.parametrize("kind", ["humanoid_CMU", "gym_humanoid", "eq_tendons", "contacts"])
+def test_jacobian_layout(kind, jac, cone):
+    """efc_J / nJ / rownnz / rowadr / colind / rowsuper laid out as mujoco's in every mode, for
+    equality, friction, limit, tendon and (pyramidal / elliptic) contact rows."""
+    mjm, qscale = _layout_model(kind)
+    mjm.opt.jacobian = JAC[jac]
+    mjm.opt.cone = CONE[cone]
+    if kind == "humanoid_CMU" and jac == "auto":
+        assert mujoco.mj_isSparse(mjm)      # nv 62 >= 60
+    seen = set()
+    for seed in range(3):
+        mjd = mujoco.MjData(mjm)
+        randomise(mjm, mjd, seed, qscale)
+        if kind.endswith("humanoid") or kind == "humanoid_CMU":
+            mjd.qpos[2] = 0.5 + 0.3 * seed   # lying on / touching the floor: contact rows
+        m, d, mjd = run_pair(mjm, mjd=mjd)
+        check(mjm, m, d, mjd, f"{kind} {jac} {cone} seed {seed}")
+        seen |= set(int(t) for t in mjd.efc_type)
+    assert mjd.nefc > 0
+    if kind == "eq_tendons":
+        assert {0, 1, 3} <= seen, seen            # equality, dof friction, joint limit rows
+    elif kind != "gym_humanoid":
+        assert {6, 7} & seen, seen                # contact rows of the chosen cone
+
+
+@pytest.mark.parametrize("jac", ["sparse", "dense"])
+def test_jacobian_layout_full_pipeline(jac):
+    """engine.mj_forward on dm_control's humanoid_CMU (nv 62) from qpos[2] = 0.5: our own
+    collision, rows and solver; the public Jacobian fields equal mujoco's, and the solver (which
+    reads the dense rows) gives mujoco's qacc."""
+    p = str(_venv_asset(DMC, "humanoid_CMU.xml"))
+    mjm = mujoco.MjModel.from_xml_path(p)
+    m = engine.MjModel.from_xml_path(p)
+    for mm in (mjm, m):
+        mm.opt.jacobian = JAC[jac]
+        mm.opt.tolerance = 1e-15
+        mm.opt.iterations = 1000
+        mm.opt.ls_iterations = 100
+    mjd, d = mujoco.MjData(mjm), engine.MjData(m)
+    mjd.qpos[2] = d.qpos[2] = 0.5
+    mujoco.mj_forward(mjm, mjd)
+    engine.mj_forward(m, d)
+    assert mjd.nefc == 114 and d.nefc == mjd.nefc
+    check_jacobian_layout(mjm, m, d, mjd, f"humanoid_CMU {jac}")
+    e = np.abs(d.qacc - mjd.qacc).max() / max(1.0, np.abs(mjd.qacc).max())
+    assert e < 1e-5, f"qacc rel err {e:.3g}"
 
 
 # =================================================================================================

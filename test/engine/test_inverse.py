@@ -102,3 +102,30 @@ def test_unsupported_options_raise():
     m.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_INVDISCRETE)
     with pytest.raises(NotImplementedError, match="invdiscrete"):
         engine.inverse.mj_inverse(m, d)
+
+
+@pytest.mark.parametrize("jac", [0, 1])
+def test_inverse_with_contacts_dense_and_sparse_jacobian(jac):
+    """mj_inverse with contact, limit and friction rows on dm_control's humanoid_CMU (nv 62) at
+    qpos[2] = 0.5, Jacobian dense (0) or sparse (1: efc_J compressed, the kernels reading the
+    dense scratch rows): qfrc_inverse (constraint forces included) equals mujoco's at a perturbed
+    qacc."""
+    import engine
+    from test_constraint import DMC, _venv_asset
+    p = str(_venv_asset(DMC, "humanoid_CMU.xml"))
+    mjm = mujoco.MjModel.from_xml_path(p)
+    m = engine.MjModel.from_xml_path(p)
+    mjm.opt.jacobian = m.opt.jacobian = jac
+    mjd, d = mujoco.MjData(mjm), engine.MjData(m)
+    mjd.qpos[2] = d.qpos[2] = 0.5
+    mujoco.mj_forward(mjm, mjd)
+    rng = np.random.default_rng(jac)
+    qacc = mjd.qacc + rng.normal(0, 1.0, mjm.nv)
+    mjd.qacc[:] = d.qacc[:] = qacc
+    mujoco.mj_inverse(mjm, mjd)
+    engine.inverse.mj_inverse(m, d)
+    assert d.nefc == mjd.nefc > 0 and d.nJ == mjd.nJ
+    assert (d.nJ < d.nefc * mjm.nv) == bool(jac)
+    scale = np.abs(mjd.qfrc_inverse).max()
+    assert scale > 1.0
+    np.testing.assert_allclose(d.qfrc_inverse, mjd.qfrc_inverse, rtol=1e-6, atol=1e-9 * scale)
