@@ -71,7 +71,9 @@ def capacity(model):
     if model.njmax > 0:
         nj = model.njmax
     elif memory is not None and memory > 0:
-        nj = max(1, memory // 2 // (_EFC_BYTES + 12 * nv))
+        # a row's Jacobian: efc_J and efc_J_colind (12 nv), and the dense rows the kernels
+        # read when efc_J is compressed (cn_Jdense, 8 nv)
+        nj = max(1, memory // 2 // (_EFC_BYTES + 20 * nv))
     else:
         nj = fixed + 6 * ncon
     return int(ncon), int(nj)
