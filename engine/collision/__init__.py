@@ -58,8 +58,10 @@ _MAXPAIR = 50  # rows of col_t*: contacts one pair function may return
 
 
 @njit(**_J)
-def _narrow(M, D, g1, g2, thr, b1, b2, kind, ka, kb, pairid, ncon, need):
-    """Contacts of geoms g1, g2 (type1 <= type2) into staging rows; returns (ncon, need, code)."""
+def pair_contacts(M, D, g1, g2, thr, multiccd):
+    """Narrow phase of geoms g1, g2 (type1 <= type2) with detection distance ``thr``: the pair's
+    routine (height field prisms, analytic, or the convex collider) writes its contacts into the
+    staging rows col_tdist / col_tpos / col_tframe; returns how many (< 0: a status code)."""
     gtype = i1(M, MF.geom_type)
     gdata = i1(M, MF.geom_dataid)
     size = f2(M, MF.geom_size)
@@ -68,7 +70,6 @@ def _narrow(M, D, g1, g2, thr, b1, b2, kind, ka, kb, pairid, ncon, need):
     tdist = f1(D, DF.col_tdist)
     tpos = f2(D, DF.col_tpos)
     tframe = f2(D, DF.col_tframe)
-    multiccd = 0 if is_(M, MF.opt_disableflags) & DSBL_MULTICCD else 1
     if gtype[g1] == npx.HFIELD and gtype[g2] != npx.SDF:
         n = hf.hfield_collide(f2(M, MF.hfield_size), i1(M, MF.hfield_nrow), i1(M, MF.hfield_ncol),
                               i1(M, MF.hfield_adr), f1(M, MF.hfield_data),
@@ -90,6 +91,18 @@ def _narrow(M, D, g1, g2, thr, b1, b2, kind, ka, kb, pairid, ncon, need):
                         gtype[g2], gdata[g2], size[g2], xpos[g2], xmat[g2],
                         thr, fs(M, MF.opt_ccd_tolerance), is_(M, MF.opt_ccd_iterations),
                         multiccd, tdist, tpos, tframe, f2(D, DF.ccd_work), i2(D, DF.ccd_iwork))
+    return n
+
+
+@njit(**_J)
+def _narrow(M, D, g1, g2, thr, b1, b2, kind, ka, kb, pairid, ncon, need):
+    """Contacts of geoms g1, g2 (type1 <= type2) into staging rows; returns (ncon, need, code)."""
+    gtype = i1(M, MF.geom_type)
+    tdist = f1(D, DF.col_tdist)
+    tpos = f2(D, DF.col_tpos)
+    tframe = f2(D, DF.col_tframe)
+    multiccd = 0 if is_(M, MF.opt_disableflags) & DSBL_MULTICCD else 1
+    n = pair_contacts(M, D, g1, g2, thr, multiccd)
     if n < 0:
         return ncon, need, n
     # the pair routines give the normal; only plane-capsule also gives MuJoCo's first tangent

@@ -1149,43 +1149,8 @@ def _multiccd(mesh_vert, mesh_graph, t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, 
         m, col = _clip_polygon(W, R, 0, m1n, 6, m2n, f1x, f1y, f1z)
         if m == 0:
             return 0
-        # at most 4 points: the quadrilateral of largest area (cyclic order kept)
-        sel0, sel1, sel2, sel3 = 0, 1, 2, 3
-        if m > 4:
-            ba = -1.0
-            for a in range(m):
-                for b in range(a + 1, m):
-                    for c in range(b + 1, m):
-                        for d in range(c + 1, m):
-                            ar = _quad_area(W, R, col, a, b, c, d)
-                            if ar > ba * (1 + 1e-12) + 1e-300:
-                                ba = ar
-                                sel0, sel1, sel2, sel3 = a, b, c, d
-            m = 4
-        n = 0
-        for q in range(m):
-            s = q
-            if q == 0:
-                s = sel0
-            elif q == 1:
-                s = sel1
-            elif q == 2:
-                s = sel2
-            else:
-                s = sel3
-            px, py, pz = W[R + s, col], W[R + s, col + 1], W[R + s, col + 2]
-            # p on geom1's face; its distance to geom2's face plane along n = -f2
-            dd = px * f2x + py * f2y + pz * f2z - o2
-            if dd < margin:
-                dist[n] = dd
-                pos[n, 0] = px - 0.5 * dd * f2x
-                pos[n, 1] = py - 0.5 * dd * f2y
-                pos[n, 2] = pz - 0.5 * dd * f2z
-                frame[n, 0] = -f2x
-                frame[n, 1] = -f2y
-                frame[n, 2] = -f2z
-                n += 1
-        return n
+        # p on geom1's face; its distance to geom2's face plane along n = -f2
+        return _emit_face_points(W, R, col, m, f2x, f2y, f2z, o2, margin, dist, pos, frame)
     # edge-face: candidates (face of geom2, edge of geom1) then (face of geom1, edge of geom2);
     # box edges in x, y, z order win in enumeration order, mesh edges by smallest |e . f|
     bk = 1e300

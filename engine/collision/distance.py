@@ -22,7 +22,7 @@ from numba import njit
 from .._access import f1, f2, i1, i2, fs, is_
 from .._access import KERNEL as _J
 from .._layout import DF, MF
-from . import hfield as hf
+from . import pair_contacts
 from . import narrowphase as npx
 
 NEED_SDF = npx.NEED_SDF
@@ -56,16 +56,7 @@ def geom_distance(M, D, geom1, geom2, distmax, fromto):
     tframe = f2(D, DF.col_tframe)
     tol = fs(M, MF.opt_ccd_tolerance)
     it = is_(M, MF.opt_ccd_iterations)
-    if t1 == npx.HFIELD:
-        n = hf.hfield_collide(f2(M, MF.hfield_size), i1(M, MF.hfield_nrow), i1(M, MF.hfield_ncol),
-                              i1(M, MF.hfield_adr), f1(M, MF.hfield_data),
-                              i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum), f2(M, MF.mesh_vert),
-                              i1(M, MF.mesh_graphadr), i1(M, MF.mesh_graph),
-                              gdata[g1], xpos[g1], xmat[g1], f1(M, MF.geom_rbound)[g2],
-                              t2, gdata[g2], size[g2], xpos[g2], xmat[g2],
-                              distmax, tol, it, tdist.shape[0], tdist, tpos, tframe,
-                              f2(D, DF.hf_work), f2(D, DF.ccd_work), i2(D, DF.ccd_iwork))
-    elif t1 == npx.BOX and t2 == npx.BOX:
+    if t1 == npx.BOX and t2 == npx.BOX:
         # MuJoCo's distance query takes box-box through the convex routine (one contact)
         n = npx.convex_collide(i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum),
                                f2(M, MF.mesh_vert), i1(M, MF.mesh_graphadr),
@@ -74,16 +65,7 @@ def geom_distance(M, D, geom1, geom2, distmax, fromto):
                                distmax, tol, it, 0, tdist, tpos, tframe,
                                f2(D, DF.ccd_work), i2(D, DF.ccd_iwork))
     else:
-        n = npx.collide(i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum), f2(M, MF.mesh_vert),
-                        i1(M, MF.mesh_graphadr), i1(M, MF.mesh_graph),
-                        i1(M, MF.mesh_polyadr), i1(M, MF.mesh_polynum), f2(M, MF.mesh_polynormal),
-                        i1(M, MF.mesh_polyvertadr), i1(M, MF.mesh_polyvertnum),
-                        i1(M, MF.mesh_polyvert), i1(M, MF.mesh_polymapadr),
-                        i1(M, MF.mesh_polymapnum), i1(M, MF.mesh_polymap),
-                        t1, gdata[g1], size[g1], xpos[g1], xmat[g1],
-                        t2, gdata[g2], size[g2], xpos[g2], xmat[g2],
-                        distmax, tol, it, 0, tdist, tpos, tframe,
-                        f2(D, DF.ccd_work), i2(D, DF.ccd_iwork))
+        n = pair_contacts(M, D, g1, g2, distmax, 0)
     dist = distmax
     best = -1
     for k in range(n):
