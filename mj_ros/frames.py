@@ -1,6 +1,6 @@
 """The tf frames of a model: which are static, which move, and their poses.
 
-Pure (numpy only; no ROS, no engine import), so the node and the offline replay share it.
+Pure (numpy and a numba loop; no ROS, no engine import), so the node and the offline replay share it.
 
 Rules:
 
@@ -25,6 +25,7 @@ import math
 import xml.etree.ElementTree as ET
 
 import numpy as np
+from numba import njit
 
 IDENTITY_Q = np.array([1.0, 0.0, 0.0, 0.0])
 OPTICAL_Q = np.array([0.0, 1.0, 0.0, 0.0])  # 180 deg about x: MuJoCo camera -> optical frame
@@ -112,6 +113,42 @@ def quat_angle(q1, q2) -> np.ndarray:
                             np.linalg.norm(a + sign * b, axis=-1))
 
 
+@njit(cache=True, nogil=True)
+def _moving_poses(xpos, xquat, parent, child, off_pos, off_quat, pos, quat):
+    """pos[k], quat[k] = inv(P) * C for P = (xpos, xquat)[parent[k]] * (off_pos, off_quat)[k] and
+    C = (xpos, xquat)[child[k]]: the child's pose in its parent frame's coordinates."""
+    for k in range(parent.shape[0]):
+        b, c = parent[k], child[k]
+        w, x, y, z = xquat[b, 0], xquat[b, 1], xquat[b, 2], xquat[b, 3]
+        # parent frame = body pose composed with the offset (identity unless a link was fused)
+        ox, oy, oz = off_pos[k, 0], off_pos[k, 1], off_pos[k, 2]
+        px = xpos[b, 0] + (1 - 2 * (y * y + z * z)) * ox + 2 * (x * y - w * z) * oy \
+            + 2 * (x * z + w * y) * oz
+        py = xpos[b, 1] + 2 * (x * y + w * z) * ox + (1 - 2 * (x * x + z * z)) * oy \
+            + 2 * (y * z - w * x) * oz
+        pz = xpos[b, 2] + 2 * (x * z - w * y) * ox + 2 * (y * z + w * x) * oy \
+            + (1 - 2 * (x * x + y * y)) * oz
+        a0, a1, a2, a3 = off_quat[k, 0], off_quat[k, 1], off_quat[k, 2], off_quat[k, 3]
+        qw = w * a0 - x * a1 - y * a2 - z * a3
+        qx = w * a1 + x * a0 + y * a3 - z * a2
+        qy = w * a2 - x * a3 + y * a0 + z * a1
+        qz = w * a3 + x * a2 - y * a1 + z * a0
+        # relative: rotate (child - parent) by the conjugate, quat = conj(parent) * child
+        dx, dy, dz = xpos[c, 0] - px, xpos[c, 1] - py, xpos[c, 2] - pz
+        w, x, y, z = qw, -qx, -qy, -qz
+        pos[k, 0] = (1 - 2 * (y * y + z * z)) * dx + 2 * (x * y - w * z) * dy \
+            + 2 * (x * z + w * y) * dz
+        pos[k, 1] = 2 * (x * y + w * z) * dx + (1 - 2 * (x * x + z * z)) * dy \
+            + 2 * (y * z - w * x) * dz
+        pos[k, 2] = 2 * (x * z - w * y) * dx + 2 * (y * z + w * x) * dy \
+            + (1 - 2 * (x * x + y * y)) * dz
+        c0, c1, c2, c3 = xquat[c, 0], xquat[c, 1], xquat[c, 2], xquat[c, 3]
+        quat[k, 0] = w * c0 - x * c1 - y * c2 - z * c3
+        quat[k, 1] = w * c1 + x * c0 + y * c3 - z * c2
+        quat[k, 2] = w * c2 - x * c3 + y * c0 + z * c1
+        quat[k, 3] = w * c3 + x * c2 - y * c1 + z * c0
+
+
 # -- the frame table ---------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class Transform:
@@ -135,21 +172,21 @@ class FrameTable:
     # every frame: name -> (body id it is fixed to, pose in that body's frame)
     anchors: dict[str, tuple[int, np.ndarray, np.ndarray]]
     notes: list[str]
-    _offsets: bool | None = dataclasses.field(default=None, repr=False, compare=False)
 
     def names(self) -> list[str]:
         return list(self.anchors)
 
     def moving_poses(self, xpos: np.ndarray, xquat: np.ndarray):
-        """(pos, quat) of every moving frame in its parent's frame, from the engine's poses."""
-        pb = self.parent_body
-        pp, pq = xpos[pb], xquat[pb]
-        if self._offsets is None:
-            self._offsets = bool(np.any(self.parent_off_pos) or
-                                 np.any(self.parent_off_quat != IDENTITY_Q))
-        if self._offsets:  # a parent link fused into a body: its pose in that body first
-            pp, pq = compose(pp, pq, self.parent_off_pos, self.parent_off_quat)
-        return relative(pp, pq, xpos[self.moving_body], xquat[self.moving_body])
+        """(pos, quat) of every moving frame in its parent's frame, from the engine's poses:
+        inv(parent body pose * parent offset) * body pose (`relative` of `compose`, fused into
+        one compiled loop: the node does this on every /tf publication)."""
+        n = len(self.moving_body)
+        pos, quat = np.empty((n, 3)), np.empty((n, 4))
+        _moving_poses(np.asarray(xpos, float), np.asarray(xquat, float),
+                      np.asarray(self.parent_body, np.int64), np.asarray(self.moving_body, np.int64),
+                      np.asarray(self.parent_off_pos, float).reshape(n, 3),
+                      np.asarray(self.parent_off_quat, float).reshape(n, 4), pos, quat)
+        return pos, quat
 
     def world_pose(self, name: str, xpos: np.ndarray, xquat: np.ndarray):
         """Pose of frame `name` in the world."""
