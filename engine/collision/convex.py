@@ -1234,16 +1234,28 @@ def _multiccd(mesh_vert, mesh_graph, t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, 
     t0, t1_ = _clip_edge(Ax, Ay, Az, Bx, By, Bz, W, R, 6, mp, fx, fy, fz)
     if t0 > t1_:
         return 0
+    return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1_, fx, fy, fz, fo, 0.0, sg, margin,
+                             dist, pos, frame)
+
+
+@njit(**_J)
+def _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1, fx, fy, fz, fo, mh, sg, margin, dist, pos,
+                      frame):
+    """Contacts at the ends t0, t1 of the clipped edge A + t (B - A) against the face plane
+    (f, fo) inflated by mh (half a margin, 0 for polytopes): dist = distance to the plane, pos
+    halfway to the inflated plane, normal sg * f. A clip that degenerates to one point gives it
+    twice, as mujoco does."""
     n = 0
     for q in range(2):
-        t = t0 if q == 0 else t1_
+        t = t0 if q == 0 else t1
         px, py, pz = Ax + (Bx - Ax) * t, Ay + (By - Ay) * t, Az + (Bz - Az) * t
-        dd = px * fx + py * fy + pz * fz - fo
+        gapd = px * fx + py * fy + pz * fz - fo - mh       # to the inflated face plane
+        dd = gapd + 2.0 * mh
         if dd < margin:
             dist[n] = dd
-            pos[n, 0] = px - 0.5 * dd * fx
-            pos[n, 1] = py - 0.5 * dd * fy
-            pos[n, 2] = pz - 0.5 * dd * fz
+            pos[n, 0] = px - 0.5 * gapd * fx
+            pos[n, 1] = py - 0.5 * gapd * fy
+            pos[n, 2] = pz - 0.5 * gapd * fz
             frame[n, 0] = sg * fx
             frame[n, 1] = sg * fy
             frame[n, 2] = sg * fz
@@ -1362,24 +1374,8 @@ def _multiccd_round(mesh_vert, mesh_graph, tc, sc, pc, mc, tp, sp, pp, mp, vap, 
         t0, t1_ = _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, R, 6, mpn, fx, fy, fz, 1e-10)
         if t0 > t1_:
             return 0
-        n = 0
-        for q in range(2):
-            # a clip that degenerates to one point (the edge ends on the face boundary) gives it
-            # twice, as mujoco does
-            t = t0 if q == 0 else t1_
-            px, py, pz = Ax + (Bx - Ax) * t, Ay + (By - Ay) * t, Az + (Bz - Az) * t
-            gapd = px * fx + py * fy + pz * fz - fo - mh       # to the inflated face plane
-            dd = gapd + 2.0 * mh
-            if dd < margin:
-                dist[n] = dd
-                pos[n, 0] = px - 0.5 * gapd * fx
-                pos[n, 1] = py - 0.5 * gapd * fy
-                pos[n, 2] = pz - 0.5 * gapd * fz
-                frame[n, 0] = sg * fx
-                frame[n, 1] = sg * fy
-                frame[n, 2] = sg * fz
-                n += 1
-        return n
+        return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1_, fx, fy, fz, fo, mh, sg,
+                                 margin, dist, pos, frame)
     # cylinder cap (16-gon) against face j of p; the cap facing p has outward normal -f
     cs = -1.0 if ax * fx + ay * fy + az * fz > 0 else 1.0
     cx, cy, cz = pc[0] + cs * h * ax, pc[1] + cs * h * ay, pc[2] + cs * h * az
