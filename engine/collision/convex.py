@@ -1001,28 +1001,13 @@ def _is_real_edge(gtype, size, pos, mat, va, gadr, mesh_vert, mesh_graph, foff, 
 def _clip_edge(Ax, Ay, Az, Bx, By, Bz, W, row, col, m, fx, fy, fz):
     """Parameter range [t0, t1] of segment AB inside the prism (along f) of the convex polygon
     W[row:row+m, col:col+3] (counterclockwise about f); t0 > t1 when outside."""
-    t0 = 0.0
-    t1 = 1.0
-    for i in range(m):
-        j = (i + 1) % m
-        ax, ay, az = W[row + i, col], W[row + i, col + 1], W[row + i, col + 2]
-        ex, ey, ez = W[row + j, col] - ax, W[row + j, col + 1] - ay, W[row + j, col + 2] - az
-        sx, sy, sz = ey * fz - ez * fy, ez * fx - ex * fz, ex * fy - ey * fx
-        da = (Ax - ax) * sx + (Ay - ay) * sy + (Az - az) * sz
-        db = (Bx - ax) * sx + (By - ay) * sy + (Bz - az) * sz
-        if da > 0 and db > 0:
-            return 1.0, 0.0
-        if da > 0:
-            t0 = max(t0, da / (da - db))
-        elif db > 0:
-            t1 = min(t1, da / (da - db))
-    return t0, t1
+    return _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, row, col, m, fx, fy, fz, 0.0)
 
 
 @njit(**_J)
 def _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, row, col, m, fx, fy, fz, eps):
-    """_clip_edge with the polygon's prism widened by eps (length): an edge ending on the
-    boundary stays inside despite rounding."""
+    """_clip_edge with the polygon's prism widened by eps (length; 0 gives _clip_edge exactly):
+    an edge ending on the boundary stays inside despite rounding."""
     t0 = 0.0
     t1 = 1.0
     for i in range(m):
