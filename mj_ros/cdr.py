@@ -121,7 +121,7 @@ class RawBatch:
         self.buf = np.zeros(0, np.uint8)
         self.f64 = np.zeros(0)
         self.u32 = np.zeros(0, np.uint32)
-        self._stamp_idx = np.zeros((0, 2), np.intp)
+        self.stamp_index = np.zeros((0, 2), np.intp)
 
     def add(self, pub, msg, slots: list[Slot], stamps: list[object]) -> int:
         """Add a message (before `finish`); returns its entry index."""
@@ -155,14 +155,14 @@ class RawBatch:
             self.f64[e.floats] = 0.0
         all_stamps = [e.stamps for e in self.entries if len(e.stamps)]
         sec = np.concatenate(all_stamps) if all_stamps else np.zeros(0, np.intp)
-        self._stamp_idx = np.stack([sec, sec + 1], axis=1)
-        self.u32[self._stamp_idx] = 0
+        self.stamp_index = np.stack([sec, sec + 1], axis=1)
+        self.u32[self.stamp_index] = 0
         self._view = memoryview(self.buf)
         self._parts = []
 
     def set_stamp(self, sec: int, nsec: int) -> None:
         """Write one stamp into every message of the batch."""
-        self.u32[self._stamp_idx] = (sec, nsec)
+        self.u32[self.stamp_index] = (sec, nsec)
 
     def stamp_entry(self, i: int, sec: int, nsec: int) -> None:
         e = self.entries[i]

@@ -114,9 +114,10 @@ def quat_angle(q1, q2) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def _moving_poses(xpos, xquat, parent, child, off_pos, off_quat, pos, quat):
-    """pos[k], quat[k] = inv(P) * C for P = (xpos, xquat)[parent[k]] * (off_pos, off_quat)[k] and
-    C = (xpos, xquat)[child[k]]: the child's pose in its parent frame's coordinates."""
+def _moving_poses(xpos, xquat, parent, child, off_pos, off_quat, pose):
+    """pose[k] = (position, quaternion w,x,y,z) of inv(P) * C for P = (xpos, xquat)[parent[k]] *
+    (off_pos, off_quat)[k] and C = (xpos, xquat)[child[k]]: the child's pose in its parent
+    frame's coordinates."""
     for k in range(parent.shape[0]):
         b, c = parent[k], child[k]
         w, x, y, z = xquat[b, 0], xquat[b, 1], xquat[b, 2], xquat[b, 3]
@@ -136,17 +137,27 @@ def _moving_poses(xpos, xquat, parent, child, off_pos, off_quat, pos, quat):
         # relative: rotate (child - parent) by the conjugate, quat = conj(parent) * child
         dx, dy, dz = xpos[c, 0] - px, xpos[c, 1] - py, xpos[c, 2] - pz
         w, x, y, z = qw, -qx, -qy, -qz
-        pos[k, 0] = (1 - 2 * (y * y + z * z)) * dx + 2 * (x * y - w * z) * dy \
+        pose[k, 0] = (1 - 2 * (y * y + z * z)) * dx + 2 * (x * y - w * z) * dy \
             + 2 * (x * z + w * y) * dz
-        pos[k, 1] = 2 * (x * y + w * z) * dx + (1 - 2 * (x * x + z * z)) * dy \
+        pose[k, 1] = 2 * (x * y + w * z) * dx + (1 - 2 * (x * x + z * z)) * dy \
             + 2 * (y * z - w * x) * dz
-        pos[k, 2] = 2 * (x * z - w * y) * dx + 2 * (y * z + w * x) * dy \
+        pose[k, 2] = 2 * (x * z - w * y) * dx + 2 * (y * z + w * x) * dy \
             + (1 - 2 * (x * x + y * y)) * dz
         c0, c1, c2, c3 = xquat[c, 0], xquat[c, 1], xquat[c, 2], xquat[c, 3]
-        quat[k, 0] = w * c0 - x * c1 - y * c2 - z * c3
-        quat[k, 1] = w * c1 + x * c0 + y * c3 - z * c2
-        quat[k, 2] = w * c2 - x * c3 + y * c0 + z * c1
-        quat[k, 3] = w * c3 + x * c2 - y * c1 + z * c0
+        pose[k, 3] = w * c0 - x * c1 - y * c2 - z * c3
+        pose[k, 4] = w * c1 + x * c0 + y * c3 - z * c2
+        pose[k, 5] = w * c2 - x * c3 + y * c0 + z * c1
+        pose[k, 6] = w * c3 + x * c2 - y * c1 + z * c0
+
+
+@njit(cache=True, nogil=True)
+def moving_poses_into(xpos, xquat, parent, child, off_pos, off_quat, pose, f64, idx):
+    """`_moving_poses` into `pose`, then f64[idx[k, j]] = pose[k, j]: the /tf message's slots
+    in a serialized batch (cdr.RawBatch)."""
+    _moving_poses(xpos, xquat, parent, child, off_pos, off_quat, pose)
+    for k in range(idx.shape[0]):
+        for j in range(7):
+            f64[idx[k, j]] = pose[k, j]
 
 
 # -- the frame table ---------------------------------------------------------------------------------
@@ -176,17 +187,23 @@ class FrameTable:
     def names(self) -> list[str]:
         return list(self.anchors)
 
+    def kernel_args(self) -> tuple:
+        """(parent body, child body, parent offset position, offset quaternion) as the pose
+        kernels take them."""
+        n = len(self.moving_body)
+        return (np.ascontiguousarray(self.parent_body, np.int64),
+                np.ascontiguousarray(self.moving_body, np.int64),
+                np.ascontiguousarray(self.parent_off_pos, float).reshape(n, 3),
+                np.ascontiguousarray(self.parent_off_quat, float).reshape(n, 4))
+
     def moving_poses(self, xpos: np.ndarray, xquat: np.ndarray):
         """(pos, quat) of every moving frame in its parent's frame, from the engine's poses:
         inv(parent body pose * parent offset) * body pose (`relative` of `compose`, fused into
-        one compiled loop: the node does this on every /tf publication)."""
-        n = len(self.moving_body)
-        pos, quat = np.empty((n, 3)), np.empty((n, 4))
-        _moving_poses(np.asarray(xpos, float), np.asarray(xquat, float),
-                      np.asarray(self.parent_body, np.int64), np.asarray(self.moving_body, np.int64),
-                      np.asarray(self.parent_off_pos, float).reshape(n, 3),
-                      np.asarray(self.parent_off_quat, float).reshape(n, 4), pos, quat)
-        return pos, quat
+        one compiled loop)."""
+        pose = np.empty((len(self.moving_body), 7))
+        _moving_poses(np.ascontiguousarray(xpos, float), np.ascontiguousarray(xquat, float),
+                      *self.kernel_args(), pose)
+        return pose[:, :3], pose[:, 3:]
 
     def world_pose(self, name: str, xpos: np.ndarray, xquat: np.ndarray):
         """Pose of frame `name` in the world."""

@@ -4,7 +4,9 @@ Every one of these messages has a fixed shape for a given model (names, frame id
 lengths never change), so they are built once, serialized once into a `cdr.RawBatch`, and each
 publication only rewrites the numbers in place (numpy gathers from the engine's arrays into the
 serialized bytes) and publishes the bytes: no Python message objects per step, no per-field
-Python assignments, no rclpy Python-to-C conversion. Subscribers receive exactly the messages the
+Python assignments, no rclpy Python-to-C conversion. One compiled call (`StateOutputs.fill`)
+writes the stamps and every joint and sensor number of every message; each publication is then
+only the send of its bytes. Subscribers receive exactly the messages the
 Python objects would have produced (tested in test/ros/test_outputs.py).
 
 What each message holds (unchanged from the Python-object version):
@@ -25,6 +27,7 @@ What each message holds (unchanged from the Python-object version):
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 from geometry_msgs.msg import QuaternionStamped, Vector3Stamped, WrenchStamped
 from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
@@ -53,26 +56,40 @@ def _wxyz(q) -> list[Slot]:
     return [Slot(q, "w"), Slot(q, "x"), Slot(q, "y"), Slot(q, "z")]
 
 
+@njit(cache=True, nogil=True)
+def _fill_state(f64, u32, stamp_idx, sec, nsec, js_dst, qadr, dadr, qpos, qvel, qfrc_actuator,
+                qfrc_applied, sens_dst, sens_src, sensordata):
+    """Write one stamp into every header (stamp_idx[k] = the u32 words of sec and nanosec) and
+    gather joint_states (js_dst rows: position, velocity, effort slots) and the sensor slots
+    (f64[sens_dst[i]] = sensordata[sens_src[i]]) into the serialized batch."""
+    for k in range(stamp_idx.shape[0]):
+        u32[stamp_idx[k, 0]] = sec
+        u32[stamp_idx[k, 1]] = nsec
+    for j in range(qadr.shape[0]):
+        f64[js_dst[0, j]] = qpos[qadr[j]]
+        f64[js_dst[1, j]] = qvel[dadr[j]]
+        f64[js_dst[2, j]] = qfrc_actuator[dadr[j]] + qfrc_applied[dadr[j]]
+    for i in range(sens_src.shape[0]):
+        f64[sens_dst[i]] = sensordata[sens_src[i]]
+
+
 class _SensorStream:
-    """Messages whose numbers all come from sensordata: one gather fills them all."""
+    """Messages whose numbers all come from sensordata (filled by `StateOutputs.fill`)."""
 
     def __init__(self):
         self.entries: list[tuple[int, list[int]]] = []  # (batch entry, sensordata index per slot)
         self.sends: list = []
-        self.dst = self.src = np.zeros(0, np.intp)
 
-    def bind(self, batch: RawBatch) -> None:
+    def bind(self, batch: RawBatch) -> tuple[list[int], list[int]]:
+        """The senders; returns (slots in batch.f64, sensordata indices) for the gather."""
         dst, src = [], []
         for e, sidx in self.entries:
             dst.extend(batch.entries[e].floats.tolist())
             src.extend(sidx)
             self.sends.append(batch.publisher(e))
-        self.dst = _index(dst)
-        self.src = np.asarray(src, dtype=np.intp)
+        return dst, src
 
-    def publish(self, f64, sensordata) -> None:
-        if len(self.src):
-            f64[self.dst] = sensordata[self.src]
+    def send(self) -> None:
         for send in self.sends:
             send()
 
@@ -169,11 +186,18 @@ class StateOutputs:
         b.finish()
         self.f64 = b.f64
         self.send_clock = b.publisher(self._e_clock)
-        self._js_idx = [_index(b.entries[self._e_js].floats[k * n:(k + 1) * n]) for k in range(3)]
+        js = b.entries[self._e_js].floats.reshape(3, n)  # position, velocity, effort slots
         self.send_js = b.publisher(self._e_js)
-        self._js_q, self._js_d = _index(self._js_qadr), _index(self._js_dadr)
+        dst, src = [], []
         for s in (self.imu, self.wrench, self.other):
-            s.bind(b)
+            sd, ss = s.bind(b)
+            dst += sd
+            src += ss
+        # the fill kernel's plan: (buffers, stamps, joint_states slots and joint addresses,
+        # sensor slots and sensordata indices)
+        self._plan = (b.f64, b.u32, b.stamp_index, np.ascontiguousarray(js, np.int64),
+                      self._js_qadr.astype(np.int64), self._js_dadr.astype(np.int64),
+                      np.asarray(dst, np.int64), np.asarray(src, np.int64))
         self.odom_sends = [b.publisher(e) for e in self._odom_entries]
         k = len(self._odom_entries)
         self._odom_dst = _index([b.entries[e].floats for e in self._odom_entries]) if k else None
@@ -186,28 +210,27 @@ class StateOutputs:
     def has_odometry(self) -> bool:
         return bool(self.odom_sends)
 
-    def stamp(self, sec: int, nsec: int) -> None:
-        """Stamp every message (call before publishing what is due)."""
-        self.batch.set_stamp(sec, nsec)
+    def fill(self, d, sec: int, nsec: int) -> None:
+        """Stamp every message with (sec, nsec) and write d's joint states and sensor values
+        into the batch (call before publishing what is due; odometry and /tf fill their own)."""
+        f64, u32, stamps, js, qadr, dadr, dst, src = self._plan
+        _fill_state(f64, u32, stamps, sec, nsec, js, qadr, dadr, d.qpos, d.qvel,
+                    d.qfrc_actuator, d.qfrc_applied, dst, src, d.sensordata)
 
     def clock(self) -> None:
         self.send_clock()
 
-    def joint_states(self, d) -> None:
-        f, (p, v, e), da = self.f64, self._js_idx, self._js_d
-        f[p] = d.qpos[self._js_q]
-        f[v] = d.qvel[da]
-        f[e] = d.qfrc_actuator[da] + d.qfrc_applied[da]
+    def joint_states(self) -> None:
         self.send_js()
 
-    def imus(self, d) -> None:
-        self.imu.publish(self.f64, d.sensordata)
+    def imus(self) -> None:
+        self.imu.send()
 
-    def wrenches(self, d) -> None:
-        self.wrench.publish(self.f64, d.sensordata)
+    def wrenches(self) -> None:
+        self.wrench.send()
 
-    def others(self, d) -> None:
-        self.other.publish(self.f64, d.sensordata)
+    def others(self) -> None:
+        self.other.send()
 
     def odometry(self, d) -> None:
         if not self.odom_sends:

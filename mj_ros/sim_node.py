@@ -575,14 +575,14 @@ class SimNode(Node):
                 stream.last = step
                 if not stamped:
                     stamped = True
-                    self.out.stamp(*to_stamp(self.simclock.last))
+                    self.out.fill(self.data, *to_stamp(self.simclock.last))
                 publish()
 
     def publish_state(self) -> None:
         """Publish every stream now (after a reset, a service step or a lockstep batch)."""
         self._sync_clock_msg()
         self._set_own_clock()
-        self.out.stamp(*to_stamp(self.simclock.last))
+        self.out.fill(self.data, *to_stamp(self.simclock.last))
         for stream, publish in self._plan:
             if stream.every:
                 publish()
@@ -594,10 +594,10 @@ class SimNode(Node):
         self._plan = [
             (self._s_clock, o.clock),
             (self._s_tf, self._publish_tf),
-            (self._s_js, lambda: o.joint_states(d)),
-            (self._s_imu, lambda: o.imus(d)),
-            (self._s_wrench, lambda: o.wrenches(d)),
-            (self._s_other, lambda: o.others(d)),
+            (self._s_js, o.joint_states),
+            (self._s_imu, o.imus),
+            (self._s_wrench, o.wrenches),
+            (self._s_other, o.others),
             (self._s_odom, lambda: o.odometry(d)),
         ]
 

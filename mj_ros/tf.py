@@ -10,6 +10,7 @@ warning that says why).
 """
 from __future__ import annotations
 
+import numpy as np
 from geometry_msgs.msg import PoseStamped, TransformStamped
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from tf2_msgs.msg import TFMessage
@@ -66,16 +67,13 @@ class TfOutput:
 
     def bind(self, batch: RawBatch, entry: int) -> None:
         """After the batch's `finish`: publish_raw fills and sends that entry."""
-        idx = batch.entries[entry].floats.reshape(-1, 7)
-        self._f64 = batch.f64
-        self._pos_idx, self._quat_idx = idx[:, :3], idx[:, 3:]
+        idx = batch.entries[entry].floats.reshape(-1, 7).astype(np.int64)
+        self._fill_args = (*self.table.kernel_args(), np.empty((len(idx), 7)), batch.f64, idx)
         self._send = batch.publisher(entry)
 
     def publish_raw(self, xpos, xquat) -> None:
         """Like `publish`, through the batch (whose stamps the caller has set)."""
-        pos, quat = self.table.moving_poses(xpos, xquat)
-        self._f64[self._pos_idx] = pos
-        self._f64[self._quat_idx] = quat
+        fr.moving_poses_into(xpos, xquat, *self._fill_args)
         self._send()
 
     def publish_static(self, sec: int, nsec: int) -> None:
