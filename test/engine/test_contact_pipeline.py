@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from oracle import mujoco, shared_model, TEST_MODELS, GYM, DM
+from oracle import mujoco, model_from_mujoco, shared_model, TEST_MODELS, GYM, DM
 
 import engine
 
@@ -166,18 +166,28 @@ def test_trajectory_100_steps(spec):
 
 
 HOLDING = [
-    ("file", GYM + "ant.xml"),
-    pytest.param(("shared", "menagerie/google_barkour_vb/scene.xml"), marks=pytest.mark.xfail(
-        reason="mesh feet on the floor: MuJoCo picks plane-mesh contact vertices from its merged "
-               "hull polygons (mesh_poly*), which the compiler does not build yet", strict=False)),
+    ("compiler", ("file", GYM + "ant.xml")),
+    pytest.param("compiler", ("shared", "menagerie/google_barkour_vb/scene.xml"),
+                 marks=pytest.mark.xfail(
+        reason="mesh feet on the floor: plane-mesh contacts go through the hull polygons "
+               "(mesh_poly*), and MuJoCo 4.0.0 merges hull triangles into polygons by a rule "
+               "our compiler reproduces for only ~85-95% of them (the 'mujoco' case below, on "
+               "mujoco's own polygons, holds to 1e-4)", strict=False)),
+    # the same robot on a copy of mujoco's compiled model: the contact pipeline alone
+    ("mujoco", ("shared", "menagerie/google_barkour_vb/scene.xml")),
 ]
 
 
-@pytest.mark.parametrize("spec", HOLDING, ids=lambda s: s[1].split("/")[-2])
-def test_pose_held_5000_steps_like_mujoco(spec):
+@pytest.mark.parametrize("source,spec", HOLDING,
+                         ids=lambda x: x if isinstance(x, str) else x[1].split("/")[-2])
+def test_pose_held_5000_steps_like_mujoco(source, spec):
     """A model resting on the floor (its keyframe, or settled from its initial state) follows
-    mujoco for 5000 steps within 1e-4."""
+    mujoco for 5000 steps within 1e-4; `source` says who compiled our model (our compiler, or
+    mujoco's model copied field by field)."""
     mjm, mjd, m, d = load_both(spec)
+    if source == "mujoco":
+        m = model_from_mujoco(mjm)
+        d = engine.MjData(m)
     if mjm.nkey:
         mujoco.mj_resetDataKeyframe(mjm, mjd, 0)
     else:
