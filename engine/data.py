@@ -45,6 +45,7 @@ class MjWarningStat:
 
 
 # Bytes one contact and one constraint row (beside its Jacobian row) take in the arena.
+DEFAULT_MEMORY = 16 << 20   # bytes of contacts and constraint rows without <size memory>
 _CONTACT_BYTES = 8 * (1 + 3 + 9 + 1 + 5 + 2 + 2 + 5 + 1 + 36) + 4 * 12
 _EFC_BYTES = 8 * 16 + 4 * 6
 
@@ -55,27 +56,33 @@ def capacity(model):
     Seed 001 "Memory allocation": the dynamic arrays are allocated once, sized by
     ``<size memory>`` (bytes; here split evenly between contacts and constraint rows, a row
     costing its dense Jacobian plus its scalars); the legacy ``nconmax``/``njmax`` set the counts
-    directly. With neither, the guess covers every equality, dof friction, limit and tendon row
-    plus 6 rows for each of max(100, 4*ngeom) contacts. Exceeding a capacity is an error
-    (`engine.errors.ArenaFullError`) naming these attributes.
+    directly. With neither, the budget is DEFAULT_MEMORY (MuJoCo's compiler guesses 13-16 MiB for
+    models of up to ~60 dofs; a scene of long planks needs ~750 contacts), and never fewer than
+    max(100, 4*ngeom) contacts. Exceeding a capacity is an error (`engine.errors.ArenaFullError`)
+    naming these attributes.
     """
     nv = model.nv
     fixed = 6 * model.neq + nv + 2 * model.njnt + 2 * model.ntendon
     memory = model.__dict__.get("narena", -1)
+    given = memory is not None and memory > 0
+    budget = memory if given else DEFAULT_MEMORY
+    # a row's Jacobian: efc_J and efc_J_colind (12 nv), and the dense rows the kernels read
+    # when efc_J is compressed (cn_Jdense, 8 nv)
+    ncon_mem = max(1, budget // 2 // _CONTACT_BYTES)
+    nj_mem = max(1, budget // 2 // (_EFC_BYTES + 20 * nv))
     if model.nconmax > 0:
         ncon = model.nconmax
-    elif memory is not None and memory > 0:
-        ncon = max(1, memory // 2 // _CONTACT_BYTES)
+    elif given:
+        ncon = ncon_mem
     else:
-        ncon = max(100, 4 * model.ngeom)
+        ncon = max(100, 4 * model.ngeom, ncon_mem)
+    guess = max(100, 4 * model.ngeom)
     if model.njmax > 0:
         nj = model.njmax
-    elif memory is not None and memory > 0:
-        # a row's Jacobian: efc_J and efc_J_colind (12 nv), and the dense rows the kernels
-        # read when efc_J is compressed (cn_Jdense, 8 nv)
-        nj = max(1, memory // 2 // (_EFC_BYTES + 20 * nv))
+    elif given:
+        nj = nj_mem
     else:
-        nj = fixed + 6 * ncon
+        nj = max(fixed + 6 * guess, nj_mem)
     return int(ncon), int(nj)
 
 

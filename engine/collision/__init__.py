@@ -19,7 +19,9 @@ Margin and gap (MuJoCo 4 semantics, checked against the oracle): the pair's marg
 the geoms' margins (the <pair>'s own, or opt.o_margin under the override flag) and its gap the sum
 of their gaps (or the <pair>'s); contacts are reported while ``dist <= margin + gap``;
 ``includemargin = margin``; a contact with ``dist >= margin`` is reported inactive
-(``contact.exclude = 1``) and must not make constraint rows.
+(``contact.exclude = 1``) and must not make constraint rows; neither does a contact of two
+static bodies (no dofs on either side: only an explicit <pair> produces one;
+``contact.exclude = 3``, as mujoco 4.0.0 reports it).
 
 Contact geoms: geom1 has the lower geom type (ties: the lower geom id for automatic pairs, the
 <pair>'s order otherwise) and the normal (frame row 0) points from geom1 to geom2.
@@ -445,7 +447,7 @@ def _test_auto(M, D, a, b, override, o_margin, filterparent, ncon, need):
     gbody = i1(M, MF.geom_bodyid)
     if not bp.can_collide(i1(M, MF.geom_contype), i1(M, MF.geom_conaffinity), gbody,
                           i1(M, MF.body_weldid), i1(M, MF.body_parentid),
-                          i1(M, MF.exclude_signature), i1(M, MF.pair_signature),
+                          i1(M, MF.body_dofnum), i1(M, MF.exclude_signature), i1(M, MF.pair_signature),
                           i1(M, MF.pair_geom1), i1(M, MF.pair_geom2), filterparent, a, b):
         return ncon, need, 0
     lo, hi = (a, b) if a < b else (b, a)
@@ -497,6 +499,9 @@ def _write_contacts(M, D, perm, ncon, override):
     efc = i1(D, DF.contact_efc_address)
     geom_priority = i1(M, MF.geom_priority)
     geom_condim = i1(M, MF.geom_condim)
+    geom_bodyid = i1(M, MF.geom_bodyid)
+    body_weldid = i1(M, MF.body_weldid)
+    body_dofnum = i1(M, MF.body_dofnum)
     geom_friction = f2(M, MF.geom_friction)
     geom_solmix = f1(M, MF.geom_solmix)
     geom_solref = f2(M, MF.geom_solref)
@@ -529,7 +534,13 @@ def _write_contacts(M, D, perm, ncon, override):
                                 g1, g2, pid, fric[k], sref[k], sreff[k], simp[k])
         dim[k] = d_
         incl[k] = m_
-        excl[k] = 1 if cdist[s] >= m_ else 0
+        # 3: both bodies static (an explicit <pair> of them: reported, never a constraint);
+        # 1: in the gap (beyond margin - gap)
+        if (body_dofnum[body_weldid[geom_bodyid[g1]]] == 0
+                and body_dofnum[body_weldid[geom_bodyid[g2]]] == 0):
+            excl[k] = 3
+        else:
+            excl[k] = 1 if cdist[s] >= m_ else 0
         mu[k] = 0.0
         for j in range(36):
             H[k, j] = 0.0

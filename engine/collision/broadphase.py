@@ -15,6 +15,9 @@ the sweep costs O(ngeom + overlapping pairs), not O(ngeom^2).
 Filtering, as MuJoCo's for automatically generated ("dynamic") pairs:
   contype/conaffinity: (contype1 & conaffinity2) or (contype2 & conaffinity1) must be nonzero;
   same weld body (bodies rigidly attached, incl. both welded to the world): excluded;
+  both static (each weld body has no dofs: the world, a mocap body, or welded to one): excluded,
+    as mujoco 4.0.0 does (a world plane never touches a mocap body's geoms, nor two mocap
+    bodies each other; an explicit <pair> still does);
   parent-child (unless mjDSBL_FILTERPARENT): excluded when one weld body is the weld body of the
     other's parent, except when that parent weld body is the world;
   <exclude>: body pair signature (min(b1,b2) << 16) + max(b1,b2) in exclude_signature;
@@ -90,7 +93,7 @@ def sort_sweep(aabb, axis, order, n):
 @njit(**_J)
 def can_collide(
     # Model:
-    geom_contype, geom_conaffinity, geom_bodyid, body_weldid, body_parentid,
+    geom_contype, geom_conaffinity, geom_bodyid, body_weldid, body_parentid, body_dofnum,
     exclude_signature, pair_signature, pair_geom1, pair_geom2, filterparent,
     # the pair:
     g1, g2,
@@ -103,6 +106,9 @@ def can_collide(
     w1 = body_weldid[b1]
     w2 = body_weldid[b2]
     if w1 == w2:
+        return False
+    # neither side can move under the dynamics (welded to the world or to a mocap body)
+    if body_dofnum[w1] == 0 and body_dofnum[w2] == 0:
         return False
     if filterparent and w1 != 0 and w2 != 0:
         if w1 == body_weldid[body_parentid[w2]] or w2 == body_weldid[body_parentid[w1]]:

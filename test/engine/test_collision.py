@@ -335,6 +335,46 @@ def test_override_and_disable():
         assert md.ncon == 0 and d.ncon == 0
 
 
+_STATIC_SCENE = """<mujoco><worldbody>
+  <geom name="floor" type="plane" size="1 1 .1"/>
+  <geom name="post" type="box" size=".1 .1 .3" pos=".8 0 .3"/>
+  <body name="hand" mocap="true" pos="0 0 .05" euler="0 40 0">
+    <geom name="palm" type="capsule" size=".1 .1"/>
+    <body name="finger" pos=".1 0 0"><geom name="tip" type="box" size=".06 .06 .06"/></body>
+    <body name="wrist" pos="0 0 .1"><joint type="hinge" axis="0 1 0"/>
+      <geom name="link" type="box" size=".1 .05 .2"/></body>
+  </body>
+  <body name="other" mocap="true" pos=".75 0 .1"><geom name="ghost" size=".15"/></body>
+  <body name="ball" pos=".15 0 .12"><freejoint/><geom name="ball" size=".1"/></body>
+</worldbody>
+<contact><pair geom1="floor" geom2="ghost"/></contact></mujoco>"""
+
+
+def test_static_pairs_are_not_collided():
+    """Pairs of geoms whose bodies cannot move under the dynamics (the world, mocap bodies and
+    bodies welded to them) are not collided, as in mujoco 4.0.0 (the world plane and the mocap
+    palm, finger and ghost interpenetrate); a jointed child of a mocap body, a free body and an
+    explicit <pair> still collide."""
+    mm = mujoco.MjModel.from_xml_string(_STATIC_SCENE)
+    md, d = collide_both(mm, mm.qpos0)
+    name = lambda g: mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_GEOM, int(g))
+    theirs = sorted((name(c.geom1), name(c.geom2)) for c in md.contact)
+    ours = sorted((name(d.contact_geom1[i]), name(d.contact_geom2[i])) for i in range(d.ncon))
+    assert ours == theirs
+    pairs = {frozenset(p) for p in theirs}
+    assert frozenset(("floor", "ghost")) in pairs and frozenset(("floor", "link")) in pairs
+    assert frozenset(("floor", "palm")) not in pairs and frozenset(("post", "ghost")) not in pairs
+    assert compare_contacts(mm, md, d, "static scene") == md.ncon
+    # the explicit pair of two static bodies is reported but excluded (no dofs: exclude = 3)
+    # and makes no constraint row; in the full pipeline too
+    assert sorted(int(c.exclude) for c in md.contact) == [0, 0, 0, 0, 0, 3]
+    m = model_from_mujoco(mm)
+    d = MjData(m)
+    engine.mj_forward(m, d)
+    assert d.nefc == md.nefc and d.ncon == md.ncon
+    np.testing.assert_array_equal(np.sort(d.contact.efc_address), np.sort(md.contact.efc_address))
+
+
 def test_contact_capacity_warning():
     mm = _filter_model()
     m = model_from_mujoco(mm)

@@ -287,6 +287,25 @@ def test_quadruped_holds_standing_keyframe_10s():
     assert np.abs(d.qvel).max() < 0.05
 
 
+def test_default_capacity_holds_a_contact_rich_state():
+    """Without <size memory>, MuJoCo's compiler budgets 13-16 MiB, room for thousands of
+    contacts; ours (engine.data.DEFAULT_MEMORY) too: a tangle of planks (mujoco's own test
+    model) at 748 contacts is collided whole, where the old guess (4 per geom) stopped at 476."""
+    from test_collision import _random_states
+    path = shared_model("mujoco/test/engine/testdata/collision_driver/planks.xml")
+    mjm = mujoco.MjModel.from_xml_path(str(path))
+    m = engine.MjModel.from_xml_path(str(path))
+    q = list(_random_states(mjm, np.random.default_rng(3), 3))[2]
+    mjd, d = mujoco.MjData(mjm), engine.MjData(m)
+    mjd.qpos[:] = d.qpos[:] = q
+    mujoco.mj_forward(mjm, mjd)
+    engine.mj_forward(m, d)
+    assert mjd.ncon > 4 * mjm.ngeom
+    # box-box differs on a few near-degenerate plank crossings (see the note): counts to 5%
+    assert abs(d.ncon - mjd.ncon) < 0.05 * mjd.ncon, (d.ncon, mjd.ncon)
+    assert d.nefc > 0 and d.fw_status[0] == 0
+
+
 def test_arena_full_is_a_clear_error():
     xml = """<mujoco><size memory="4K"/><worldbody><geom type="plane" size="1 1 .1"/>
       <replicate count="20" offset=".05 0 0"><body pos="0 0 .1"><freejoint/>
