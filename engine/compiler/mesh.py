@@ -783,70 +783,270 @@ def convex_hull(vert: np.ndarray, maxhullvert: int = -1, name: str = "mesh"):
     return np.unique(tri), tri
 
 
-def hull_polygons(vert: np.ndarray):
-    """Polygons of a mesh's convex hull: mjModel ``mesh_poly*`` (used by plane-mesh collisions).
+# Hull triangles whose normals round to the same (azimuth, polar) angle pair, in steps of this
+# many radians, form one polygon (MuJoCo's compiler constant).
+POLY_ANGLE_STEP = 0.01
 
-    ``vert`` are the compiled (double precision, mesh-frame) vertices. The hull facets are
-    qhull's, with facets whose normals are within qhull's angle pre-merge bound (``A0.999999``)
-    merged into one polygon, as MuJoCo 4 merges nearly coplanar hull triangles (its exact merge
-    rule is not documented: this bound reproduces most of its polygons, see the report).
-    Each polygon's vertices are ordered counter-clockwise around its outward normal; the normal
-    is the normalised sum of the polygon's fan cross products (its area vector).
+
+def hull_faces(vert: np.ndarray, maxhullvert: int = -1):
+    """The convex hull's triangles as MuJoCo's compiler lists them in mesh_graph: qhull's
+    triangulated facets ("Qt") in qhull's order, each with its first two vertices swapped when
+    that makes it counter-clockwise around the outward normal. None for a degenerate hull."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    opts = "Qt" + (f" TA{maxhullvert - 4}" if maxhullvert is not None and maxhullvert > -1 else "")
+    try:
+        hull = ConvexHull(vert, qhull_options=opts)
+    except QhullError:
+        return None
+    tri = hull.simplices.astype(np.int64)
+    p = vert[tri]
+    cr = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+    inward = np.einsum("ij,ij->i", cr, hull.equations[:, :3]) < 0
+    tri[inward] = tri[inward][:, [1, 0, 2]]
+    return tri
+
+
+def _angle_keys(vert: np.ndarray, tri: np.ndarray) -> list:
+    """The polygon key of each triangle: its unit normal's azimuth and polar angles divided by
+    POLY_ANGLE_STEP and rounded (half away from zero), as floats; a normal within 1e-7 of +-z
+    has azimuth 0. None for a triangle of (nearly) zero area."""
+    p = vert[tri]
+    n = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+    ln = np.sqrt(np.einsum("ij,ij->i", n, n))
+    keys = []
+    for (x, y, z), l in zip(n.tolist(), ln.tolist()):
+        if l < MJ_MINVAL:
+            keys.append(None)
+            continue
+        nx, ny, nz = x / l + 0.0, y / l + 0.0, z / l + 0.0   # + 0.0: no -0.0 into atan2
+        if abs(nz) > 1.0 - 1e-7:
+            keys.append((0.0, float(_round_half_away(math.pi / POLY_ANGLE_STEP)) if nz < 0
+                         else 0.0))
+        else:
+            keys.append((float(_round_half_away(math.atan2(ny, nx) / POLY_ANGLE_STEP)),
+                         float(_round_half_away(math.acos(nz) / POLY_ANGLE_STEP))))
+    return keys
+
+
+def _round_half_away(x: float) -> float:
+    return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
+
+
+_U64 = (1 << 64) - 1
+
+
+def _hash_double(x: float) -> int:
+    """The standard library's hash of a double as MuJoCo's build uses it: 0 for +-0, else the
+    64 bits of the IEEE representation."""
+    if x == 0.0:
+        return 0
+    return int(np.float64(x).view(np.uint64))
+
+
+def _next_prime(n: int) -> int:
+    if n <= 2:
+        return 2
+    while True:
+        if n % 2 and all(n % k for k in range(3, int(math.isqrt(n)) + 1, 2)):
+            return n
+        n += 1
+
+
+class _InsertionOrderedTable:
+    """The iteration order of the hash map MuJoCo's compiler keeps its polygons in (an unordered
+    map with chained buckets: bucket count 2, 5, 11, 23, ... (2n+1, next prime) grown at load
+    factor 1; a key whose bucket is empty goes to the front of the element list, otherwise to
+    the front of its bucket's run; a rehash relinks the list keeping runs together). Polygon ids
+    in mjModel follow this order, so it is reproduced exactly."""
+
+    def __init__(self):
+        self.keys, self.hashes, self.nxt = [], [], []   # nodes; nxt: next node, -1 = end
+        self.head = -1                                   # first node of the list
+        self.buckets = []                                # per bucket: node before its run
+        self.index = {}                                  # key -> node
+
+    def _bucket(self, h: int, bc: int) -> int:
+        return h & (bc - 1) if not (bc & (bc - 1)) else (h if h < bc else h % bc)
+
+    def _rehash(self, n: int) -> None:
+        n = 2 if n == 1 else (_next_prime(n) if n & (n - 1) else n)
+        bc = len(self.buckets)
+        if n <= bc:
+            return
+        # -2 marks "before the list head"; -1 an empty bucket
+        buckets = [-1] * n
+        pp, cp = -2, self.head
+        if cp != -1:
+            phash = self._bucket(self.hashes[cp], n)
+            buckets[phash] = pp
+            pp = cp
+            cp = self.nxt[cp]
+            while cp != -1:
+                chash = self._bucket(self.hashes[cp], n)
+                if chash == phash:
+                    pp = cp
+                elif buckets[chash] == -1:
+                    buckets[chash] = pp
+                    pp = cp
+                    phash = chash
+                else:  # move cp to the front of its bucket's run
+                    self.nxt[pp] = self.nxt[cp]
+                    before = buckets[chash]
+                    if before == -2:
+                        self.nxt[cp] = self.head
+                        self.head = cp
+                    else:
+                        self.nxt[cp] = self.nxt[before]
+                        self.nxt[before] = cp
+                cp = self.nxt[pp]
+        self.buckets = buckets
+
+    def get(self, key):
+        return self.index.get(key)
+
+    def insert(self, key) -> int:
+        # the pair's hash: the second hash folded into the first, golden-ratio style
+        h = _hash_double(key[0])
+        h ^= (_hash_double(key[1]) + 0x9E3779B9 + ((h << 6) & _U64) + (h >> 2)) & _U64
+        bc = len(self.buckets)
+        size = len(self.keys)
+        if size + 1 > bc or bc == 0:
+            pow2 = bc > 2 and not (bc & (bc - 1))
+            self._rehash(max(2 * bc + (0 if pow2 else 1), size + 1))
+            bc = len(self.buckets)
+        node = size
+        self.keys.append(key)
+        self.hashes.append(h)
+        self.nxt.append(-1)
+        self.index[key] = node
+        b = self._bucket(h, bc)
+        before = self.buckets[b]
+        if before == -1:  # empty bucket: the node goes to the front of the list
+            self.nxt[node] = self.head
+            self.head = node
+            self.buckets[b] = -2
+            if self.nxt[node] != -1:
+                self.buckets[self._bucket(self.hashes[self.nxt[node]], bc)] = node
+        elif before == -2:
+            self.nxt[node] = self.head
+            self.head = node
+        else:
+            self.nxt[node] = self.nxt[before]
+            self.nxt[before] = node
+        return node
+
+    def in_order(self):
+        out, x = [], self.head
+        while x != -1:
+            out.append(x)
+            x = self.nxt[x]
+        return out
+
+
+class _Polygon:
+    """Boundary edges of coplanar hull triangles, grouped in islands until faces join them."""
+
+    def __init__(self, a: int, b: int, c: int):
+        self.edges = [(a, b), (b, c), (c, a)]
+        self.islands = [0, 0, 0]
+        self.nisland = 1
+
+    def _merge(self, i1: int, i2: int) -> int:
+        lo, hi = min(i1, i2), max(i1, i2)
+        self.islands = [lo if k == hi else (k - 1 if k > hi else k) for k in self.islands]
+        self.nisland -= 1
+        return lo
+
+    def add(self, a: int, b: int, c: int) -> None:
+        """Add triangle (a, b, c): its edges shared (reversed) with the boundary leave it, the
+        others join it; islands it connects become one."""
+        island, new = -1, []
+        for u, w in ((a, b), (b, c), (c, a)):
+            try:
+                i = self.edges.index((w, u))
+            except ValueError:
+                new.append((u, w))
+                continue
+            other = self.islands[i]
+            del self.edges[i], self.islands[i]
+            if island == -1:
+                island = other
+            elif other != island:
+                island = self._merge(island, other)
+        if island == -1:
+            island = self.nisland
+            self.nisland += 1
+        for e in new:
+            self.edges.append(e)
+            self.islands.append(island)
+
+    def paths(self) -> list:
+        """Each island's boundary loop, following edges head to tail from the island's first
+        edge (the search for a successor skips edge 0; an unclosed trace is dropped)."""
+        E, I = self.edges, self.islands
+        out = []
+        for i in range(self.nisland):
+            j = next((j for j in range(len(E)) if I[j] == i), None)
+            if j is None:
+                continue
+            path = [E[j][0], E[j][1]]
+            nxt = path[-1]
+            for _ in range(len(E)):
+                k = next((k for k in range(1, len(E)) if I[k] == i and E[k][0] == nxt), None)
+                if k is None:
+                    continue
+                nxt = E[k][1]
+                if nxt == path[0]:
+                    out.append(path)
+                    break
+                path.append(nxt)
+        return out
+
+
+def _area_normal(q: np.ndarray) -> np.ndarray:
+    """Unit normal of the closed polygon q (k,3), counter-clockwise: its area vector
+    sum_i q_i x q_(i+1), normalised (+z if it vanishes)."""
+    s = np.cross(q, np.roll(q, -1, axis=0)).sum(axis=0)
+    ln = math.sqrt(float(s @ s))
+    return s / ln if ln > 0 else np.array([0.0, 0.0, 1.0])
+
+
+def hull_polygons(vert_file: np.ndarray, vert: np.ndarray, maxhullvert: int = -1):
+    """Polygons of a mesh's convex hull: mjModel ``mesh_poly*`` (plane-mesh and multi-contact
+    collisions use them), built as MuJoCo 4's compiler builds them.
+
+    The hull triangles (`hull_faces` of the file's vertices ``vert_file``, before refpos,
+    refquat and scale, as the compiler takes them) are grouped by the rounded angles of their
+    normals (`_angle_keys`); each group's boundary loops (`_Polygon.paths`) are its polygons,
+    listed in the compiler's hash-map order (`_InsertionOrderedTable`). Each polygon's normal is
+    its area vector's direction in the compiled mesh frame (``vert``).
 
     Returns ``(normals (p,3) float64, polys list of int32 arrays of vertex ids)``.
     """
-    from scipy.spatial import ConvexHull, QhullError
-
-    vert = np.asarray(vert, dtype=np.float64)
-    try:
-        hull = ConvexHull(vert, qhull_options="Qt A0.999999")
-    except QhullError:
+    vf = np.asarray(vert_file, dtype=np.float64)
+    tri = hull_faces(vf, maxhullvert)
+    if tri is None:
         return np.zeros((0, 3)), []
-    tri = hull.simplices.astype(np.int64)
-    eq = hull.equations
-    # outward orientation of every triangle (qhull's simplices are unoriented)
-    p = vert[tri]
-    nrm = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
-    flip = np.einsum("ij,ij->i", nrm, eq[:, :3]) < 0
-    tri[flip] = tri[flip][:, ::-1]
-    # triangles of one (merged) qhull facet share its hyperplane
-    _, lab = np.unique(eq, axis=0, return_inverse=True)
-    lab = np.asarray(lab).ravel()
-    first = {}
-    for t, l in enumerate(lab):
-        first.setdefault(int(l), t)
-    normals, polys = [], []
-    for l, t0 in sorted(first.items(), key=lambda kv: kv[1]):
-        ts = np.flatnonzero(lab == l)
-        # boundary edges: directed edges whose reverse is not in the facet
-        edges = {}
-        for t in ts:
-            a, b, c = tri[t]
-            for u, w in ((a, b), (b, c), (c, a)):
-                edges[(int(u), int(w))] = True
-        nxt = {}
-        for (u, w) in edges:
-            if (w, u) not in edges:
-                nxt[u] = w
-        if not nxt:
+    table, polys = _InsertionOrderedTable(), []
+    for (a, b, c), key in zip(tri.tolist(), _angle_keys(vf, tri)):
+        if key is None:
             continue
-        start = int(tri[t0][0]) if int(tri[t0][0]) in nxt else next(iter(nxt))
-        loop = [start]
-        while True:
-            w = nxt.get(loop[-1])
-            if w is None or w == start or len(loop) > len(nxt):
-                break
-            loop.append(w)
-        q = vert[loop]
-        s = np.zeros(3)
-        for i in range(1, len(loop) - 1):
-            s += np.cross(q[i] - q[0], q[i + 1] - q[0])
-        ns = np.linalg.norm(s)
-        if ns <= 0:
-            continue
-        normals.append(s / ns)
-        polys.append(np.asarray(loop, dtype=np.int32))
-    return np.asarray(normals, dtype=np.float64).reshape(-1, 3), polys
+        node = table.get(key)
+        if node is None:
+            table.insert(key)
+            polys.append(_Polygon(a, b, c))
+        else:
+            polys[node].add(a, b, c)
+    v = np.asarray(vert, dtype=np.float64)
+    normals, loops = [], []
+    for node in table.in_order():
+        for path in polys[node].paths():
+            if len(path) < 3:
+                continue
+            loops.append(np.asarray(path, dtype=np.int32))
+            normals.append(_area_normal(v[path]))
+    return np.asarray(normals, dtype=np.float64).reshape(-1, 3), loops
 
 
 def polygon_map(nvert: int, polys):
@@ -1128,7 +1328,8 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
     aabb = np.concatenate([(lo + hi) / 2, (hi - lo) / 2])
     # geom_rbound of a mesh geom: the AABB corner farthest from the origin
     rbound = float(np.linalg.norm(np.abs(aabb[:3]) + aabb[3:]))
-    pnrm, pverts = (hull_polygons(vloc) if hull_vert is not None else (np.zeros((0, 3)), []))
+    pnrm, pverts = (hull_polygons(v_file, vloc, maxhullvert) if hull_vert is not None
+                    else (np.zeros((0, 3)), []))
     return MeshData(
         name=name, vert=vloc, face=f.astype(np.int32), pos=com, quat=quat, scale=scale,
         inertia_type=inertia, volume=float(measure), inertia=np.asarray(evals, dtype=float),

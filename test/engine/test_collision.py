@@ -506,8 +506,8 @@ def test_real_model_capsule_box():
 
 
 # -------------------------------------------------------------------------------------------------
-# plane-mesh through the hull polygons (primitive.plane_mesh_poly), kernel level against mujoco.
-# Not wired into narrowphase yet: our model table lacks mjModel's mesh_poly* fields (report).
+# plane-mesh through the hull polygons (primitive.plane_mesh_poly), kernel level against mujoco
+# (fed mujoco's own mesh_poly* fields; test_mesh_poly.py compares our compiler's with them).
 # -------------------------------------------------------------------------------------------------
 _PM_MESHES = [("menagerie/google_barkour_vb/assets/foot.stl", 1.0),
               ("menagerie/google_barkour_vb/assets/lower_leg.stl", 1.0),

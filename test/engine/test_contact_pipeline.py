@@ -167,12 +167,8 @@ def test_trajectory_100_steps(spec):
 
 HOLDING = [
     ("compiler", ("file", GYM + "ant.xml")),
-    pytest.param("compiler", ("shared", "menagerie/google_barkour_vb/scene.xml"),
-                 marks=pytest.mark.xfail(
-        reason="mesh feet on the floor: plane-mesh contacts go through the hull polygons "
-               "(mesh_poly*), and MuJoCo 4.0.0 merges hull triangles into polygons by a rule "
-               "our compiler reproduces for only ~85-95% of them (the 'mujoco' case below, on "
-               "mujoco's own polygons, holds to 1e-4)", strict=False)),
+    # mesh feet on the floor: plane-mesh contacts go through the hull polygons (mesh_poly*)
+    ("compiler", ("shared", "menagerie/google_barkour_vb/scene.xml")),
     # the same robot on a copy of mujoco's compiled model: the contact pipeline alone
     ("mujoco", ("shared", "menagerie/google_barkour_vb/scene.xml")),
 ]

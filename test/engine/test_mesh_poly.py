@@ -2,10 +2,9 @@
 hull polygons, primitive.plane_mesh_poly) against mujoco on models built by our compiler and by
 model_from_mujoco, at random poses of mesh bodies over a plane.
 
-Known gap (report): MuJoCo 4's rule for merging nearly coplanar hull triangles into polygons is
-not documented; ours (qhull facets merged at A0.999999) reproduces every polygon of simple meshes
-(cube, tetrahedron, prism, icosphere, CAD parts with flat faces) and ~85-95% of the polygons of
-scanned/curved meshes; polygon order and the start vertex of each loop differ (sets compared)."""
+The compiler groups hull triangles by the rounded angles of their normals and lists the polygons
+in the order of MuJoCo 4's hash map (engine/compiler/mesh.py hull_polygons): polygons, their
+vertex order, ids and the per-vertex map are identical to mujoco's, normals agree to 1e-9."""
 import os
 import sys
 
@@ -44,10 +43,13 @@ def test_poly_fields(name, rel):
     # meshes without colliding geoms have none, as in mujoco
     np.testing.assert_array_equal(mine.mesh_polynum == 0, ref.mesh_polynum == 0)
     (nmatch, nref, nmine, nmap, nvert), _ = compare_models(mine, ref)
-    if name == "own":  # exact as sets (normal 1e-9, cyclic order)
-        assert nmatch == nref == nmine and nmap == nvert
-    else:
-        assert nmatch >= 0.85 * nref and nmap >= 0.9 * nvert, (nmatch, nref, nmine, nmap, nvert)
+    # every polygon (vertex set, cyclic order, normal to 1e-9) and every vertex's polygon map
+    assert nmatch == nref == nmine and nmap == nvert, (nmatch, nref, nmine, nmap, nvert)
+    # and the same ids and start vertices: the arrays themselves
+    for f in ("mesh_polynum", "mesh_polyadr", "mesh_polyvertadr", "mesh_polyvertnum",
+              "mesh_polyvert", "mesh_polymapadr", "mesh_polymapnum", "mesh_polymap"):
+        np.testing.assert_array_equal(getattr(mine, f), getattr(ref, f), err_msg=f)
+    np.testing.assert_allclose(mine.mesh_polynormal, ref.mesh_polynormal, rtol=0, atol=1e-9)
     # model_from_mujoco copies the rows
     m2 = model_from_mujoco(ref)
     for f in ("mesh_polynum", "mesh_polyadr", "mesh_polynormal", "mesh_polyvertadr",
@@ -143,9 +145,11 @@ def test_plane_mesh_own_meshes(which):
 def test_plane_mesh_real_meshes(which):
     meshes = [(str(shared_model(p)), s) for p, s in REAL]
     ok, tot = plane_mesh_match(meshes, nposes=40, which=which)
-    # mujoco's own polygons: ~97% (the choice of 4 among > 4 polygon vertices is approximate);
-    # ours: polygons differ on curved meshes (module docstring)
-    assert tot > 0 and ok >= (0.9 if which == "mujoco" else 0.75) * tot, (ok, tot)
+    # ~97% (the choice of 4 among > 4 polygon vertices is approximate); our compiler's polygons
+    # are mujoco's, but robotiq base.stl's compiled vertices differ from mujoco's by 2e-6 (its
+    # principal frame), so its contacts miss the 1e-6 tolerance (measured: 161/192 in all,
+    # 20/49 on base.stl)
+    assert tot > 0 and ok >= (0.9 if which == "mujoco" else 0.8) * tot, (ok, tot)
 
 
 if __name__ == "__main__":  # report: match rates
