@@ -64,7 +64,7 @@ _MINVAL = 1e-15
 _NSTAT = 1000  # rows of solver_stat
 
 # rows of the sol_vec scratch (nv-vectors)
-_V_MA, _V_GRAD, _V_MGRAD, _V_SEARCH, _V_MV, _V_MGOLD, _V_TMP, _V_QACC0 = 0, 1, 2, 3, 4, 5, 6, 7
+_V_MA, _V_GRAD, _V_MGRAD, _V_SEARCH, _V_MV, _V_MGOLD, _V_TMP, _V_GOLD = 0, 1, 2, 3, 4, 5, 6, 7
 # rows of the sol_efc scratch (nefc-vectors)
 _E_JAR, _E_JV, _E_DIAG, _E_RES = 0, 1, 2, 3
 
@@ -441,6 +441,17 @@ def _save_stat(stat, it, improvement, gradient, lineslope, nactive, nchange, nev
 
 
 @njit(**_J)
+def _trace_scale(dof_Madr, qM, nv):
+    """1 / trace(M): turns a cost decrease or a gradient norm into the dimensionless quantity
+    compared with opt.tolerance (seed 001, "Solver" termination; MuJoCo 4 scales by the trace of
+    the current inertia matrix, no longer by stat.meaninertia)."""
+    t = 0.0
+    for k in range(nv):
+        t += qM[dof_Madr[k]]
+    return 1.0 / t if t > _MINVAL else 1.0
+
+
+@njit(**_J)
 def _gauss(qacc, qacc_smooth, Ma, qfrc_smooth):
     """0.5 (qacc - qacc_smooth)' M (qacc - qacc_smooth) given Ma = M qacc, M qacc_smooth = qfrc_smooth."""
     s = 0.0
@@ -508,6 +519,7 @@ def solve_primal(M, D, newton, maxiter):
     Hm = f2(D, DF.sol_H)
     Ma, grad, Mgrad, search, Mv, Mgold = V[_V_MA], V[_V_GRAD], V[_V_MGRAD], V[_V_SEARCH], \
         V[_V_MV], V[_V_MGOLD]
+    gold = V[_V_GOLD]
     jar, jv = E[_E_JAR], E[_E_JV]
     elliptic = False
     for i in range(nefc):
@@ -515,7 +527,7 @@ def solve_primal(M, D, newton, maxiter):
             elliptic = True
             break
     flg_hess = newton and elliptic
-    scale = 1.0 / (fs(M, MF.stat_meaninertia) * max(1, nv))
+    scale = _trace_scale(dof_Madr, qM, nv)
     tol = fs(M, MF.opt_tolerance)
     gtol_base = tol * fs(M, MF.opt_ls_tolerance) / scale
     ls_iter = is_(M, MF.opt_ls_iterations)
@@ -525,13 +537,18 @@ def solve_primal(M, D, newton, maxiter):
     cost = _gauss(qacc, qacc_smooth, Ma, qfrc_smooth) + constraint_update(M, D, jar, flg_hess)
     for k in range(nv):
         grad[k] = Ma[k] - qfrc_smooth[k] - qfrc_constraint[k]
+    # converged warm start: the cost is strongly convex in the M-norm, so the suboptimality is at
+    # most 0.5 g' M^-1 g (the duality-gap certificate); below tolerance the solver does no
+    # iteration (Newton also needs the gradient test), and skips the Hessian.
+    solve_m(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, grad, Mgrad)
+    if scale * 0.5 * _dot(grad, Mgrad, nv) < tol and (
+            not newton or scale * np.sqrt(_dot(grad, grad, nv)) < tol):
+        return 0
     if newton:
         _hessian(dof_Madr, dof_parentid, qM, efc_J, efc_D, efc_type, efc_id, efc_state,
                  contact_dim, contact_H, nefc, Hm)
         vcopy(Mgrad, grad)
         _chol_solve(Hm, nv, Mgrad)
-    else:
-        solve_m(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, grad, Mgrad)
     for k in range(nv):
         search[k] = -Mgrad[k]
     niter = 0
@@ -561,6 +578,7 @@ def solve_primal(M, D, newton, maxiter):
         for i in range(nefc):
             jar[i] += alpha * jv[i]
             oldstate[i] = efc_state[i]
+        vcopy(gold, grad)
         oldcost = cost
         cost = _gauss(qacc, qacc_smooth, Ma, qfrc_smooth) + constraint_update(M, D, jar, flg_hess)
         nchange = 0
@@ -589,21 +607,35 @@ def solve_primal(M, D, newton, maxiter):
         niter = it + 1
         if improvement < tol or gradient < tol:
             break
+        # Newton: the decrement 0.5 g' H^-1 g (the quadratic model's predicted improvement of
+        # the next step) is the third stopping test
+        if newton and scale * 0.5 * _dot(grad, Mgrad, nv) < tol:
+            break
         if newton:
             for k in range(nv):
                 search[k] = -Mgrad[k]
         else:
-            # Polak-Ribiere: beta = grad'(Mgrad - Mgrad_old) / grad_old' Mgrad_old, from the
-            # old gradient = this one minus the change; kept >= 0 (restart)
-            num = 0.0
+            # Hager-Zhang with the M^-1 preconditioner: y = g - g_old, My = M^-1 y,
+            # beta = (My - 2 d (y'My)/(d'y))' g / (d'y) with d the previous search direction
+            # (invariant to its length), bounded below as in Hager and Zhang (2005)
+            dy = 0.0
+            yMy = 0.0
+            dg = 0.0
+            Myg = 0.0
             for k in range(nv):
-                num += grad[k] * (Mgrad[k] - Mgold[k])
-            # grad_old' Mgrad_old: grad_old = M Mgrad_old (preconditioner M^-1)
-            mul_m(dof_Madr, dof_parentid, qM, Mgold, Mv)
-            den = _dot(Mv, Mgold, nv)
-            beta = num / max(_MINVAL, den)
-            if beta < 0.0:
-                beta = 0.0
+                y = grad[k] - gold[k]
+                My = Mgrad[k] - Mgold[k]
+                dy += search[k] * y
+                yMy += y * My
+                dg += search[k] * grad[k]
+                Myg += My * grad[k]
+            beta = 0.0
+            if abs(dy) >= _MINVAL:
+                beta = (Myg - 2.0 * yMy * dg / dy) / dy
+            # Hager-Zhang's lower bound -1 / (|d| min(0.01, |g_old|))
+            bound = np.sqrt(_dot(search, search, nv)) * min(0.01, np.sqrt(_dot(gold, gold, nv)))
+            if bound > 0.0 and beta < -1.0 / bound:
+                beta = -1.0 / bound
             for k in range(nv):
                 search[k] = -Mgrad[k] + beta * search[k]
     return niter
