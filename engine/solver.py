@@ -703,81 +703,6 @@ def _qcqp(A, b, s, r, n, W, y):
 
 
 @njit(**_J)
-def _proj_soc(y, n):
-    """Euclidean projection of y (n) onto the second-order cone y0 >= |y[1:]|, in place."""
-    t = 0.0
-    for a in range(1, n):
-        t += y[a] * y[a]
-    t = np.sqrt(t)
-    if t <= y[0]:
-        return
-    if t <= -y[0]:
-        for a in range(n):
-            y[a] = 0.0
-        return
-    h = 0.5 * (y[0] + t)
-    y[0] = h
-    for a in range(1, n):
-        y[a] *= h / t
-
-
-@njit(**_J)
-def _socp(A, q, s, n, W, x):
-    """min_x 0.5 x'A x + q'x over the elliptic cone x0 >= |x[1:]/s[1:]| (A: n x n, 6-strided;
-    s[0] = 1): accelerated projected gradient (FISTA with adaptive restart) in y = x/s, where
-    the cone is the standard second-order cone. x holds the initial guess and the result."""
-    Ap = W[0]
-    y = W[1]
-    z = W[2]
-    yn = W[3]
-    L = 0.0
-    for a in range(n):
-        r = 0.0
-        for b in range(n):
-            Ap[a * 6 + b] = s[a] * A[a * 6 + b] * s[b]
-            r += abs(s[a] * A[a * 6 + b] * s[b])
-        L = max(L, r)
-        y[a] = x[a] / s[a]
-        z[a] = y[a]
-    if L <= 0.0:
-        return
-    _proj_soc(y, n)
-    for a in range(n):
-        z[a] = y[a]
-    t = 1.0
-    for _ in range(5000):
-        for a in range(n):
-            g = s[a] * q[a]
-            for b in range(n):
-                g += Ap[a * 6 + b] * z[b]
-            yn[a] = z[a] - g / L
-        _proj_soc(yn, n)
-        tn = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
-        # restart when the step goes uphill (gradient at z against the move)
-        up = 0.0
-        dif = 0.0
-        ny = 0.0
-        for a in range(n):
-            up += (z[a] - yn[a]) * (yn[a] - y[a])
-            dif += (yn[a] - y[a]) * (yn[a] - y[a])
-            ny += yn[a] * yn[a]
-        if up > 0.0:
-            tn = 1.0
-            for a in range(n):
-                z[a] = yn[a]
-        else:
-            for a in range(n):
-                z[a] = yn[a] + ((t - 1.0) / tn) * (yn[a] - y[a])
-        for a in range(n):
-            y[a] = yn[a]
-        t = tn
-        if dif <= 1e-30 * max(ny, 1e-300) or dif == 0.0:
-            break
-    for a in range(n):
-        x[a] = y[a] * s[a]
-
-
-@njit(**_J)
 def _cholesky6(L, n):
     for j in range(n):
         t = L[j * 6 + j]
@@ -850,9 +775,270 @@ def _apply(MinvJ, i, df, qacc):
             qacc[k] += row[k] * df
 
 
+# ---- PGS visitation order: PCG32 (XSH-RR) with a fixed seed, Fisher-Yates shuffles -------------
+_PCG_MULT = np.uint64(6364136223846793005)
+_PCG_INC = np.uint64(1)
+_PCG_SEED = np.uint64(1)
+_U32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(**_J)
+def _pcg32(state):
+    """One step of the PCG32 generator (64-bit LCG state, XSH-RR output): returns
+    (next state, 32-bit output as uint64). The output comes from the state before the step."""
+    nxt = state * _PCG_MULT + _PCG_INC
+    xs = (((state >> np.uint64(18)) ^ state) >> np.uint64(27)) & _U32
+    rot = state >> np.uint64(59)
+    out = ((xs >> rot) | (xs << ((np.uint64(32) - rot) & np.uint64(31)))) & _U32
+    return nxt, out
+
+
+@njit(**_J)
+def _shuffle(perm, n, state):
+    """Fisher-Yates shuffle of perm[:n] in place (i from n-1 down to 1 swaps with
+    j = r mod (i+1)); returns the generator state."""
+    for i in range(n - 1, 0, -1):
+        state, r = _pcg32(state)
+        j = np.int64(r % np.uint64(i + 1))
+        t = perm[i]
+        perm[i] = perm[j]
+        perm[j] = t
+    return state
+
+
+@njit(**_J)
+def _qcqp_ball(A, b, s, r, n, W, x):
+    """Friction step of the elliptic PGS update: min_x 0.5 x'A x + x'b  s.t.  sum_j (x_j/s_j)^2
+    <= r^2 (n <= 5; A 6-strided in the leading n x n block). In y = x/s the set is the ball
+    |y| <= r; y(la) = -(A' + la I)^-1 b' with A' = S A S, b' = S b, and Newton's method on the
+    multiplier la (from 0) drives g(la) = |y|^2 - r^2 to zero: stop when g < 1e-10 (inside the
+    ball at la = 0, or converged), when the Newton step is below 1e-10, or after 20 steps.
+    A (nearly) singular A' + la I (determinant below 1e-10 for n <= 3, a Cholesky pivot below
+    1e-10 otherwise) gives x = 0. Work rows W[0..3]. Returns 1 when the ball constraint is
+    active (la > 0), else 0."""
+    Ap = W[0]
+    L = W[1]
+    bp = W[2]
+    z = W[3]
+    for a in range(n):
+        bp[a] = b[a] * s[a]
+        for c in range(n):
+            Ap[a * 6 + c] = A[a * 6 + c] * s[a] * s[c]
+    la = 0.0
+    for _ in range(20):
+        for a in range(n):
+            for c in range(n):
+                L[a * 6 + c] = Ap[a * 6 + c] + (la if a == c else 0.0)
+        # Cholesky with the singularity test of the caller's dimension
+        det = 1.0
+        bad = False
+        for j in range(n):
+            t = L[j * 6 + j]
+            for k in range(j):
+                t -= L[j * 6 + k] * L[j * 6 + k]
+            det *= t
+            if t < 1e-10:
+                if n > 3:
+                    bad = True
+                t = 1e-10
+            d = np.sqrt(t)
+            L[j * 6 + j] = d
+            for i in range(j + 1, n):
+                u = L[i * 6 + j]
+                for k in range(j):
+                    u -= L[i * 6 + k] * L[j * 6 + k]
+                L[i * 6 + j] = u / d
+        if n <= 3 and det < 1e-10:
+            bad = True
+        if bad:
+            for a in range(n):
+                x[a] = 0.0
+            return 0
+        for a in range(n):
+            x[a] = -bp[a]
+        _chol_solve6(L, n, x)
+        val = -r * r
+        for a in range(n):
+            val += x[a] * x[a]
+        if val < 1e-10:
+            break
+        for a in range(n):
+            z[a] = x[a]
+        _chol_solve6(L, n, z)
+        deriv = 0.0
+        for a in range(n):
+            deriv -= 2.0 * x[a] * z[a]
+        delta = -val / deriv
+        if delta < 1e-10:
+            break
+        la += delta
+    for a in range(n):
+        x[a] *= s[a]
+    return 1 if la != 0.0 else 0
+
+
+@njit(**_J)
+def _pgs_block(i, dim, ne, nf, elliptic, efc_J, MinvJ, efc_R, efc_fl, aref, diag, fr, force,
+               qacc, W):
+    """One PGS block update at row i (dim rows; elliptic: a contact of that dimension) of the
+    dual problem, keeping qacc = qacc_smooth + M^-1 J' f. Returns the dual cost change
+    (<= 0; an update that would raise the cost by more than 1e-10 is reverted).
+
+    - scalar row: exact minimisation over f_i, then the projection (friction loss to
+      [-floss, floss], limits and contacts to f_i >= 0);
+    - elliptic contact: a normal step when the normal force is ~0 (scalar update, friction
+      cleared), otherwise a ray step along the current force (scaled so the normal stays
+      >= 0); then a friction step with the normal force held: the QCQP over the friction
+      ellipse |f_t / mu_t| <= f_n (_qcqp_ball), put onto the ellipse when active."""
+    if not elliptic:
+        r = _residual(efc_J, aref, efc_R, force, qacc, i, True)
+        fo = force[i]
+        fn = fo - r / diag[i]
+        if i >= ne and i < ne + nf:
+            if fn < -efc_fl[i]:
+                fn = -efc_fl[i]
+            elif fn > efc_fl[i]:
+                fn = efc_fl[i]
+        elif i >= ne + nf and fn < 0.0:
+            fn = 0.0
+        df = fn - fo
+        change = 0.5 * df * df * diag[i] + df * r
+        if change > 1e-10:       # numerical safeguard: never accept a cost increase
+            return 0.0
+        if df != 0.0:
+            force[i] = fn
+            _apply(MinvJ, i, df, qacc)
+        return change
+    Ath = W[4]          # AR block of the contact (6-strided)
+    old = W[5]          # forces of the block before the update
+    res = W[6]          # residual of the block (0:6), friction linear term (6:12)
+    Af = W[7]           # friction sub-block (0:36)
+    v = W[5, 6:12]      # friction solution
+    _block(efc_J, MinvJ, efc_R, i, dim, True, 0, Ath)
+    for j in range(dim):
+        res[j] = _residual(efc_J, aref, efc_R, force, qacc, i + j, True)
+        old[j] = force[i + j]
+    # normal or ray step
+    if force[i] < _MINVAL:
+        fn = force[i] - res[0] / diag[i]
+        force[i] = fn if fn > 0.0 else 0.0
+        for j in range(1, dim):
+            force[i + j] = 0.0
+    else:
+        denom = 0.0
+        vr = 0.0
+        for a in range(dim):
+            s = 0.0
+            for b in range(dim):
+                s += Ath[a * 6 + b] * old[b]
+            denom += old[a] * s
+            vr += old[a] * res[a]
+        if denom >= _MINVAL:
+            x = -vr / denom
+            if force[i] + x * old[0] < 0.0:
+                x = -1.0                  # the step that brings the normal to zero
+            for a in range(dim):
+                force[i + a] += x * old[a]
+    # friction step with the normal force held
+    nt = dim - 1
+    for a in range(nt):
+        t = res[1 + a] + Ath[(a + 1) * 6] * (force[i] - old[0])
+        for b in range(nt):
+            Af[a * 6 + b] = Ath[(a + 1) * 6 + b + 1]
+            t -= Af[a * 6 + b] * old[1 + b]
+        res[6 + a] = t
+    if force[i] < _MINVAL:
+        for a in range(nt):
+            force[i + 1 + a] = 0.0
+    else:
+        active = _qcqp_ball(Af, res[6:12], fr, force[i], nt, W, v)
+        if active:
+            # put v on the ellipse: the multiplier iteration stops short of it
+            s = 0.0
+            for a in range(nt):
+                s += v[a] * v[a] / (fr[a] * fr[a])
+            s = np.sqrt(force[i] * force[i] / max(_MINVAL, s))
+            for a in range(nt):
+                v[a] *= s
+        for a in range(nt):
+            force[i + 1 + a] = v[a]
+    # dual cost change of the block; revert a (numerically) uphill update
+    change = 0.0
+    for a in range(dim):
+        da = force[i + a] - old[a]
+        s = 0.0
+        for b in range(dim):
+            s += Ath[a * 6 + b] * (force[i + b] - old[b])
+        change += da * (0.5 * s + res[a])
+    if change > 1e-10:
+        for a in range(dim):
+            force[i + a] = old[a]
+        return 0.0
+    for a in range(dim):
+        _apply(MinvJ, i + a, force[i + a] - old[a], qacc)
+    return change
+
+
+@njit(**_J)
+def _project_dual(ne, nf, nefc, efc_type, efc_id, efc_fl, contact_dim, contact_friction, force):
+    """Project forces onto the dual feasible set: friction loss to [-floss, floss], limits and
+    frictionless/pyramidal contacts to >= 0, elliptic contacts to the cone (a negative normal
+    clears the contact, a friction outside the ellipse |f_t / mu_t| <= f_n is scaled onto it)."""
+    i = ne
+    while i < nefc:
+        if i < ne + nf:
+            fl = efc_fl[i]
+            if force[i] < -fl:
+                force[i] = -fl
+            elif force[i] > fl:
+                force[i] = fl
+            i += 1
+            continue
+        if efc_type[i] != ELLIPTIC:
+            if force[i] < 0.0:
+                force[i] = 0.0
+            i += 1
+            continue
+        c = efc_id[i]
+        dim = contact_dim[c]
+        fr = contact_friction[c]
+        if force[i] < 0.0:
+            for j in range(dim):
+                force[i + j] = 0.0
+        else:
+            s = 0.0
+            for j in range(1, dim):
+                u = force[i + j] / fr[j - 1]
+                s += u * u
+            if s > force[i] * force[i]:
+                k = np.sqrt(force[i] * force[i] / s)
+                for j in range(1, dim):
+                    force[i + j] *= k
+        i += dim
+
+
 @njit(**_J)
 def solve_pgs(M, D, maxiter):
-    """PGS from d.efc_force; maintains d.qacc = qacc_smooth + M^-1 J' f. Returns niter."""
+    """Projected Gauss-Seidel on the dual (seed 001, "Solver", PGS) from d.efc_force, keeping
+    d.qacc = qacc_smooth + M^-1 J' f so that a row's residual (AR f + b)_i is J_i qacc - aref_i
+    + R_i f_i. As MuJoCo 4 does it:
+
+    - visitation order: each sweep visits the constraint blocks (a scalar row, or all rows of an
+      elliptic contact) in a pseudo-random order: the block list is shuffled before every sweep
+      (Fisher-Yates, continuing from the previous sweep's order) by a PCG32 generator with a
+      fixed seed, so a solve is reproducible and independent of time;
+    - block update: _pgs_block (exact scalar minimisation and projection; the ray and friction
+      QCQP steps for elliptic contacts);
+    - momentum: Nesterov extrapolation between sweeps, f <- x_k + beta (x_k - x_{k-1}) with
+      beta = (t-1)/(t+2), t the number of sweeps since the last (re)start, projected back onto
+      the feasible set (_project_dual); adaptive restart (t = 0, no extrapolation) when the
+      sweep moved against the momentum, (x_k - y_{k-1}) . (y_{k-1} - x_{k-1}) < 0 with y the
+      sweep's starting point;
+    - termination: the improvement (dual cost decrease of the sweep, times 1 / trace(M)) below
+      opt.tolerance, or maxiter sweeps; the forces returned are the last sweep's (not
+      extrapolated). efc_state is the dual state (_dual_states); stats per sweep: improvement,
+      nactive, nchange.
+    Returns the number of sweeps."""
     nv = f1(D, DF.qacc).shape[0]
     ne, nf, nefc = i1(D, DF.ne)[0], i1(D, DF.nf)[0], i1(D, DF.nefc)[0]
     qacc = f1(D, DF.qacc)
@@ -860,132 +1046,134 @@ def solve_pgs(M, D, maxiter):
     efc_type, efc_id = i1(D, DF.efc_type), i1(D, DF.efc_id)
     efc_R, efc_fl, aref = f1(D, DF.efc_R), f1(D, DF.efc_frictionloss), f1(D, DF.efc_aref)
     force, state = f1(D, DF.efc_force), i1(D, DF.efc_state)
-    contact_friction = f2(D, DF.contact_friction)
+    contact_friction, contact_mu = f2(D, DF.contact_friction), f1(D, DF.contact_mu)
     contact_dim = i1(D, DF.contact_dim)
     stat = f2(D, DF.solver_stat)
     MinvJ = f2(D, DF.sol_MinvJ)
     E = f2(D, DF.sol_efc)
     diag = E[_E_DIAG]
-    res = E[_E_RES]
+    ystart = E[_E_JAR]      # forces at the start of the sweep (y)
+    xprev = E[_E_JV]        # forces after the previous sweep (x_{k-1})
     oldstate = i1(D, DF.sol_state)
+    perm = i1(D, DF.sol_perm)
     W = f2(D, DF.sol_blk)
-    Ac = W[4]
-    scale = 1.0 / (fs(M, MF.stat_meaninertia) * max(1, nv))
+    scale = _trace_scale(i1(M, MF.dof_Madr), f1(D, DF.qM), nv)
     tol = fs(M, MF.opt_tolerance)
     for i in range(nefc):
         diag[i] = _dot(efc_J[i], MinvJ[i], nv) + efc_R[i]
+    # the blocks, by their first row
+    nb = 0
+    i = 0
+    while i < nefc:
+        perm[nb] = i
+        nb += 1
+        i += contact_dim[efc_id[i]] if efc_type[i] == ELLIPTIC else 1
+    _dual_states(ne, nf, nefc, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
+                 efc_fl, force, state)
+    for i in range(nefc):
+        xprev[i] = force[i]
+    rng = _PCG_SEED
+    t = 0
     niter = 0
     for it in range(maxiter):
+        rng = _shuffle(perm, nb, rng)
+        for i in range(nefc):
+            ystart[i] = force[i]
         improvement = 0.0
-        i = 0
-        while i < nefc:
-            t = efc_type[i]
-            if t == ELLIPTIC:
-                c = efc_id[i]
-                dim = contact_dim[c]
-                fr = contact_friction[c]
-                _block(efc_J, MinvJ, efc_R, i, dim, True, 0, Ac)
-                for j in range(dim):
-                    res[i + j] = _residual(efc_J, aref, efc_R, force, qacc, i + j, True)
-                    W[5, j] = force[i + j]                        # old force
-                # exact block minimisation over the cone: q = res - Ac f_old
-                for a in range(dim):
-                    t_ = res[i + a]
-                    for b in range(dim):
-                        t_ -= Ac[a * 6 + b] * W[5, b]
-                    W[6, a] = t_
-                    W[6, 6 + a] = 1.0 if a == 0 else fr[a - 1]
-                    W[7, a] = W[5, a]
-                _socp(Ac, W[6], W[6, 6:12], dim, W, W[7])
-                for a in range(dim):
-                    force[i + a] = W[7, a]
-                # improvement: -(0.5 df'Ac df + df'res)
-                q = 0.0
-                for a in range(dim):
-                    da = force[i + a] - W[5, a]
-                    s = res[i + a]
-                    for b in range(dim):
-                        s += 0.5 * Ac[a * 6 + b] * (force[i + b] - W[5, b])
-                    q += da * s
-                    _apply(MinvJ, i + a, da, qacc)
-                improvement -= q
-                i += dim
-                continue
-            if i < ne and i + 1 < ne and efc_id[i + 1] == efc_id[i]:
-                # one equality constraint (connect/weld rows): unconstrained block, exact solve
-                dim = 1
-                while i + dim < ne and dim < 6 and efc_id[i + dim] == efc_id[i]:
-                    dim += 1
-                _block(efc_J, MinvJ, efc_R, i, dim, True, 0, Ac)
-                for a in range(dim):
-                    res[i + a] = _residual(efc_J, aref, efc_R, force, qacc, i + a, True)
-                    W[7, a] = -res[i + a]
-                for a in range(36):
-                    W[1, a] = Ac[a]
-                _cholesky6(W[1], dim)
-                _chol_solve6(W[1], dim, W[7])
-                q = 0.0
-                for a in range(dim):
-                    q += W[7, a] * 0.5 * res[i + a]      # 0.5 df'Ac df + df'res = 0.5 df'res
-                    force[i + a] += W[7, a]
-                    _apply(MinvJ, i + a, W[7, a], qacc)
-                improvement -= q
-                i += dim
-                continue
-            r = _residual(efc_J, aref, efc_R, force, qacc, i, True)
-            old = force[i]
-            fn = old - r / diag[i]
-            if i >= ne and i < ne + nf:
-                fl = efc_fl[i]
-                if fn > fl:
-                    fn = fl
-                elif fn < -fl:
-                    fn = -fl
-            elif i >= ne + nf and fn < 0.0:
-                fn = 0.0
-            df = fn - old
-            if df != 0.0:
-                force[i] = fn
-                _apply(MinvJ, i, df, qacc)
-                improvement -= df * (r + 0.5 * diag[i] * df)
-            i += 1
-        # states from the forces
-        nchange = 0
-        nactive = 0
+        for k in range(nb):
+            i = perm[k]
+            ell = efc_type[i] == ELLIPTIC
+            dim = contact_dim[efc_id[i]] if ell else 1
+            improvement -= _pgs_block(i, dim, ne, nf, ell, efc_J, MinvJ, efc_R, efc_fl, aref,
+                                      diag, contact_friction[efc_id[i]] if ell else diag,
+                                      force, qacc, W)
         for i in range(nefc):
             oldstate[i] = state[i]
-        _dual_states(ne, nf, nefc, efc_type, efc_fl, force, state)
+        nactive = _dual_states(ne, nf, nefc, efc_type, efc_id, contact_mu, contact_friction,
+                               contact_dim, efc_fl, force, state)
+        nchange = 0
         for i in range(nefc):
             if state[i] != oldstate[i]:
                 nchange += 1
-            if state[i] != SATISFIED:
-                nactive += 1
         improvement *= scale
         _save_stat(stat, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
         niter = it + 1
-        if improvement < tol:
+        if improvement < tol or niter == maxiter:
             break
+        # momentum with adaptive restart
+        dot = 0.0
+        for i in range(nefc):
+            dot += (force[i] - ystart[i]) * (ystart[i] - xprev[i])
+        if dot < 0.0:
+            t = 0
+            beta = 0.0
+        else:
+            t += 1
+            beta = (t - 1.0) / (t + 2.0)
+        if beta > 0.0:
+            for i in range(nefc):
+                x = force[i]
+                force[i] = x + beta * (x - xprev[i])
+                xprev[i] = x
+            _project_dual(ne, nf, nefc, efc_type, efc_id, efc_fl, contact_dim,
+                          contact_friction, force)
+            for i in range(nefc):
+                _apply(MinvJ, i, force[i] - xprev[i], qacc)
+        else:
+            for i in range(nefc):
+                xprev[i] = force[i]
     return niter
 
 
 @njit(**_J)
-def _dual_states(ne, nf, nefc, efc_type, efc_fl, force, state):
-    """Constraint states implied by dual forces (PGS)."""
-    for i in range(nefc):
-        t = efc_type[i]
-        if i < ne:
+def _dual_states(ne, nf, nefc, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
+                 efc_fl, force, state):
+    """Constraint states implied by dual forces (PGS, noslip); returns the number of active
+    rows. Friction loss at +floss is LINEARNEG (the primal jar is negative there). Elliptic
+    contacts in regular-cone coordinates N = f_n/mu, T = |f_t/mu_t|: SATISFIED when mu N >= T,
+    QUADRATIC when N + mu T <= 0, else CONE (all rows of the contact alike)."""
+    nactive = ne + nf
+    for i in range(ne):
+        state[i] = QUADRATIC
+    for i in range(ne, ne + nf):
+        if force[i] <= -efc_fl[i]:
+            state[i] = LINEARPOS
+        elif force[i] >= efc_fl[i]:
+            state[i] = LINEARNEG
+        else:
             state[i] = QUADRATIC
-        elif i < ne + nf:
-            if force[i] >= efc_fl[i]:
-                state[i] = LINEARNEG
-            elif force[i] <= -efc_fl[i]:
-                state[i] = LINEARPOS
+    i = ne + nf
+    while i < nefc:
+        if efc_type[i] != ELLIPTIC:
+            if force[i] <= 0.0:
+                state[i] = SATISFIED
             else:
                 state[i] = QUADRATIC
-        elif t == ELLIPTIC:
-            state[i] = SATISFIED
+                nactive += 1
+            i += 1
+            continue
+        c = efc_id[i]
+        dim = contact_dim[c]
+        mu = contact_mu[c]
+        fr = contact_friction[c]
+        N = force[i] / mu
+        T = 0.0
+        for j in range(1, dim):
+            u = force[i + j] / fr[j - 1]
+            T += u * u
+        T = np.sqrt(T)
+        if mu * N >= T:
+            st = SATISFIED
+        elif N + mu * T <= 0.0:
+            st = QUADRATIC
+            nactive += dim
         else:
-            state[i] = QUADRATIC if force[i] > 0.0 else SATISFIED
+            st = CONE
+            nactive += dim
+        for j in range(dim):
+            state[i + j] = st
+        i += dim
+    return nactive
 
 
 @njit(**_J)
@@ -1152,11 +1340,24 @@ def solve(M, D):
         force = f1(D, DF.efc_force)
         if is_(M, MF.opt_disableflags) & _DSBL_WARMSTART:
             force[:nefc] = 0.0
+            _finish_qacc(M, D)
         else:
+            # warm start: the forces of qacc_warmstart, unless zero forces have a lower dual
+            # cost 0.5 f'AR f + f'b (= 0.5 f'(b + res) with res = AR f + b, from qacc)
             jar = f2(D, DF.sol_efc)[_E_JAR]
             _jar(efc_J, aref, nefc, f1(D, DF.qacc_warmstart), jar)
             constraint_update(M, D, jar, False)
-        _finish_qacc(M, D)
+            _finish_qacc(M, D)
+            efc_R = f1(D, DF.efc_R)
+            qacc = f1(D, DF.qacc)
+            cost = 0.0
+            for i in range(nefc):
+                if force[i] != 0.0:
+                    cost += 0.5 * force[i] * (
+                        b[i] + _residual(efc_J, aref, efc_R, force, qacc, i, True))
+            if cost > 0.0:
+                force[:nefc] = 0.0
+                _finish_qacc(M, D)
         n = solve_pgs(M, D, maxiter)
         _finish_qacc(M, D)
     else:
