@@ -344,44 +344,101 @@ def _ls_eval(alpha, ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionlo
 
 
 @njit(**_J)
+def _ls_point(alpha, ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
+              contact_friction, contact_dim, jar, jv, g0, g1, g2):
+    """(alpha, cost, d cost/d alpha, d2 cost/d alpha2) with the curvature kept positive (a flat
+    direction would make the Newton step of the line search undefined)."""
+    c, d1, d2 = _ls_eval(alpha, ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss,
+                         contact_mu, contact_friction, contact_dim, jar, jv, g0, g1, g2)
+    if d2 <= 0.0:
+        d2 = _MINVAL
+    return (alpha, c, d1, d2)
+
+
+@njit(**_J)
+def _bracket_update(p, c0, c1, c2):
+    """Replace the bracket end ``p`` by the candidate (in order c0, c1, c2) on the same side of
+    the minimum (same derivative sign) with the smaller |derivative|. Returns (p, flag) with
+    flag 0 when nothing changed, 1 for the left end, 2 for the right end."""
+    flag = 0
+    for k in range(3):
+        c = c0 if k == 0 else (c1 if k == 1 else c2)
+        if p[2] < 0.0 and c[2] < 0.0 and p[2] < c[2]:
+            p = c
+            flag = 1
+        elif p[2] > 0.0 and c[2] > 0.0 and p[2] > c[2]:
+            p = c
+            flag = 2
+    return p, flag
+
+
+@njit(**_J)
 def linesearch(ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
-               contact_friction, contact_dim, jar, jv, g0, g1, g2, gtol, ls_iterations):
-    """Exact line search on the convex 1-D cost: Newton steps kept inside a bracket [lo, hi]
-    (derivative < 0 at lo, > 0 at hi), falling back to the secant/bisection point. Returns
-    (alpha, number of evaluations, derivative at alpha); alpha = 0 when no descent is possible."""
+               contact_friction, contact_dim, jar, jv, g0, g1, g2, gtol, slopescl, ls_iterations):
+    """Exact line search on the convex piecewise-smooth 1-D cost (seed 001, "Solver": the
+    linesearch of the primal solvers). Evaluation points are (alpha, cost, d1, d2):
+
+    1. one Newton step from alpha = 0 (kept only if it does not raise the cost); converged when
+       |d1| < gtol there (alpha may stay 0: no improvement possible);
+    2. one-sided Newton steps while the derivative keeps its sign (the previous point becomes
+       the far end of the bracket);
+    3. bracketed search: each round evaluates the bracket midpoint and compares it with the
+       Newton points of both ends; any candidate with |d1| < gtol ends the search (lowest cost
+       wins), otherwise each end moves to a better candidate on its side; when neither moves,
+       the midpoint is returned.
+    The number of evaluations is bounded by ``ls_iterations``. Returns (alpha, evaluations,
+    |d1| * slopescl at the returned point, or 1 when no slope was computed)."""
     args = (ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
             contact_friction, contact_dim, jar, jv, g0, g1, g2)
-    c0, d10, d20 = _ls_eval(0.0, *args)
-    neval = 1
-    if d10 > -gtol:
-        return 0.0, neval, d10
-    lo, dlo = 0.0, d10
-    hi, dhi = np.inf, 0.0
-    best, cbest, dbest = 0.0, c0, d10
-    a = -d10 / d20 if d20 > 0.0 else 1.0
-    for _ in range(max(1, ls_iterations)):
-        c, d1, d2 = _ls_eval(a, *args)
+    p0 = _ls_point(0.0, *args)
+    p1 = _ls_point(-p0[2] / p0[3], *args)
+    neval = 2
+    if abs(p1[2]) < gtol:
+        return p1[0], neval, abs(p1[2]) * slopescl
+    direction = 1.0 if p1[2] < 0.0 else -1.0
+    p2 = p1
+    have_p2 = False
+    while p1[2] * direction <= -gtol and neval < ls_iterations:
+        p2 = p1
+        have_p2 = True
+        p1 = _ls_point(p1[0] - p1[2] / p1[3], *args)
         neval += 1
-        if c < cbest or (c == cbest and abs(d1) < abs(dbest)):
-            best, cbest, dbest = a, c, d1
-        if abs(d1) < gtol:
-            return a, neval, d1
-        if d1 < 0.0:
-            lo, dlo = a, d1
-        else:
-            hi, dhi = a, d1
-        an = a - d1 / d2 if d2 > 0.0 else np.inf
-        if not (an > lo and an < hi):
-            if hi == np.inf:
-                an = 3.0 * lo if lo > 0.0 else 1.0
-            else:
-                an = lo - dlo * (hi - lo) / (dhi - dlo)
-                if not (an > lo and an < hi):
-                    an = 0.5 * (lo + hi)
-        if an == a or (hi < np.inf and hi - lo <= 1e-15 * max(1.0, abs(hi))):
-            break
-        a = an
-    return best, neval, dbest
+        if abs(p1[2]) < gtol:
+            return p1[0], neval, abs(p1[2]) * slopescl
+    if neval >= ls_iterations or not have_p2:
+        return p1[0], neval, abs(p1[2]) * slopescl
+    p2next = p1
+    p1next = _ls_point(p1[0] - p1[2] / p1[3], *args)
+    neval += 1
+    while neval < ls_iterations:
+        pmid = _ls_point(0.5 * (p1[0] + p2[0]), *args)
+        neval += 1
+        c0, c1, c2 = p1next, p2next, pmid
+        best = -1
+        bestcost = 0.0
+        for k in range(3):
+            c = c0 if k == 0 else (c1 if k == 1 else c2)
+            if abs(c[2]) < gtol and (best == -1 or c[1] < bestcost):
+                bestcost = c[1]
+                best = k
+        if best >= 0:
+            c = c0 if best == 0 else (c1 if best == 1 else c2)
+            return c[0], neval, abs(c[2]) * slopescl
+        p1, b1 = _bracket_update(p1, c0, c1, c2)
+        if b1:
+            p1next = _ls_point(p1[0] - p1[2] / p1[3], *args)
+            neval += 1
+        p2, b2 = _bracket_update(p2, c0, c1, c2)
+        if b2:
+            p2next = _ls_point(p2[0] - p2[2] / p2[3], *args)
+            neval += 1
+        if not b1 and not b2:
+            return pmid[0], neval, abs(pmid[2]) * slopescl
+    if p1[1] <= p2[1] and p1[1] < p0[1]:
+        return p1[0], neval, abs(p1[2]) * slopescl
+    if p2[1] <= p1[1] and p2[1] < p0[1]:
+        return p2[0], neval, abs(p2[2]) * slopescl
+    return 0.0, neval, 1.0
 
 
 # =================================================================================================
@@ -568,8 +625,8 @@ def solve_primal(M, D, newton, maxiter):
         if snorm >= _MINVAL:
             alpha, neval, slope = linesearch(ne, nf, nefc, efc_type, efc_id, efc_D, efc_R,
                                              efc_fl, contact_mu, contact_friction, contact_dim,
-                                             jar, jv, g0, g1, g2, gtol_base * snorm, ls_iter)
-            slope = slope / snorm
+                                             jar, jv, g0, g1, g2, gtol_base * snorm,
+                                             scale / snorm, ls_iter)
         if alpha == 0.0:
             break
         for k in range(nv):
@@ -583,11 +640,17 @@ def solve_primal(M, D, newton, maxiter):
         cost = _gauss(qacc, qacc_smooth, Ma, qfrc_smooth) + constraint_update(M, D, jar, flg_hess)
         nchange = 0
         nactive = 0
+        nquad = 0          # rows entering or leaving the quadratic state (Hessian rank-1 updates)
+        ncone = 0          # rows of contacts in the cone state (their Hessian blocks are re-added)
         for i in range(nefc):
             if efc_state[i] != oldstate[i]:
                 nchange += 1
             if efc_state[i] != SATISFIED:
                 nactive += 1
+            if (efc_state[i] == QUADRATIC) != (oldstate[i] == QUADRATIC):
+                nquad += 1
+            if efc_state[i] == CONE:
+                ncone += 1
         for k in range(nv):
             grad[k] = Ma[k] - qfrc_smooth[k] - qfrc_constraint[k]
         nupdate = 0
@@ -595,7 +658,7 @@ def solve_primal(M, D, newton, maxiter):
             if nchange > 0 or flg_hess:
                 _hessian(dof_Madr, dof_parentid, qM, efc_J, efc_D, efc_type, efc_id, efc_state,
                          contact_dim, contact_H, nefc, Hm)
-                nupdate = nchange
+            nupdate = nquad + ncone
             vcopy(Mgrad, grad)
             _chol_solve(Hm, nv, Mgrad)
         else:
