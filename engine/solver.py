@@ -19,20 +19,33 @@ Its gradient is ``M a - qfrc_smooth - qfrc_constraint``.
 
 - Newton (primal): Hessian ``M + J' diag(D_active) J`` (+ the cone Hessians of elliptic contacts),
   Cholesky-factored, search ``-H^-1 grad``, exact line search.
-- CG (primal): Polak-Ribiere conjugate gradient preconditioned with ``M^-1``, exact line search.
+- CG (primal): nonlinear conjugate gradient preconditioned with ``M^-1``, Hager-Zhang direction
+  update (with its lower bound on beta), exact line search.
 - PGS (dual): projected (block) Gauss-Seidel on ``0.5 f'(A+R)f + f'(J qacc_smooth - aref)`` with
   ``A = J M^-1 J'``; rows of ``A`` are never stored: ``qacc = qacc_smooth + M^-1 J' f`` is kept as
-  an nv-vector, so a row's residual is ``J_i qacc - aref_i + R_i f_i`` (O(nv) per row).
+  an nv-vector, so a row's residual is ``J_i qacc - aref_i + R_i f_i`` (O(nv) per row). As in
+  MuJoCo 4: blocks visited in a pseudo-random order (fixed-seed PCG32, reshuffled every sweep),
+  Nesterov momentum between sweeps with adaptive restart, and for elliptic cones a ray step then
+  a friction QCQP step per contact (solve_pgs).
 - Noslip: PGS sweeps over friction loss rows and contact friction directions without the
   regulariser R (normal forces held), after the main solver.
 
-The exact line search minimises the 1-D convex piecewise-smooth cost along the search direction
-by Newton's method safeguarded by a bracket, stopping when |d cost/d alpha| is below
-``tolerance * ls_tolerance * |search| * meaninertia * max(1, nv)``.
+Warm start (seed 001, "状态和控制"; MuJoCo Computation chapter, "Algorithms", Warmstart): the
+primal solvers start from the lower-cost of qacc_warmstart and qacc_smooth, and do no iteration
+at all when the duality-gap certificate ``0.5 g' M^-1 g`` at that point is below tolerance
+(Newton also needs the gradient test); PGS starts from the forces of qacc_warmstart, or from zero
+forces when those have the lower dual cost.
 
-Termination: improvement (cost decrease) and gradient norm, both scaled by
-``1 / (meaninertia * max(1, nv))``, compared with ``opt.tolerance`` (primal: the smaller of the two;
-PGS: the improvement); ``opt.iterations`` bounds the iterations.
+The exact line search minimises the 1-D convex piecewise-smooth cost along the search direction:
+Newton steps from alpha = 0 while the slope keeps its sign, then a bracketed search, stopping when
+|d cost/d alpha| is below ``tolerance * ls_tolerance * |search| / scale`` (linesearch).
+
+Termination (diagnostics ``solver_niter``/``solver_stat``: seed 001, "诊断"): ``scale`` =
+``1 / trace(M)`` (MuJoCo 4: the trace of the current inertia matrix, no longer
+stat.meaninertia) turns the improvement (cost decrease of the iteration) and the gradient norm
+into dimensionless numbers compared with ``opt.tolerance``: the primal solvers stop when either is
+below it (Newton also on the decrement ``0.5 g' H^-1 g``), PGS on the improvement;
+``opt.iterations`` bounds the iterations.
 
 Jacobian: the dense rows given by constraint.jac_rows (efc_J itself in dense mode, the scratch
 cn_Jdense when mj_isSparse, where efc_J holds MuJoCo's compressed rows).
@@ -378,10 +391,10 @@ def linesearch(ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, c
     """Exact line search on the convex piecewise-smooth 1-D cost (seed 001, "Solver": the
     linesearch of the primal solvers). Evaluation points are (alpha, cost, d1, d2):
 
-    1. one Newton step from alpha = 0 (kept only if it does not raise the cost); converged when
-       |d1| < gtol there (alpha may stay 0: no improvement possible);
-    2. one-sided Newton steps while the derivative keeps its sign (the previous point becomes
-       the far end of the bracket);
+    1. one Newton step from alpha = 0 (kept even when it raises the cost: MuJoCo 4 continues
+       from it, which sets the evaluation counts of the stats); converged when |d1| < gtol;
+    2. one-sided Newton steps while the derivative keeps the sign it has there (the previous
+       point becomes the far end of the bracket);
     3. bracketed search: each round evaluates the bracket midpoint and compares it with the
        Newton points of both ends; any candidate with |d1| < gtol ends the search (lowest cost
        wins), otherwise each end moves to a better candidate on its side; when neither moves,
@@ -1259,11 +1272,16 @@ def solve_noslip(M, D, maxiter, it0):
     res = E[_E_RES]
     W = f2(D, DF.sol_blk)
     Ac = W[4]
-    scale = 1.0 / (fs(M, MF.stat_meaninertia) * max(1, nv))
+    scale = _trace_scale(i1(M, MF.dof_Madr), f1(D, DF.qM), nv)
     tol = fs(M, MF.opt_noslip_tolerance)
     niter = 0
     for it in range(maxiter):
         improvement = 0.0
+        if it == 0:
+            # the first sweep also drops the regulariser's share of the cost, 0.5 f'Rf (the
+            # noslip problem has R = 0), as MuJoCo counts it
+            for i in range(nefc):
+                improvement += 0.5 * force[i] * force[i] * efc_R[i]
         # friction loss rows
         for i in range(ne, ne + nf):
             r = _residual(efc_J, aref, efc_R, force, qacc, i, False)

@@ -350,3 +350,18 @@ def test_iterations_discriminates():
         elif i >= mjd.ne + mjd.nf:
             f[i] = max(f[i], 0.0)
     assert rel(f, one_sweep) > 1e-6, rel(f, one_sweep)
+
+
+@pytest.mark.parametrize("cone", [0, 1])
+@pytest.mark.parametrize("name", ["ant", "features", "dm_quadruped", "humanoid"])
+def test_noslip_iterations(name, cone):
+    """Noslip after Newton (default tolerance), 1, 2, 5, 20 noslip sweeps at noslip tolerance
+    1e-6: solver_niter (main + noslip) equal, qacc and efc_force 1e-10 relative (measured:
+    <= 1e-11; elliptic friction steps are the QCQP's)."""
+    mjm, mjd = scene(name, cone)
+    mjm.opt.noslip_tolerance = 1e-6
+    for ns in (1, 2, 5, 20):
+        m, d = oracle_and_ours(mjm, mjd, NEWTON, tol=1e-8, iters=100, noslip=ns)
+        assert int(d.solver_niter[0]) == int(mjd.solver_niter[0]), ns
+        assert rel(d.qacc, mjd.qacc) < ITER_TOL, (ns, rel(d.qacc, mjd.qacc))
+        assert rel(d.efc_force, mjd.efc_force) < ITER_TOL
