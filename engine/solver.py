@@ -57,7 +57,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._access import f1, f2, fs, i1, is_
+from ._access import f1, f2, fs, i1, i2, is_
 from ._layout import DF, MF
 from .math import vcopy
 from .constraint import jac_rows
@@ -73,6 +73,7 @@ SATISFIED, QUADRATIC, LINEARNEG, LINEARPOS, CONE = 0, 1, 2, 3, 4
 # mjtSolver
 SOL_PGS, SOL_CG, SOL_NEWTON = 0, 1, 2
 _DSBL_WARMSTART = 1 << 9
+_DSBL_ISLAND = 1 << 18
 _MINVAL = 1e-15
 _NSTAT = 1000  # rows of solver_stat
 
@@ -1056,12 +1057,17 @@ def _pgs_block(i, dim, ne, nf, elliptic, efc_J, MinvJ, efc_R, efc_fl, aref, diag
 
 
 @njit(**_J)
-def _project_dual(ne, nf, nefc, efc_type, efc_id, efc_fl, contact_dim, contact_friction, force):
+def _project_dual(ne, nf, nefc, efc_type, efc_id, efc_fl, contact_dim, contact_friction, force,
+                  efc_island, isl):
     """Project forces onto the dual feasible set: friction loss to [-floss, floss], limits and
     frictionless/pyramidal contacts to >= 0, elliptic contacts to the cone (a negative normal
-    clears the contact, a friction outside the ellipse |f_t / mu_t| <= f_n is scaled onto it)."""
+    clears the contact, a friction outside the ellipse |f_t / mu_t| <= f_n is scaled onto it).
+    Only rows of island isl."""
     i = ne
     while i < nefc:
+        if efc_island[i] != isl:
+            i += 1
+            continue
         if i < ne + nf:
             fl = efc_fl[i]
             if force[i] < -fl:
@@ -1094,7 +1100,74 @@ def _project_dual(ne, nf, nefc, efc_type, efc_id, efc_fl, contact_dim, contact_f
 
 
 @njit(**_J)
-def solve_pgs(M, D, maxiter):
+def find_islands(efc_J, nefc, efc_type, efc_id, dof_treeid, tree_work, dof_island, efc_island):
+    """Constraint islands (MuJoCo Computation chapter, "Constraint islands"): kinematic trees
+    joined by constraint rows; a row belongs to the island of the trees its Jacobian touches.
+    Islands are numbered by their smallest tree, ascending (as MuJoCo's). tree_work (ntree x 2):
+    union-find parent (-1: tree without constraint rows) and island index. Fills dof_island (nv,
+    -1 for dofs of unconstrained trees) and efc_island (nefc; -1 for a row of a constraint
+    touching no dof); returns the number of islands."""
+    nv = dof_treeid.shape[0]
+    ntree = tree_work.shape[0]
+    for t in range(ntree):
+        tree_work[t, 0] = -1
+        tree_work[t, 1] = -1
+    for i in range(nefc):
+        row = efc_J[i]
+        first = -1
+        for k in range(nv):
+            if row[k] == 0.0:
+                continue
+            t = dof_treeid[k]
+            if tree_work[t, 0] < 0:
+                tree_work[t, 0] = t
+            r = t
+            while tree_work[r, 0] != r:
+                r = tree_work[r, 0]
+            if first < 0:
+                first = r
+            elif r != first:
+                # union: the smaller root stays the root
+                if r < first:
+                    tree_work[first, 0] = r
+                    first = r
+                else:
+                    tree_work[r, 0] = first
+    n = 0
+    for t in range(ntree):
+        if tree_work[t, 0] < 0:
+            continue
+        r = t
+        while tree_work[r, 0] != r:
+            r = tree_work[r, 0]
+        if tree_work[r, 1] < 0:
+            tree_work[r, 1] = n
+            n += 1
+        tree_work[t, 1] = tree_work[r, 1]
+    for k in range(nv):
+        t = dof_treeid[k]
+        dof_island[k] = tree_work[t, 1] if t >= 0 else -1
+    for i in range(nefc):
+        efc_island[i] = -1
+        row = efc_J[i]
+        for k in range(nv):
+            if row[k] != 0.0 and dof_island[k] >= 0:
+                efc_island[i] = dof_island[k]
+                break
+    # a row whose Jacobian vanishes here (a connect at a singular pose) joins the island of
+    # the other rows of its constraint (MuJoCo assigns rows by the constraint's trees)
+    for i in range(nefc):
+        if efc_island[i] >= 0:
+            continue
+        for j in range(nefc):
+            if efc_island[j] >= 0 and efc_type[j] == efc_type[i] and efc_id[j] == efc_id[i]:
+                efc_island[i] = efc_island[j]
+                break
+    return n
+
+
+@njit(**_J)
+def solve_pgs(M, D, maxiter, isl, efc_island, dof_island):
     """Projected Gauss-Seidel on the dual (seed 001, "Solver", PGS) from d.efc_force, keeping
     d.qacc = qacc_smooth + M^-1 J' f so that a row's residual (AR f + b)_i is J_i qacc - aref_i
     + R_i f_i. As MuJoCo 4 does it:
@@ -1114,7 +1187,9 @@ def solve_pgs(M, D, maxiter):
       opt.tolerance, or maxiter sweeps; the forces returned are the last sweep's (not
       extrapolated). efc_state is the dual state (_dual_states); stats per sweep: improvement,
       nactive, nchange.
-    Returns the number of sweeps."""
+    Only the rows of island isl (efc_island) are solved, with the scale of that island's dofs
+    (dof_island); the stats are saved for island 0 only (one solver_stat table). Returns the
+    number of sweeps."""
     nv = f1(D, DF.qacc).shape[0]
     ne, nf, nefc = i1(D, DF.ne)[0], i1(D, DF.nf)[0], i1(D, DF.nefc)[0]
     qacc = f1(D, DF.qacc)
@@ -1133,28 +1208,35 @@ def solve_pgs(M, D, maxiter):
     oldstate = i1(D, DF.sol_state)
     perm = i1(D, DF.sol_perm)
     W = f2(D, DF.sol_blk)
-    scale = _trace_scale(i1(M, MF.dof_Madr), f1(D, DF.qM), nv)
+    dof_Madr, qM = i1(M, MF.dof_Madr), f1(D, DF.qM)
+    tr = 0.0
+    for k in range(nv):
+        if dof_island[k] == isl:
+            tr += qM[dof_Madr[k]]
+    scale = 1.0 / tr if tr > _MINVAL else 1.0
     tol = fs(M, MF.opt_tolerance)
-    for i in range(nefc):
-        diag[i] = _dot(efc_J[i], MinvJ[i], nv) + efc_R[i]
-    # the blocks, by their first row
+    # the blocks of the island, by their first row
     nb = 0
     i = 0
     while i < nefc:
-        perm[nb] = i
-        nb += 1
-        i += contact_dim[efc_id[i]] if efc_type[i] == ELLIPTIC else 1
+        step = contact_dim[efc_id[i]] if efc_type[i] == ELLIPTIC else 1
+        if efc_island[i] == isl:
+            perm[nb] = i
+            nb += 1
+            for j in range(step):
+                diag[i + j] = _dot(efc_J[i + j], MinvJ[i + j], nv) + efc_R[i + j]
+                xprev[i + j] = force[i + j]
+        i += step
     _dual_states(ne, nf, nefc, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
                  efc_fl, force, state)
-    for i in range(nefc):
-        xprev[i] = force[i]
     rng = _PCG_SEED
     t = 0
     niter = 0
     for it in range(maxiter):
         rng = _shuffle(perm, nb, rng)
         for i in range(nefc):
-            ystart[i] = force[i]
+            if efc_island[i] == isl:
+                ystart[i] = force[i]
         improvement = 0.0
         for k in range(nb):
             i = perm[k]
@@ -1165,21 +1247,27 @@ def solve_pgs(M, D, maxiter):
                                       force, qacc, W)
         for i in range(nefc):
             oldstate[i] = state[i]
-        nactive = _dual_states(ne, nf, nefc, efc_type, efc_id, contact_mu, contact_friction,
-                               contact_dim, efc_fl, force, state)
+        _dual_states(ne, nf, nefc, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
+                     efc_fl, force, state)
         nchange = 0
+        nactive = 0
         for i in range(nefc):
-            if state[i] != oldstate[i]:
-                nchange += 1
+            if efc_island[i] == isl:
+                if state[i] != oldstate[i]:
+                    nchange += 1
+                if state[i] != SATISFIED:
+                    nactive += 1
         improvement *= scale
-        _save_stat(stat, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+        if isl == 0:
+            _save_stat(stat, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
         niter = it + 1
         if improvement < tol or niter == maxiter:
             break
         # momentum with adaptive restart
         dot = 0.0
         for i in range(nefc):
-            dot += (force[i] - ystart[i]) * (ystart[i] - xprev[i])
+            if efc_island[i] == isl:
+                dot += (force[i] - ystart[i]) * (ystart[i] - xprev[i])
         if dot < 0.0:
             t = 0
             beta = 0.0
@@ -1188,16 +1276,19 @@ def solve_pgs(M, D, maxiter):
             beta = (t - 1.0) / (t + 2.0)
         if beta > 0.0:
             for i in range(nefc):
-                x = force[i]
-                force[i] = x + beta * (x - xprev[i])
-                xprev[i] = x
+                if efc_island[i] == isl:
+                    x = force[i]
+                    force[i] = x + beta * (x - xprev[i])
+                    xprev[i] = x
             _project_dual(ne, nf, nefc, efc_type, efc_id, efc_fl, contact_dim,
-                          contact_friction, force)
+                          contact_friction, force, efc_island, isl)
             for i in range(nefc):
-                _apply(MinvJ, i, force[i] - xprev[i], qacc)
+                if efc_island[i] == isl:
+                    _apply(MinvJ, i, force[i] - xprev[i], qacc)
         else:
             for i in range(nefc):
-                xprev[i] = force[i]
+                if efc_island[i] == isl:
+                    xprev[i] = force[i]
     return niter
 
 
@@ -1439,7 +1530,23 @@ def solve(M, D):
             if cost > 0.0:
                 force[:nefc] = 0.0
                 _finish_qacc(M, D)
-        n = solve_pgs(M, D, maxiter)
+        # MuJoCo solves each constraint island on its own (order, momentum, scale, stopping);
+        # solver_niter / solver_stat report island 0 (monolithic with mjDSBL_ISLAND)
+        efc_island = i1(D, DF.sol_island)
+        dof_island = i1(D, DF.sol_dofisland)
+        if is_(M, MF.opt_disableflags) & _DSBL_ISLAND:
+            nisland = 1
+            efc_island[:nefc] = 0
+            dof_island[:] = 0
+        else:
+            nisland = find_islands(efc_J, nefc, i1(D, DF.efc_type), i1(D, DF.efc_id),
+                                   i1(M, MF.dof_treeid), i2(D, DF.sol_tree), dof_island,
+                                   efc_island)
+        n = 0
+        for isl in range(nisland):
+            k = solve_pgs(M, D, maxiter, isl, efc_island, dof_island)
+            if isl == 0:
+                n = k
         _finish_qacc(M, D)
     else:
         # primal: qacc is the iterate; efc_force/qfrc_constraint come from its last update
