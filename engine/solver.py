@@ -1487,7 +1487,11 @@ def _finish_qacc(M, D):
 def solve(M, D):
     """The solver part of mj_fwdConstraint: qacc, efc_force, efc_state, qfrc_constraint,
     solver_niter, solver_stat from the constraint rows in D (see the module docstring).
-    qacc_warmstart is read, not written (MuJoCo saves qacc into it when advancing the state)."""
+    qacc_warmstart is read, not written (MuJoCo saves qacc into it when advancing the state).
+    PGS runs per constraint island unless opt.disableflags has mjDSBL_ISLAND (solver_niter and
+    solver_stat are then island 0's); CG and Newton are monolithic (MuJoCo's per-island primal
+    solves are not reproduced: with several islands, or constrained and unconstrained dofs in
+    one model, their iteration counts and early exits can differ from MuJoCo's)."""
     nefc = i1(D, DF.nefc)[0]
     qacc = f1(D, DF.qacc)
     niter = i1(D, DF.solver_niter)
