@@ -546,6 +546,10 @@ sol_state i njcap 1
 sol_H f nv nv
 sol_MinvJ f njcap nv
 sol_blk f 8 36
+sol_perm i njcap 1
+sol_island i njcap 1
+sol_dofisland i nv 1
+sol_tree i ntree 2
 fluid_B f 7 6
 fluid_work f 5 3
 fluid_J f 6 nv

@@ -19,20 +19,33 @@ Its gradient is ``M a - qfrc_smooth - qfrc_constraint``.
 
 - Newton (primal): Hessian ``M + J' diag(D_active) J`` (+ the cone Hessians of elliptic contacts),
   Cholesky-factored, search ``-H^-1 grad``, exact line search.
-- CG (primal): Polak-Ribiere conjugate gradient preconditioned with ``M^-1``, exact line search.
+- CG (primal): nonlinear conjugate gradient preconditioned with ``M^-1``, Hager-Zhang direction
+  update (with its lower bound on beta), exact line search.
 - PGS (dual): projected (block) Gauss-Seidel on ``0.5 f'(A+R)f + f'(J qacc_smooth - aref)`` with
   ``A = J M^-1 J'``; rows of ``A`` are never stored: ``qacc = qacc_smooth + M^-1 J' f`` is kept as
-  an nv-vector, so a row's residual is ``J_i qacc - aref_i + R_i f_i`` (O(nv) per row).
+  an nv-vector, so a row's residual is ``J_i qacc - aref_i + R_i f_i`` (O(nv) per row). As in
+  MuJoCo 4: blocks visited in a pseudo-random order (fixed-seed PCG32, reshuffled every sweep),
+  Nesterov momentum between sweeps with adaptive restart, and for elliptic cones a ray step then
+  a friction QCQP step per contact (solve_pgs).
 - Noslip: PGS sweeps over friction loss rows and contact friction directions without the
   regulariser R (normal forces held), after the main solver.
 
-The exact line search minimises the 1-D convex piecewise-smooth cost along the search direction
-by Newton's method safeguarded by a bracket, stopping when |d cost/d alpha| is below
-``tolerance * ls_tolerance * |search| * meaninertia * max(1, nv)``.
+Warm start (seed 001, "状态和控制"; MuJoCo Computation chapter, "Algorithms", Warmstart): the
+primal solvers start from the lower-cost of qacc_warmstart and qacc_smooth, and do no iteration
+at all when the duality-gap certificate ``0.5 g' M^-1 g`` at that point is below tolerance
+(Newton also needs the gradient test); PGS starts from the forces of qacc_warmstart, or from zero
+forces when those have the lower dual cost.
 
-Termination: improvement (cost decrease) and gradient norm, both scaled by
-``1 / (meaninertia * max(1, nv))``, compared with ``opt.tolerance`` (primal: the smaller of the two;
-PGS: the improvement); ``opt.iterations`` bounds the iterations.
+The exact line search minimises the 1-D convex piecewise-smooth cost along the search direction:
+Newton steps from alpha = 0 while the slope keeps its sign, then a bracketed search, stopping when
+|d cost/d alpha| is below ``tolerance * ls_tolerance * |search| / scale`` (linesearch).
+
+Termination (diagnostics ``solver_niter``/``solver_stat``: seed 001, "诊断"): ``scale`` =
+``1 / trace(M)`` (MuJoCo 4: the trace of the current inertia matrix, no longer
+stat.meaninertia) turns the improvement (cost decrease of the iteration) and the gradient norm
+into dimensionless numbers compared with ``opt.tolerance``: the primal solvers stop when either is
+below it (Newton also on the decrement ``0.5 g' H^-1 g``), PGS on the improvement;
+``opt.iterations`` bounds the iterations.
 
 Jacobian: the dense rows given by constraint.jac_rows (efc_J itself in dense mode, the scratch
 cn_Jdense when mj_isSparse, where efc_J holds MuJoCo's compressed rows).
@@ -44,7 +57,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._access import f1, f2, fs, i1, is_
+from ._access import f1, f2, fs, i1, i2, is_
 from ._layout import DF, MF
 from .math import vcopy
 from .constraint import jac_rows
@@ -60,11 +73,12 @@ SATISFIED, QUADRATIC, LINEARNEG, LINEARPOS, CONE = 0, 1, 2, 3, 4
 # mjtSolver
 SOL_PGS, SOL_CG, SOL_NEWTON = 0, 1, 2
 _DSBL_WARMSTART = 1 << 9
+_DSBL_ISLAND = 1 << 18
 _MINVAL = 1e-15
 _NSTAT = 1000  # rows of solver_stat
 
 # rows of the sol_vec scratch (nv-vectors)
-_V_MA, _V_GRAD, _V_MGRAD, _V_SEARCH, _V_MV, _V_MGOLD, _V_TMP, _V_QACC0 = 0, 1, 2, 3, 4, 5, 6, 7
+_V_MA, _V_GRAD, _V_MGRAD, _V_SEARCH, _V_MV, _V_MGOLD, _V_TMP, _V_GOLD = 0, 1, 2, 3, 4, 5, 6, 7
 # rows of the sol_efc scratch (nefc-vectors)
 _E_JAR, _E_JV, _E_DIAG, _E_RES = 0, 1, 2, 3
 
@@ -344,44 +358,101 @@ def _ls_eval(alpha, ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionlo
 
 
 @njit(**_J)
+def _ls_point(alpha, ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
+              contact_friction, contact_dim, jar, jv, g0, g1, g2):
+    """(alpha, cost, d cost/d alpha, d2 cost/d alpha2) with the curvature kept positive (a flat
+    direction would make the Newton step of the line search undefined)."""
+    c, d1, d2 = _ls_eval(alpha, ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss,
+                         contact_mu, contact_friction, contact_dim, jar, jv, g0, g1, g2)
+    if d2 <= 0.0:
+        d2 = _MINVAL
+    return (alpha, c, d1, d2)
+
+
+@njit(**_J)
+def _bracket_update(p, c0, c1, c2):
+    """Replace the bracket end ``p`` by the candidate (in order c0, c1, c2) on the same side of
+    the minimum (same derivative sign) with the smaller |derivative|. Returns (p, flag) with
+    flag 0 when nothing changed, 1 for the left end, 2 for the right end."""
+    flag = 0
+    for k in range(3):
+        c = c0 if k == 0 else (c1 if k == 1 else c2)
+        if p[2] < 0.0 and c[2] < 0.0 and p[2] < c[2]:
+            p = c
+            flag = 1
+        elif p[2] > 0.0 and c[2] > 0.0 and p[2] > c[2]:
+            p = c
+            flag = 2
+    return p, flag
+
+
+@njit(**_J)
 def linesearch(ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
-               contact_friction, contact_dim, jar, jv, g0, g1, g2, gtol, ls_iterations):
-    """Exact line search on the convex 1-D cost: Newton steps kept inside a bracket [lo, hi]
-    (derivative < 0 at lo, > 0 at hi), falling back to the secant/bisection point. Returns
-    (alpha, number of evaluations, derivative at alpha); alpha = 0 when no descent is possible."""
+               contact_friction, contact_dim, jar, jv, g0, g1, g2, gtol, slopescl, ls_iterations):
+    """Exact line search on the convex piecewise-smooth 1-D cost (seed 001, "Solver": the
+    linesearch of the primal solvers). Evaluation points are (alpha, cost, d1, d2):
+
+    1. one Newton step from alpha = 0 (kept even when it raises the cost: MuJoCo 4 continues
+       from it, which sets the evaluation counts of the stats); converged when |d1| < gtol;
+    2. one-sided Newton steps while the derivative keeps the sign it has there (the previous
+       point becomes the far end of the bracket);
+    3. bracketed search: each round evaluates the bracket midpoint and compares it with the
+       Newton points of both ends; any candidate with |d1| < gtol ends the search (lowest cost
+       wins), otherwise each end moves to a better candidate on its side; when neither moves,
+       the midpoint is returned.
+    The number of evaluations is bounded by ``ls_iterations``. Returns (alpha, evaluations,
+    |d1| * slopescl at the returned point, or 1 when no slope was computed)."""
     args = (ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
             contact_friction, contact_dim, jar, jv, g0, g1, g2)
-    c0, d10, d20 = _ls_eval(0.0, *args)
-    neval = 1
-    if d10 > -gtol:
-        return 0.0, neval, d10
-    lo, dlo = 0.0, d10
-    hi, dhi = np.inf, 0.0
-    best, cbest, dbest = 0.0, c0, d10
-    a = -d10 / d20 if d20 > 0.0 else 1.0
-    for _ in range(max(1, ls_iterations)):
-        c, d1, d2 = _ls_eval(a, *args)
+    p0 = _ls_point(0.0, *args)
+    p1 = _ls_point(-p0[2] / p0[3], *args)
+    neval = 2
+    if abs(p1[2]) < gtol:
+        return p1[0], neval, abs(p1[2]) * slopescl
+    direction = 1.0 if p1[2] < 0.0 else -1.0
+    p2 = p1
+    have_p2 = False
+    while p1[2] * direction <= -gtol and neval < ls_iterations:
+        p2 = p1
+        have_p2 = True
+        p1 = _ls_point(p1[0] - p1[2] / p1[3], *args)
         neval += 1
-        if c < cbest or (c == cbest and abs(d1) < abs(dbest)):
-            best, cbest, dbest = a, c, d1
-        if abs(d1) < gtol:
-            return a, neval, d1
-        if d1 < 0.0:
-            lo, dlo = a, d1
-        else:
-            hi, dhi = a, d1
-        an = a - d1 / d2 if d2 > 0.0 else np.inf
-        if not (an > lo and an < hi):
-            if hi == np.inf:
-                an = 3.0 * lo if lo > 0.0 else 1.0
-            else:
-                an = lo - dlo * (hi - lo) / (dhi - dlo)
-                if not (an > lo and an < hi):
-                    an = 0.5 * (lo + hi)
-        if an == a or (hi < np.inf and hi - lo <= 1e-15 * max(1.0, abs(hi))):
-            break
-        a = an
-    return best, neval, dbest
+        if abs(p1[2]) < gtol:
+            return p1[0], neval, abs(p1[2]) * slopescl
+    if neval >= ls_iterations or not have_p2:
+        return p1[0], neval, abs(p1[2]) * slopescl
+    p2next = p1
+    p1next = _ls_point(p1[0] - p1[2] / p1[3], *args)
+    neval += 1
+    while neval < ls_iterations:
+        pmid = _ls_point(0.5 * (p1[0] + p2[0]), *args)
+        neval += 1
+        c0, c1, c2 = p1next, p2next, pmid
+        best = -1
+        bestcost = 0.0
+        for k in range(3):
+            c = c0 if k == 0 else (c1 if k == 1 else c2)
+            if abs(c[2]) < gtol and (best == -1 or c[1] < bestcost):
+                bestcost = c[1]
+                best = k
+        if best >= 0:
+            c = c0 if best == 0 else (c1 if best == 1 else c2)
+            return c[0], neval, abs(c[2]) * slopescl
+        p1, b1 = _bracket_update(p1, c0, c1, c2)
+        if b1:
+            p1next = _ls_point(p1[0] - p1[2] / p1[3], *args)
+            neval += 1
+        p2, b2 = _bracket_update(p2, c0, c1, c2)
+        if b2:
+            p2next = _ls_point(p2[0] - p2[2] / p2[3], *args)
+            neval += 1
+        if not b1 and not b2:
+            return pmid[0], neval, abs(pmid[2]) * slopescl
+    if p1[1] <= p2[1] and p1[1] < p0[1]:
+        return p1[0], neval, abs(p1[2]) * slopescl
+    if p2[1] <= p1[1] and p2[1] < p0[1]:
+        return p2[0], neval, abs(p2[2]) * slopescl
+    return 0.0, neval, 1.0
 
 
 # =================================================================================================
@@ -438,6 +509,17 @@ def _save_stat(stat, it, improvement, gradient, lineslope, nactive, nchange, nev
         s[4] = nchange
         s[5] = neval
         s[6] = nupdate
+
+
+@njit(**_J)
+def _trace_scale(dof_Madr, qM, nv):
+    """1 / trace(M): turns a cost decrease or a gradient norm into the dimensionless quantity
+    compared with opt.tolerance (seed 001, "Solver" termination; MuJoCo 4 scales by the trace of
+    the current inertia matrix, no longer by stat.meaninertia)."""
+    t = 0.0
+    for k in range(nv):
+        t += qM[dof_Madr[k]]
+    return 1.0 / t if t > _MINVAL else 1.0
 
 
 @njit(**_J)
@@ -508,6 +590,7 @@ def solve_primal(M, D, newton, maxiter):
     Hm = f2(D, DF.sol_H)
     Ma, grad, Mgrad, search, Mv, Mgold = V[_V_MA], V[_V_GRAD], V[_V_MGRAD], V[_V_SEARCH], \
         V[_V_MV], V[_V_MGOLD]
+    gold = V[_V_GOLD]
     jar, jv = E[_E_JAR], E[_E_JV]
     elliptic = False
     for i in range(nefc):
@@ -515,7 +598,7 @@ def solve_primal(M, D, newton, maxiter):
             elliptic = True
             break
     flg_hess = newton and elliptic
-    scale = 1.0 / (fs(M, MF.stat_meaninertia) * max(1, nv))
+    scale = _trace_scale(dof_Madr, qM, nv)
     tol = fs(M, MF.opt_tolerance)
     gtol_base = tol * fs(M, MF.opt_ls_tolerance) / scale
     ls_iter = is_(M, MF.opt_ls_iterations)
@@ -525,13 +608,18 @@ def solve_primal(M, D, newton, maxiter):
     cost = _gauss(qacc, qacc_smooth, Ma, qfrc_smooth) + constraint_update(M, D, jar, flg_hess)
     for k in range(nv):
         grad[k] = Ma[k] - qfrc_smooth[k] - qfrc_constraint[k]
+    # converged warm start: the cost is strongly convex in the M-norm, so the suboptimality is at
+    # most 0.5 g' M^-1 g (the duality-gap certificate); below tolerance the solver does no
+    # iteration (Newton also needs the gradient test), and skips the Hessian.
+    solve_m(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, grad, Mgrad)
+    if scale * 0.5 * _dot(grad, Mgrad, nv) < tol and (
+            not newton or scale * np.sqrt(_dot(grad, grad, nv)) < tol):
+        return 0
     if newton:
         _hessian(dof_Madr, dof_parentid, qM, efc_J, efc_D, efc_type, efc_id, efc_state,
                  contact_dim, contact_H, nefc, Hm)
         vcopy(Mgrad, grad)
         _chol_solve(Hm, nv, Mgrad)
-    else:
-        solve_m(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, grad, Mgrad)
     for k in range(nv):
         search[k] = -Mgrad[k]
     niter = 0
@@ -551,8 +639,8 @@ def solve_primal(M, D, newton, maxiter):
         if snorm >= _MINVAL:
             alpha, neval, slope = linesearch(ne, nf, nefc, efc_type, efc_id, efc_D, efc_R,
                                              efc_fl, contact_mu, contact_friction, contact_dim,
-                                             jar, jv, g0, g1, g2, gtol_base * snorm, ls_iter)
-            slope = slope / snorm
+                                             jar, jv, g0, g1, g2, gtol_base * snorm,
+                                             scale / snorm, ls_iter)
         if alpha == 0.0:
             break
         for k in range(nv):
@@ -561,15 +649,22 @@ def solve_primal(M, D, newton, maxiter):
         for i in range(nefc):
             jar[i] += alpha * jv[i]
             oldstate[i] = efc_state[i]
+        vcopy(gold, grad)
         oldcost = cost
         cost = _gauss(qacc, qacc_smooth, Ma, qfrc_smooth) + constraint_update(M, D, jar, flg_hess)
         nchange = 0
         nactive = 0
+        nquad = 0          # rows entering or leaving the quadratic state (Hessian rank-1 updates)
+        ncone = 0          # rows of contacts in the cone state (their Hessian blocks are re-added)
         for i in range(nefc):
             if efc_state[i] != oldstate[i]:
                 nchange += 1
             if efc_state[i] != SATISFIED:
                 nactive += 1
+            if (efc_state[i] == QUADRATIC) != (oldstate[i] == QUADRATIC):
+                nquad += 1
+            if efc_state[i] == CONE:
+                ncone += 1
         for k in range(nv):
             grad[k] = Ma[k] - qfrc_smooth[k] - qfrc_constraint[k]
         nupdate = 0
@@ -577,7 +672,7 @@ def solve_primal(M, D, newton, maxiter):
             if nchange > 0 or flg_hess:
                 _hessian(dof_Madr, dof_parentid, qM, efc_J, efc_D, efc_type, efc_id, efc_state,
                          contact_dim, contact_H, nefc, Hm)
-                nupdate = nchange
+            nupdate = nquad + ncone
             vcopy(Mgrad, grad)
             _chol_solve(Hm, nv, Mgrad)
         else:
@@ -589,21 +684,35 @@ def solve_primal(M, D, newton, maxiter):
         niter = it + 1
         if improvement < tol or gradient < tol:
             break
+        # Newton: the decrement 0.5 g' H^-1 g (the quadratic model's predicted improvement of
+        # the next step) is the third stopping test
+        if newton and scale * 0.5 * _dot(grad, Mgrad, nv) < tol:
+            break
         if newton:
             for k in range(nv):
                 search[k] = -Mgrad[k]
         else:
-            # Polak-Ribiere: beta = grad'(Mgrad - Mgrad_old) / grad_old' Mgrad_old, from the
-            # old gradient = this one minus the change; kept >= 0 (restart)
-            num = 0.0
+            # Hager-Zhang with the M^-1 preconditioner: y = g - g_old, My = M^-1 y,
+            # beta = (My - 2 d (y'My)/(d'y))' g / (d'y) with d the previous search direction
+            # (invariant to its length), bounded below as in Hager and Zhang (2005)
+            dy = 0.0
+            yMy = 0.0
+            dg = 0.0
+            Myg = 0.0
             for k in range(nv):
-                num += grad[k] * (Mgrad[k] - Mgold[k])
-            # grad_old' Mgrad_old: grad_old = M Mgrad_old (preconditioner M^-1)
-            mul_m(dof_Madr, dof_parentid, qM, Mgold, Mv)
-            den = _dot(Mv, Mgold, nv)
-            beta = num / max(_MINVAL, den)
-            if beta < 0.0:
-                beta = 0.0
+                y = grad[k] - gold[k]
+                My = Mgrad[k] - Mgold[k]
+                dy += search[k] * y
+                yMy += y * My
+                dg += search[k] * grad[k]
+                Myg += My * grad[k]
+            beta = 0.0
+            if abs(dy) >= _MINVAL:
+                beta = (Myg - 2.0 * yMy * dg / dy) / dy
+            # Hager-Zhang's lower bound -1 / (|d| min(0.01, |g_old|))
+            bound = np.sqrt(_dot(search, search, nv)) * min(0.01, np.sqrt(_dot(gold, gold, nv)))
+            if bound > 0.0 and beta < -1.0 / bound:
+                beta = -1.0 / bound
             for k in range(nv):
                 search[k] = -Mgrad[k] + beta * search[k]
     return niter
@@ -668,81 +777,6 @@ def _qcqp(A, b, s, r, n, W, y):
             y[a] *= f
     for a in range(n):
         y[a] *= s[a]
-
-
-@njit(**_J)
-def _proj_soc(y, n):
-    """Euclidean projection of y (n) onto the second-order cone y0 >= |y[1:]|, in place."""
-    t = 0.0
-    for a in range(1, n):
-        t += y[a] * y[a]
-    t = np.sqrt(t)
-    if t <= y[0]:
-        return
-    if t <= -y[0]:
-        for a in range(n):
-            y[a] = 0.0
-        return
-    h = 0.5 * (y[0] + t)
-    y[0] = h
-    for a in range(1, n):
-        y[a] *= h / t
-
-
-@njit(**_J)
-def _socp(A, q, s, n, W, x):
-    """min_x 0.5 x'A x + q'x over the elliptic cone x0 >= |x[1:]/s[1:]| (A: n x n, 6-strided;
-    s[0] = 1): accelerated projected gradient (FISTA with adaptive restart) in y = x/s, where
-    the cone is the standard second-order cone. x holds the initial guess and the result."""
-    Ap = W[0]
-    y = W[1]
-    z = W[2]
-    yn = W[3]
-    L = 0.0
-    for a in range(n):
-        r = 0.0
-        for b in range(n):
-            Ap[a * 6 + b] = s[a] * A[a * 6 + b] * s[b]
-            r += abs(s[a] * A[a * 6 + b] * s[b])
-        L = max(L, r)
-        y[a] = x[a] / s[a]
-        z[a] = y[a]
-    if L <= 0.0:
-        return
-    _proj_soc(y, n)
-    for a in range(n):
-        z[a] = y[a]
-    t = 1.0
-    for _ in range(5000):
-        for a in range(n):
-            g = s[a] * q[a]
-            for b in range(n):
-                g += Ap[a * 6 + b] * z[b]
-            yn[a] = z[a] - g / L
-        _proj_soc(yn, n)
-        tn = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
-        # restart when the step goes uphill (gradient at z against the move)
-        up = 0.0
-        dif = 0.0
-        ny = 0.0
-        for a in range(n):
-            up += (z[a] - yn[a]) * (yn[a] - y[a])
-            dif += (yn[a] - y[a]) * (yn[a] - y[a])
-            ny += yn[a] * yn[a]
-        if up > 0.0:
-            tn = 1.0
-            for a in range(n):
-                z[a] = yn[a]
-        else:
-            for a in range(n):
-                z[a] = yn[a] + ((t - 1.0) / tn) * (yn[a] - y[a])
-        for a in range(n):
-            y[a] = yn[a]
-        t = tn
-        if dif <= 1e-30 * max(ny, 1e-300) or dif == 0.0:
-            break
-    for a in range(n):
-        x[a] = y[a] * s[a]
 
 
 @njit(**_J)
@@ -818,9 +852,344 @@ def _apply(MinvJ, i, df, qacc):
             qacc[k] += row[k] * df
 
 
+# ---- PGS visitation order: PCG32 (XSH-RR) with a fixed seed, Fisher-Yates shuffles -------------
+_PCG_MULT = np.uint64(6364136223846793005)
+_PCG_INC = np.uint64(1)
+_PCG_SEED = np.uint64(1)
+_U32 = np.uint64(0xFFFFFFFF)
+
+
 @njit(**_J)
-def solve_pgs(M, D, maxiter):
-    """PGS from d.efc_force; maintains d.qacc = qacc_smooth + M^-1 J' f. Returns niter."""
+def _pcg32(state):
+    """One step of the PCG32 generator (64-bit LCG state, XSH-RR output): returns
+    (next state, 32-bit output as uint64). The output comes from the state before the step."""
+    nxt = state * _PCG_MULT + _PCG_INC
+    xs = (((state >> np.uint64(18)) ^ state) >> np.uint64(27)) & _U32
+    rot = state >> np.uint64(59)
+    out = ((xs >> rot) | (xs << ((np.uint64(32) - rot) & np.uint64(31)))) & _U32
+    return nxt, out
+
+
+@njit(**_J)
+def _shuffle(perm, n, state):
+    """Fisher-Yates shuffle of perm[:n] in place (i from n-1 down to 1 swaps with
+    j = r mod (i+1)); returns the generator state."""
+    for i in range(n - 1, 0, -1):
+        state, r = _pcg32(state)
+        j = np.int64(r % np.uint64(i + 1))
+        t = perm[i]
+        perm[i] = perm[j]
+        perm[j] = t
+    return state
+
+
+@njit(**_J)
+def _qcqp_ball(A, b, s, r, n, W, x):
+    """Friction step of the elliptic PGS update: min_x 0.5 x'A x + x'b  s.t.  sum_j (x_j/s_j)^2
+    <= r^2 (n <= 5; A 6-strided in the leading n x n block). In y = x/s the set is the ball
+    |y| <= r; y(la) = -(A' + la I)^-1 b' with A' = S A S, b' = S b, and Newton's method on the
+    multiplier la (from 0) drives g(la) = |y|^2 - r^2 to zero: stop when g < 1e-10 (inside the
+    ball at la = 0, or converged), when the Newton step is below 1e-10, or after 20 steps.
+    A (nearly) singular A' + la I (determinant below 1e-10 for n <= 3, a Cholesky pivot below
+    1e-10 otherwise) gives x = 0. Work rows W[0..3]. Returns 1 when the ball constraint is
+    active (la > 0), else 0."""
+    Ap = W[0]
+    L = W[1]
+    bp = W[2]
+    z = W[3]
+    for a in range(n):
+        bp[a] = b[a] * s[a]
+        for c in range(n):
+            Ap[a * 6 + c] = A[a * 6 + c] * s[a] * s[c]
+    la = 0.0
+    for _ in range(20):
+        for a in range(n):
+            for c in range(n):
+                L[a * 6 + c] = Ap[a * 6 + c] + (la if a == c else 0.0)
+        # Cholesky with the singularity test of the caller's dimension
+        det = 1.0
+        bad = False
+        for j in range(n):
+            t = L[j * 6 + j]
+            for k in range(j):
+                t -= L[j * 6 + k] * L[j * 6 + k]
+            det *= t
+            if t < 1e-10:
+                if n > 3:
+                    bad = True
+                t = 1e-10
+            d = np.sqrt(t)
+            L[j * 6 + j] = d
+            for i in range(j + 1, n):
+                u = L[i * 6 + j]
+                for k in range(j):
+                    u -= L[i * 6 + k] * L[j * 6 + k]
+                L[i * 6 + j] = u / d
+        if n <= 3 and det < 1e-10:
+            bad = True
+        if bad:
+            for a in range(n):
+                x[a] = 0.0
+            return 0
+        for a in range(n):
+            x[a] = -bp[a]
+        _chol_solve6(L, n, x)
+        val = -r * r
+        for a in range(n):
+            val += x[a] * x[a]
+        if val < 1e-10:
+            break
+        for a in range(n):
+            z[a] = x[a]
+        _chol_solve6(L, n, z)
+        deriv = 0.0
+        for a in range(n):
+            deriv -= 2.0 * x[a] * z[a]
+        delta = -val / deriv
+        if delta < 1e-10:
+            break
+        la += delta
+    for a in range(n):
+        x[a] *= s[a]
+    return 1 if la != 0.0 else 0
+
+
+@njit(**_J)
+def _pgs_block(i, dim, ne, nf, elliptic, efc_J, MinvJ, efc_R, efc_fl, aref, diag, fr, force,
+               qacc, W):
+    """One PGS block update at row i (dim rows; elliptic: a contact of that dimension) of the
+    dual problem, keeping qacc = qacc_smooth + M^-1 J' f. Returns the dual cost change
+    (<= 0; an update that would raise the cost by more than 1e-10 is reverted).
+
+    - scalar row: exact minimisation over f_i, then the projection (friction loss to
+      [-floss, floss], limits and contacts to f_i >= 0);
+    - elliptic contact: a normal step when the normal force is ~0 (scalar update, friction
+      cleared), otherwise a ray step along the current force (scaled so the normal stays
+      >= 0); then a friction step with the normal force held: the QCQP over the friction
+      ellipse |f_t / mu_t| <= f_n (_qcqp_ball), put onto the ellipse when active."""
+    if not elliptic:
+        r = _residual(efc_J, aref, efc_R, force, qacc, i, True)
+        fo = force[i]
+        fn = fo - r / diag[i]
+        if i >= ne and i < ne + nf:
+            if fn < -efc_fl[i]:
+                fn = -efc_fl[i]
+            elif fn > efc_fl[i]:
+                fn = efc_fl[i]
+        elif i >= ne + nf and fn < 0.0:
+            fn = 0.0
+        df = fn - fo
+        change = 0.5 * df * df * diag[i] + df * r
+        if change > 1e-10:       # numerical safeguard: never accept a cost increase
+            return 0.0
+        if df != 0.0:
+            force[i] = fn
+            _apply(MinvJ, i, df, qacc)
+        return change
+    Ath = W[4]          # AR block of the contact (6-strided)
+    old = W[5]          # forces of the block before the update
+    res = W[6]          # residual of the block (0:6), friction linear term (6:12)
+    Af = W[7]           # friction sub-block (0:36)
+    v = W[5, 6:12]      # friction solution
+    _block(efc_J, MinvJ, efc_R, i, dim, True, 0, Ath)
+    for j in range(dim):
+        res[j] = _residual(efc_J, aref, efc_R, force, qacc, i + j, True)
+        old[j] = force[i + j]
+    # normal or ray step
+    if force[i] < _MINVAL:
+        fn = force[i] - res[0] / diag[i]
+        force[i] = fn if fn > 0.0 else 0.0
+        for j in range(1, dim):
+            force[i + j] = 0.0
+    else:
+        denom = 0.0
+        vr = 0.0
+        for a in range(dim):
+            s = 0.0
+            for b in range(dim):
+                s += Ath[a * 6 + b] * old[b]
+            denom += old[a] * s
+            vr += old[a] * res[a]
+        if denom >= _MINVAL:
+            x = -vr / denom
+            if force[i] + x * old[0] < 0.0:
+                x = -1.0                  # the step that brings the normal to zero
+            for a in range(dim):
+                force[i + a] += x * old[a]
+    # friction step with the normal force held
+    nt = dim - 1
+    for a in range(nt):
+        t = res[1 + a] + Ath[(a + 1) * 6] * (force[i] - old[0])
+        for b in range(nt):
+            Af[a * 6 + b] = Ath[(a + 1) * 6 + b + 1]
+            t -= Af[a * 6 + b] * old[1 + b]
+        res[6 + a] = t
+    if force[i] < _MINVAL:
+        for a in range(nt):
+            force[i + 1 + a] = 0.0
+    else:
+        active = _qcqp_ball(Af, res[6:12], fr, force[i], nt, W, v)
+        if active:
+            # put v on the ellipse: the multiplier iteration stops short of it
+            s = 0.0
+            for a in range(nt):
+                s += v[a] * v[a] / (fr[a] * fr[a])
+            s = np.sqrt(force[i] * force[i] / max(_MINVAL, s))
+            for a in range(nt):
+                v[a] *= s
+        for a in range(nt):
+            force[i + 1 + a] = v[a]
+    # dual cost change of the block; revert a (numerically) uphill update
+    change = 0.0
+    for a in range(dim):
+        da = force[i + a] - old[a]
+        s = 0.0
+        for b in range(dim):
+            s += Ath[a * 6 + b] * (force[i + b] - old[b])
+        change += da * (0.5 * s + res[a])
+    if change > 1e-10:
+        for a in range(dim):
+            force[i + a] = old[a]
+        return 0.0
+    for a in range(dim):
+        _apply(MinvJ, i + a, force[i + a] - old[a], qacc)
+    return change
+
+
+@njit(**_J)
+def _project_dual(ne, nf, nefc, efc_type, efc_id, efc_fl, contact_dim, contact_friction, force,
+                  efc_island, isl):
+    """Project forces onto the dual feasible set: friction loss to [-floss, floss], limits and
+    frictionless/pyramidal contacts to >= 0, elliptic contacts to the cone (a negative normal
+    clears the contact, a friction outside the ellipse |f_t / mu_t| <= f_n is scaled onto it).
+    Only rows of island isl."""
+    i = ne
+    while i < nefc:
+        if efc_island[i] != isl:
+            i += 1
+            continue
+        if i < ne + nf:
+            fl = efc_fl[i]
+            if force[i] < -fl:
+                force[i] = -fl
+            elif force[i] > fl:
+                force[i] = fl
+            i += 1
+            continue
+        if efc_type[i] != ELLIPTIC:
+            if force[i] < 0.0:
+                force[i] = 0.0
+            i += 1
+            continue
+        c = efc_id[i]
+        dim = contact_dim[c]
+        fr = contact_friction[c]
+        if force[i] < 0.0:
+            for j in range(dim):
+                force[i + j] = 0.0
+        else:
+            s = 0.0
+            for j in range(1, dim):
+                u = force[i + j] / fr[j - 1]
+                s += u * u
+            if s > force[i] * force[i]:
+                k = np.sqrt(force[i] * force[i] / s)
+                for j in range(1, dim):
+                    force[i + j] *= k
+        i += dim
+
+
+@njit(**_J)
+def find_islands(efc_J, nefc, efc_type, efc_id, dof_treeid, tree_work, dof_island, efc_island):
+    """Constraint islands (MuJoCo Computation chapter, "Constraint islands"): kinematic trees
+    joined by constraint rows; a row belongs to the island of the trees its Jacobian touches.
+    Islands are numbered by their smallest tree, ascending (as MuJoCo's). tree_work (ntree x 2):
+    union-find parent (-1: tree without constraint rows) and island index. Fills dof_island (nv,
+    -1 for dofs of unconstrained trees) and efc_island (nefc; -1 for a row of a constraint
+    touching no dof); returns the number of islands."""
+    nv = dof_treeid.shape[0]
+    ntree = tree_work.shape[0]
+    for t in range(ntree):
+        tree_work[t, 0] = -1
+        tree_work[t, 1] = -1
+    for i in range(nefc):
+        row = efc_J[i]
+        first = -1
+        for k in range(nv):
+            if row[k] == 0.0:
+                continue
+            t = dof_treeid[k]
+            if tree_work[t, 0] < 0:
+                tree_work[t, 0] = t
+            r = t
+            while tree_work[r, 0] != r:
+                r = tree_work[r, 0]
+            if first < 0:
+                first = r
+            elif r != first:
+                # union: the smaller root stays the root
+                if r < first:
+                    tree_work[first, 0] = r
+                    first = r
+                else:
+                    tree_work[r, 0] = first
+    n = 0
+    for t in range(ntree):
+        if tree_work[t, 0] < 0:
+            continue
+        r = t
+        while tree_work[r, 0] != r:
+            r = tree_work[r, 0]
+        if tree_work[r, 1] < 0:
+            tree_work[r, 1] = n
+            n += 1
+        tree_work[t, 1] = tree_work[r, 1]
+    for k in range(nv):
+        t = dof_treeid[k]
+        dof_island[k] = tree_work[t, 1] if t >= 0 else -1
+    for i in range(nefc):
+        efc_island[i] = -1
+        row = efc_J[i]
+        for k in range(nv):
+            if row[k] != 0.0 and dof_island[k] >= 0:
+                efc_island[i] = dof_island[k]
+                break
+    # a row whose Jacobian vanishes here (a connect at a singular pose) joins the island of
+    # the other rows of its constraint (MuJoCo assigns rows by the constraint's trees)
+    for i in range(nefc):
+        if efc_island[i] >= 0:
+            continue
+        for j in range(nefc):
+            if efc_island[j] >= 0 and efc_type[j] == efc_type[i] and efc_id[j] == efc_id[i]:
+                efc_island[i] = efc_island[j]
+                break
+    return n
+
+
+@njit(**_J)
+def solve_pgs(M, D, maxiter, isl, efc_island, dof_island):
+    """Projected Gauss-Seidel on the dual (seed 001, "Solver", PGS) from d.efc_force, keeping
+    d.qacc = qacc_smooth + M^-1 J' f so that a row's residual (AR f + b)_i is J_i qacc - aref_i
+    + R_i f_i. As MuJoCo 4 does it:
+
+    - visitation order: each sweep visits the constraint blocks (a scalar row, or all rows of an
+      elliptic contact) in a pseudo-random order: the block list is shuffled before every sweep
+      (Fisher-Yates, continuing from the previous sweep's order) by a PCG32 generator with a
+      fixed seed, so a solve is reproducible and independent of time;
+    - block update: _pgs_block (exact scalar minimisation and projection; the ray and friction
+      QCQP steps for elliptic contacts);
+    - momentum: Nesterov extrapolation between sweeps, f <- x_k + beta (x_k - x_{k-1}) with
+      beta = (t-1)/(t+2), t the number of sweeps since the last (re)start, projected back onto
+      the feasible set (_project_dual); adaptive restart (t = 0, no extrapolation) when the
+      sweep moved against the momentum, (x_k - y_{k-1}) . (y_{k-1} - x_{k-1}) < 0 with y the
+      sweep's starting point;
+    - termination: the improvement (dual cost decrease of the sweep, times 1 / trace(M)) below
+      opt.tolerance, or maxiter sweeps; the forces returned are the last sweep's (not
+      extrapolated). efc_state is the dual state (_dual_states); stats per sweep: improvement,
+      nactive, nchange.
+    Only the rows of island isl (efc_island) are solved, with the scale of that island's dofs
+    (dof_island); the stats are saved for island 0 only (one solver_stat table). Returns the
+    number of sweeps."""
     nv = f1(D, DF.qacc).shape[0]
     ne, nf, nefc = i1(D, DF.ne)[0], i1(D, DF.nf)[0], i1(D, DF.nefc)[0]
     qacc = f1(D, DF.qacc)
@@ -828,132 +1197,150 @@ def solve_pgs(M, D, maxiter):
     efc_type, efc_id = i1(D, DF.efc_type), i1(D, DF.efc_id)
     efc_R, efc_fl, aref = f1(D, DF.efc_R), f1(D, DF.efc_frictionloss), f1(D, DF.efc_aref)
     force, state = f1(D, DF.efc_force), i1(D, DF.efc_state)
-    contact_friction = f2(D, DF.contact_friction)
+    contact_friction, contact_mu = f2(D, DF.contact_friction), f1(D, DF.contact_mu)
     contact_dim = i1(D, DF.contact_dim)
     stat = f2(D, DF.solver_stat)
     MinvJ = f2(D, DF.sol_MinvJ)
     E = f2(D, DF.sol_efc)
     diag = E[_E_DIAG]
-    res = E[_E_RES]
+    ystart = E[_E_JAR]      # forces at the start of the sweep (y)
+    xprev = E[_E_JV]        # forces after the previous sweep (x_{k-1})
     oldstate = i1(D, DF.sol_state)
+    perm = i1(D, DF.sol_perm)
     W = f2(D, DF.sol_blk)
-    Ac = W[4]
-    scale = 1.0 / (fs(M, MF.stat_meaninertia) * max(1, nv))
+    dof_Madr, qM = i1(M, MF.dof_Madr), f1(D, DF.qM)
+    tr = 0.0
+    for k in range(nv):
+        if dof_island[k] == isl:
+            tr += qM[dof_Madr[k]]
+    scale = 1.0 / tr if tr > _MINVAL else 1.0
     tol = fs(M, MF.opt_tolerance)
-    for i in range(nefc):
-        diag[i] = _dot(efc_J[i], MinvJ[i], nv) + efc_R[i]
+    # the blocks of the island, by their first row
+    nb = 0
+    i = 0
+    while i < nefc:
+        step = contact_dim[efc_id[i]] if efc_type[i] == ELLIPTIC else 1
+        if efc_island[i] == isl:
+            perm[nb] = i
+            nb += 1
+            for j in range(step):
+                diag[i + j] = _dot(efc_J[i + j], MinvJ[i + j], nv) + efc_R[i + j]
+                xprev[i + j] = force[i + j]
+        i += step
+    _dual_states(ne, nf, nefc, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
+                 efc_fl, force, state)
+    rng = _PCG_SEED
+    t = 0
     niter = 0
     for it in range(maxiter):
+        rng = _shuffle(perm, nb, rng)
+        for i in range(nefc):
+            if efc_island[i] == isl:
+                ystart[i] = force[i]
         improvement = 0.0
-        i = 0
-        while i < nefc:
-            t = efc_type[i]
-            if t == ELLIPTIC:
-                c = efc_id[i]
-                dim = contact_dim[c]
-                fr = contact_friction[c]
-                _block(efc_J, MinvJ, efc_R, i, dim, True, 0, Ac)
-                for j in range(dim):
-                    res[i + j] = _residual(efc_J, aref, efc_R, force, qacc, i + j, True)
-                    W[5, j] = force[i + j]                        # old force
-                # exact block minimisation over the cone: q = res - Ac f_old
-                for a in range(dim):
-                    t_ = res[i + a]
-                    for b in range(dim):
-                        t_ -= Ac[a * 6 + b] * W[5, b]
-                    W[6, a] = t_
-                    W[6, 6 + a] = 1.0 if a == 0 else fr[a - 1]
-                    W[7, a] = W[5, a]
-                _socp(Ac, W[6], W[6, 6:12], dim, W, W[7])
-                for a in range(dim):
-                    force[i + a] = W[7, a]
-                # improvement: -(0.5 df'Ac df + df'res)
-                q = 0.0
-                for a in range(dim):
-                    da = force[i + a] - W[5, a]
-                    s = res[i + a]
-                    for b in range(dim):
-                        s += 0.5 * Ac[a * 6 + b] * (force[i + b] - W[5, b])
-                    q += da * s
-                    _apply(MinvJ, i + a, da, qacc)
-                improvement -= q
-                i += dim
-                continue
-            if i < ne and i + 1 < ne and efc_id[i + 1] == efc_id[i]:
-                # one equality constraint (connect/weld rows): unconstrained block, exact solve
-                dim = 1
-                while i + dim < ne and dim < 6 and efc_id[i + dim] == efc_id[i]:
-                    dim += 1
-                _block(efc_J, MinvJ, efc_R, i, dim, True, 0, Ac)
-                for a in range(dim):
-                    res[i + a] = _residual(efc_J, aref, efc_R, force, qacc, i + a, True)
-                    W[7, a] = -res[i + a]
-                for a in range(36):
-                    W[1, a] = Ac[a]
-                _cholesky6(W[1], dim)
-                _chol_solve6(W[1], dim, W[7])
-                q = 0.0
-                for a in range(dim):
-                    q += W[7, a] * 0.5 * res[i + a]      # 0.5 df'Ac df + df'res = 0.5 df'res
-                    force[i + a] += W[7, a]
-                    _apply(MinvJ, i + a, W[7, a], qacc)
-                improvement -= q
-                i += dim
-                continue
-            r = _residual(efc_J, aref, efc_R, force, qacc, i, True)
-            old = force[i]
-            fn = old - r / diag[i]
-            if i >= ne and i < ne + nf:
-                fl = efc_fl[i]
-                if fn > fl:
-                    fn = fl
-                elif fn < -fl:
-                    fn = -fl
-            elif i >= ne + nf and fn < 0.0:
-                fn = 0.0
-            df = fn - old
-            if df != 0.0:
-                force[i] = fn
-                _apply(MinvJ, i, df, qacc)
-                improvement -= df * (r + 0.5 * diag[i] * df)
-            i += 1
-        # states from the forces
+        for k in range(nb):
+            i = perm[k]
+            ell = efc_type[i] == ELLIPTIC
+            dim = contact_dim[efc_id[i]] if ell else 1
+            improvement -= _pgs_block(i, dim, ne, nf, ell, efc_J, MinvJ, efc_R, efc_fl, aref,
+                                      diag, contact_friction[efc_id[i]] if ell else diag,
+                                      force, qacc, W)
+        for i in range(nefc):
+            oldstate[i] = state[i]
+        _dual_states(ne, nf, nefc, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
+                     efc_fl, force, state)
         nchange = 0
         nactive = 0
         for i in range(nefc):
-            oldstate[i] = state[i]
-        _dual_states(ne, nf, nefc, efc_type, efc_fl, force, state)
-        for i in range(nefc):
-            if state[i] != oldstate[i]:
-                nchange += 1
-            if state[i] != SATISFIED:
-                nactive += 1
+            if efc_island[i] == isl:
+                if state[i] != oldstate[i]:
+                    nchange += 1
+                if state[i] != SATISFIED:
+                    nactive += 1
         improvement *= scale
-        _save_stat(stat, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+        if isl == 0:
+            _save_stat(stat, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
         niter = it + 1
-        if improvement < tol:
+        if improvement < tol or niter == maxiter:
             break
+        # momentum with adaptive restart
+        dot = 0.0
+        for i in range(nefc):
+            if efc_island[i] == isl:
+                dot += (force[i] - ystart[i]) * (ystart[i] - xprev[i])
+        if dot < 0.0:
+            t = 0
+            beta = 0.0
+        else:
+            t += 1
+            beta = (t - 1.0) / (t + 2.0)
+        if beta > 0.0:
+            for i in range(nefc):
+                if efc_island[i] == isl:
+                    x = force[i]
+                    force[i] = x + beta * (x - xprev[i])
+                    xprev[i] = x
+            _project_dual(ne, nf, nefc, efc_type, efc_id, efc_fl, contact_dim,
+                          contact_friction, force, efc_island, isl)
+            for i in range(nefc):
+                if efc_island[i] == isl:
+                    _apply(MinvJ, i, force[i] - xprev[i], qacc)
+        else:
+            for i in range(nefc):
+                if efc_island[i] == isl:
+                    xprev[i] = force[i]
     return niter
 
 
 @njit(**_J)
-def _dual_states(ne, nf, nefc, efc_type, efc_fl, force, state):
-    """Constraint states implied by dual forces (PGS)."""
-    for i in range(nefc):
-        t = efc_type[i]
-        if i < ne:
+def _dual_states(ne, nf, nefc, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
+                 efc_fl, force, state):
+    """Constraint states implied by dual forces (PGS, noslip); returns the number of active
+    rows. Friction loss at +floss is LINEARNEG (the primal jar is negative there). Elliptic
+    contacts in regular-cone coordinates N = f_n/mu, T = |f_t/mu_t|: SATISFIED when mu N >= T,
+    QUADRATIC when N + mu T <= 0, else CONE (all rows of the contact alike)."""
+    nactive = ne + nf
+    for i in range(ne):
+        state[i] = QUADRATIC
+    for i in range(ne, ne + nf):
+        if force[i] <= -efc_fl[i]:
+            state[i] = LINEARPOS
+        elif force[i] >= efc_fl[i]:
+            state[i] = LINEARNEG
+        else:
             state[i] = QUADRATIC
-        elif i < ne + nf:
-            if force[i] >= efc_fl[i]:
-                state[i] = LINEARNEG
-            elif force[i] <= -efc_fl[i]:
-                state[i] = LINEARPOS
+    i = ne + nf
+    while i < nefc:
+        if efc_type[i] != ELLIPTIC:
+            if force[i] <= 0.0:
+                state[i] = SATISFIED
             else:
                 state[i] = QUADRATIC
-        elif t == ELLIPTIC:
-            state[i] = SATISFIED
+                nactive += 1
+            i += 1
+            continue
+        c = efc_id[i]
+        dim = contact_dim[c]
+        mu = contact_mu[c]
+        fr = contact_friction[c]
+        N = force[i] / mu
+        T = 0.0
+        for j in range(1, dim):
+            u = force[i + j] / fr[j - 1]
+            T += u * u
+        T = np.sqrt(T)
+        if mu * N >= T:
+            st = SATISFIED
+        elif N + mu * T <= 0.0:
+            st = QUADRATIC
+            nactive += dim
         else:
-            state[i] = QUADRATIC if force[i] > 0.0 else SATISFIED
+            st = CONE
+            nactive += dim
+        for j in range(dim):
+            state[i + j] = st
+        i += dim
+    return nactive
 
 
 @njit(**_J)
@@ -976,11 +1363,16 @@ def solve_noslip(M, D, maxiter, it0):
     res = E[_E_RES]
     W = f2(D, DF.sol_blk)
     Ac = W[4]
-    scale = 1.0 / (fs(M, MF.stat_meaninertia) * max(1, nv))
+    scale = _trace_scale(i1(M, MF.dof_Madr), f1(D, DF.qM), nv)
     tol = fs(M, MF.opt_noslip_tolerance)
     niter = 0
     for it in range(maxiter):
         improvement = 0.0
+        if it == 0:
+            # the first sweep also drops the regulariser's share of the cost, 0.5 f'Rf (the
+            # noslip problem has R = 0), as MuJoCo counts it
+            for i in range(nefc):
+                improvement += 0.5 * force[i] * force[i] * efc_R[i]
         # friction loss rows
         for i in range(ne, ne + nf):
             r = _residual(efc_J, aref, efc_R, force, qacc, i, False)
@@ -1095,7 +1487,11 @@ def _finish_qacc(M, D):
 def solve(M, D):
     """The solver part of mj_fwdConstraint: qacc, efc_force, efc_state, qfrc_constraint,
     solver_niter, solver_stat from the constraint rows in D (see the module docstring).
-    qacc_warmstart is read, not written (MuJoCo saves qacc into it when advancing the state)."""
+    qacc_warmstart is read, not written (MuJoCo saves qacc into it when advancing the state).
+    PGS runs per constraint island unless opt.disableflags has mjDSBL_ISLAND (solver_niter and
+    solver_stat are then island 0's); CG and Newton are monolithic (MuJoCo's per-island primal
+    solves are not reproduced: with several islands, or constrained and unconstrained dofs in
+    one model, their iteration counts and early exits can differ from MuJoCo's)."""
     nefc = i1(D, DF.nefc)[0]
     qacc = f1(D, DF.qacc)
     niter = i1(D, DF.solver_niter)
@@ -1120,12 +1516,41 @@ def solve(M, D):
         force = f1(D, DF.efc_force)
         if is_(M, MF.opt_disableflags) & _DSBL_WARMSTART:
             force[:nefc] = 0.0
+            _finish_qacc(M, D)
         else:
+            # warm start: the forces of qacc_warmstart, unless zero forces have a lower dual
+            # cost 0.5 f'AR f + f'b (= 0.5 f'(b + res) with res = AR f + b, from qacc)
             jar = f2(D, DF.sol_efc)[_E_JAR]
             _jar(efc_J, aref, nefc, f1(D, DF.qacc_warmstart), jar)
             constraint_update(M, D, jar, False)
-        _finish_qacc(M, D)
-        n = solve_pgs(M, D, maxiter)
+            _finish_qacc(M, D)
+            efc_R = f1(D, DF.efc_R)
+            qacc = f1(D, DF.qacc)
+            cost = 0.0
+            for i in range(nefc):
+                if force[i] != 0.0:
+                    cost += 0.5 * force[i] * (
+                        b[i] + _residual(efc_J, aref, efc_R, force, qacc, i, True))
+            if cost > 0.0:
+                force[:nefc] = 0.0
+                _finish_qacc(M, D)
+        # MuJoCo solves each constraint island on its own (order, momentum, scale, stopping);
+        # solver_niter / solver_stat report island 0 (monolithic with mjDSBL_ISLAND)
+        efc_island = i1(D, DF.sol_island)
+        dof_island = i1(D, DF.sol_dofisland)
+        if is_(M, MF.opt_disableflags) & _DSBL_ISLAND:
+            nisland = 1
+            efc_island[:nefc] = 0
+            dof_island[:] = 0
+        else:
+            nisland = find_islands(efc_J, nefc, i1(D, DF.efc_type), i1(D, DF.efc_id),
+                                   i1(M, MF.dof_treeid), i2(D, DF.sol_tree), dof_island,
+                                   efc_island)
+        n = 0
+        for isl in range(nisland):
+            k = solve_pgs(M, D, maxiter, isl, efc_island, dof_island)
+            if isl == 0:
+                n = k
         _finish_qacc(M, D)
     else:
         # primal: qacc is the iterate; efc_force/qfrc_constraint come from its last update
