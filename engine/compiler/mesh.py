@@ -892,13 +892,7 @@ class _InsertionOrderedTable:
                     phash = chash
                 else:  # move cp to the front of its bucket's run
                     self.nxt[pp] = self.nxt[cp]
-                    before = buckets[chash]
-                    if before == -2:
-                        self.nxt[cp] = self.head
-                        self.head = cp
-                    else:
-                        self.nxt[cp] = self.nxt[before]
-                        self.nxt[before] = cp
+                    self._link_after(buckets[chash], cp)
                 cp = self.nxt[pp]
         self.buckets = buckets
 
@@ -921,20 +915,23 @@ class _InsertionOrderedTable:
         self.nxt.append(-1)
         self.index[key] = node
         b = self._bucket(h, bc)
-        before = self.buckets[b]
-        if before == -1:  # empty bucket: the node goes to the front of the list
-            self.nxt[node] = self.head
-            self.head = node
+        if self.buckets[b] == -1:  # empty bucket: the node goes to the front of the list
+            self._link_after(-2, node)
             self.buckets[b] = -2
             if self.nxt[node] != -1:
                 self.buckets[self._bucket(self.hashes[self.nxt[node]], bc)] = node
-        elif before == -2:
+        else:
+            self._link_after(self.buckets[b], node)
+        return node
+
+    def _link_after(self, before: int, node: int) -> None:
+        """Link node into the list after `before` (-2: at the head)."""
+        if before == -2:
             self.nxt[node] = self.head
             self.head = node
         else:
             self.nxt[node] = self.nxt[before]
             self.nxt[before] = node
-        return node
 
     def in_order(self):
         out, x = [], self.head
