@@ -1009,7 +1009,8 @@ def _area_normal(q: np.ndarray) -> np.ndarray:
     return s / ln if ln > 0 else np.array([0.0, 0.0, 1.0])
 
 
-def hull_polygons(vert_file: np.ndarray, vert: np.ndarray, maxhullvert: int = -1):
+def hull_polygons(vert_file: np.ndarray, vert: np.ndarray, maxhullvert: int = -1,
+                  mirrored: bool = False):
     """Polygons of a mesh's convex hull: mjModel ``mesh_poly*`` (plane-mesh and multi-contact
     collisions use them), built as MuJoCo 4's compiler builds them.
 
@@ -1017,7 +1018,8 @@ def hull_polygons(vert_file: np.ndarray, vert: np.ndarray, maxhullvert: int = -1
     refquat and scale, as the compiler takes them) are grouped by the rounded angles of their
     normals (`_angle_keys`); each group's boundary loops (`_Polygon.paths`) are its polygons,
     listed in the compiler's hash-map order (`_InsertionOrderedTable`). Each polygon's normal is
-    its area vector's direction in the compiled mesh frame (``vert``).
+    its area vector's direction in the compiled mesh frame (``vert``); under a mirroring scale
+    (``mirrored``) every loop is reversed (same first vertex), so it stays counter-clockwise.
 
     Returns ``(normals (p,3) float64, polys list of int32 arrays of vertex ids)``.
     """
@@ -1041,6 +1043,8 @@ def hull_polygons(vert_file: np.ndarray, vert: np.ndarray, maxhullvert: int = -1
         for path in polys[node].paths():
             if len(path) < 3:
                 continue
+            if mirrored:  # the mirroring scale turned the loop clockwise: reverse it, same start
+                path = path[:1] + path[:0:-1]
             loops.append(np.asarray(path, dtype=np.int32))
             normals.append(_area_normal(v[path]))
     return np.asarray(normals, dtype=np.float64).reshape(-1, 3), loops
@@ -1325,7 +1329,7 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
     aabb = np.concatenate([(lo + hi) / 2, (hi - lo) / 2])
     # geom_rbound of a mesh geom: the AABB corner farthest from the origin
     rbound = float(np.linalg.norm(np.abs(aabb[:3]) + aabb[3:]))
-    pnrm, pverts = (hull_polygons(v_file, vloc, maxhullvert) if hull_vert is not None
+    pnrm, pverts = (hull_polygons(v_file, vloc, maxhullvert, mirrored) if hull_vert is not None
                     else (np.zeros((0, 3)), []))
     return MeshData(
         name=name, vert=vloc, face=f.astype(np.int32), pos=com, quat=quat, scale=scale,
