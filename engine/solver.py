@@ -722,79 +722,6 @@ def solve_primal(M, D, newton, maxiter):
 # dual solver: PGS, and noslip
 # =================================================================================================
 @njit(**_J)
-def _qcqp(A, b, s, r, n, W, y):
-    """min_x 0.5 x'A x + x'b s.t. sum_j (x_j / s_j)^2 <= r^2, for n <= 5 (A: n x n SPD in W[0],
-    work rows W[1..3]); the result goes to y. Solved in y-space (x = S y) with the ball |y| <= r
-    by Newton's method on the Lagrange multiplier of the ball."""
-    # A' = S A S, b' = S b
-    Ap = W[0]
-    L = W[1]
-    bp = W[2]
-    z = W[3]
-    for a in range(n):
-        bp[a] = s[a] * b[a]
-        for c in range(n):
-            Ap[a * 6 + c] = s[a] * A[a * 6 + c] * s[c]
-    lam = 0.0
-    for _ in range(50):
-        # y = -(A' + lam I)^-1 b'
-        for a in range(n):
-            for c in range(n):
-                L[a * 6 + c] = Ap[a * 6 + c] + (lam if a == c else 0.0)
-        _cholesky6(L, n)
-        for a in range(n):
-            y[a] = -bp[a]
-        _chol_solve6(L, n, y)
-        yy = 0.0
-        for a in range(n):
-            yy += y[a] * y[a]
-        if lam == 0.0 and yy <= r * r:
-            break
-        # phi(lam) = 1/|y| - 1/r is nearly linear in lam: Newton on it
-        for a in range(n):
-            z[a] = y[a]
-        _chol_solve6(L, n, z)                        # z = (A'+lam I)^-1 y
-        yz = 0.0
-        for a in range(n):
-            yz += y[a] * z[a]
-        ny = np.sqrt(yy)
-        if ny <= 0.0:
-            break
-        phi = 1.0 / ny - 1.0 / r
-        dphi = yz / (ny * ny * ny)                   # d(1/|y|)/dlam = y'(A'+lam)^-1 y / |y|^3
-        if abs(phi) < 1e-14 / r:
-            break
-        step = -phi / dphi
-        lam = lam + step
-        if lam < 0.0:
-            lam = 0.0
-    yy = 0.0
-    for a in range(n):
-        yy += y[a] * y[a]
-    if yy > r * r and yy > 0.0:
-        f = r / np.sqrt(yy)
-        for a in range(n):
-            y[a] *= f
-    for a in range(n):
-        y[a] *= s[a]
-
-
-@njit(**_J)
-def _cholesky6(L, n):
-    for j in range(n):
-        t = L[j * 6 + j]
-        for k in range(j):
-            t -= L[j * 6 + k] * L[j * 6 + k]
-        d = np.sqrt(max(t, _MINVAL))
-        L[j * 6 + j] = d
-        for i in range(j + 1, n):
-            t = L[i * 6 + j]
-            for k in range(j):
-                t -= L[i * 6 + k] * L[j * 6 + k]
-            L[i * 6 + j] = t / d
-
-
-@njit(**_J)
 def _chol_solve6(L, n, x):
     for i in range(n):
         t = x[i]
@@ -1441,7 +1368,7 @@ def solve_noslip(M, D, maxiter, it0):
                         for b in range(n):
                             W[7, a * 6 + b] = Ac[a * 6 + b]
                         W[6, 6 + a] = fr[a]
-                    _qcqp(W[7], W[6], W[6, 6:12], force[i], n, W, W[6, 12:18])
+                    _qcqp_ball(W[7], W[6], W[6, 6:12], force[i], n, W, W[6, 12:18])
                     q = 0.0
                     for a in range(n):
                         da = W[6, 12 + a] - W[5, a]
