@@ -42,7 +42,8 @@ from numba import njit
 
 from .._access import KERNEL as _J
 from .convex import (CCD_VMAX, CCD_FMAX, CCD_EMAX, _VOFF, _FOFF, _POFF, _AOFF, _HOFF, _SKOFF,
-                     _clip_polygon, _clip_edge, _emit_face_points, _emit_edge_points)
+                     _clip_polygon, _clip_edge, _clip_edge_tol, _emit_face_points,
+                     _emit_edge_points)
 
 _SPHERE = 2
 _CAPSULE = 3
@@ -1118,7 +1119,8 @@ def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
         t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, margin, tol, kmax, W, I):
     """One convex collision (MuJoCo's mjc_ccd in contact mode): (status, dist, x1 (3), x2 (3),
     face). status 0: no contact; 1: contact from the core distance of a sphere / capsule
-    (shallow); 2: contact from EPA (face = its final face, for multi-contact)."""
+    (shallow; face = the size of the final GJK simplex W[0:face]); 2: contact from EPA (face =
+    its final face, for multi-contact)."""
     va1 = vn1 = va2 = vn2 = 0
     ga1 = ga2 = -1
     if t1 == _MESH:
@@ -1155,7 +1157,7 @@ def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
             dist -= fm1 + fm2
             if not dist < 0:
                 return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
-            return 1, dist, ax, ay, az, bx, by, bz, -1
+            return 1, dist, ax, ay, az, bx, by, bz, n
         # deep: GJK and EPA on the full shapes (the support warm starts carry over)
     n, dist, ax, ay, az, bx, by, bz = _gjk(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2,
                                            vn2, ga2, margin, 0, mesh_vert, mesh_graph, W, I,
@@ -1482,6 +1484,8 @@ def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_po
         if which == 0:
             if not (dim1 < 3 and dim1 <= dim2):
                 continue
+            if t1 == _MESH and dim1 == 2 and nn1 == 0:
+                continue     # the two vertices share no polygon: not an edge of the hull
             ne = _edge_dirs(t1, s1, p1, m1, va1, pa1, mesh_vert, mesh_polyvertadr,
                             mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
                             mesh_polymap, dim1, i1a, i1b, V0[3], V0[4], V0[5], V1b[3], V1b[4],
@@ -1490,6 +1494,8 @@ def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_po
             ecol, fcol = 0, 3
         else:
             if not dim2 < 3:
+                continue
+            if t2 == _MESH and dim2 == 2 and nn2 == 0:
                 continue
             if dim1 < 3 and dim1 <= dim2:
                 # the first try overwrote geom1's face normals with its edge directions
@@ -1541,6 +1547,58 @@ def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_po
 
 
 @njit(**_J)
+def round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
+                       mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
+                       mesh_polymap, tc, sc, pc, mc, d2, p2, m2, ia, ib, ic, nx, ny, nz,
+                       wx, wy, wz, margin, dist, pos, frame, W, I):
+    """Two contacts of a capsule or cylinder (geom1) along a face of a mesh (geom2) when its axis
+    lies in the face's plane (MuJoCo 4's multiccd for round shapes, measured): the mesh feature
+    (support indices ia, ib, ic of the final GJK simplex or EPA face) gives the candidate
+    polygons in mesh_polymap order; the first one facing the capsule whose normal is within
+    EDGE_TOL of perpendicular to the axis is taken. The capsule's side line through the
+    witness w (on its surface) parallel to the axis, between the axial ends, is clipped by the
+    polygon's prism; each end keeps its own distance to the polygon's plane (pos halfway,
+    normal = minus the polygon's outward normal). Returns the number written (0: none)."""
+    va = mesh_vertadr[d2]
+    pa = mesh_polyadr[d2]
+    dim, i0, i1, r = _feature(ia, ib, ic)
+    nn = _mesh_normals(pa, va, mesh_polynormal, mesh_polymapadr, mesh_polymapnum, mesh_polymap,
+                       m2, dim, i0, i1, ic, W, 3, I, 1)
+    ax, ay, az = mc[2], mc[5], mc[8]
+    fk = -1
+    for k in range(nn):
+        fx, fy, fz = W[_NRM + k, 3], W[_NRM + k, 4], W[_NRM + k, 5]
+        if fx * nx + fy * ny + fz * nz >= 0:
+            continue
+        if abs(ax * fx + ay * fy + az * fz) < EDGE_TOL:
+            fk = k
+            break
+    if fk < 0:
+        return 0
+    fx, fy, fz = W[_NRM + fk, 3], W[_NRM + fk, 4], W[_NRM + fk, 5]
+    R = _POFF
+    mp = _face_poly(_MESH, sc, p2, m2, va, pa, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
+                    mesh_polyvert, I[fk, 1], W, R, 6)
+    if mp < 3:
+        return 0
+    fo = fx * W[R, 6] + fy * W[R, 7] + fz * W[R, 8]
+    h = sc[1]
+    # a capsule is inflated by half the margin; a cylinder's side line does not move with it
+    mh = 0.5 * margin if tc == _CAPSULE else 0.0
+    wx += mh * nx
+    wy += mh * ny
+    wz += mh * nz
+    s = (wx - pc[0]) * ax + (wy - pc[1]) * ay + (wz - pc[2]) * az
+    Ax, Ay, Az = wx + (-h - s) * ax, wy + (-h - s) * ay, wz + (-h - s) * az
+    Bx, By, Bz = wx + (h - s) * ax, wy + (h - s) * ay, wz + (h - s) * az
+    t0, t1_ = _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, R, 6, mp, fx, fy, fz, 1e-10)
+    if t0 > t1_:
+        return 0
+    return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1_, fx, fy, fz, fo, mh, -1.0, margin,
+                             dist, pos, frame)
+
+
+@njit(**_J)
 def nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
                  mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert,
                  mesh_polymapadr, mesh_polymapnum, mesh_polymap,
@@ -1566,6 +1624,24 @@ def nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_grap
         nx /= nn
         ny /= nn
         nz /= nn
+    if multiccd and (t1 == _CAPSULE or t1 == _CYLINDER) and t2 == _MESH:
+        if st == 1:
+            # shallow: the mesh feature of the core GJK simplex
+            ns = face
+            ia = I[_SIDX, 3]
+            ib = I[_SIDX + min(1, ns - 1), 3]
+            ic = I[_SIDX + min(2, ns - 1), 3]
+        else:
+            ia = I[_HOFF + I[face, 0], 3]
+            ib = I[_HOFF + I[face, 1], 3]
+            ic = I[_HOFF + I[face, 2], 3]
+        n = round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal,
+                               mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert,
+                               mesh_polymapadr, mesh_polymapnum, mesh_polymap, t1, s1, p1, m1,
+                               d2, p2, m2, ia, ib, ic, nx, ny, nz, ax, ay, az,
+                               margin, dist, pos, frame, W, I)
+        if n > 0:
+            return n
     dist[0] = margin + dd
     pos[0, 0] = 0.5 * (ax + bx)
     pos[0, 1] = 0.5 * (ay + by)
