@@ -12,11 +12,12 @@ choice among equal support points) are the same as MuJoCo's:
   * support functions: box corners and mesh vertices carry an index (box corner bits x=1, y=2,
     z=4; mesh vertex id); a mesh with a hull graph (mjModel.mesh_graph) and >= 10 vertices is
     searched by steepest-ascent hill climbing from the previous answer, smaller ones by a scan
-    that keeps the previous answer on ties. A pair margin m > 0 inflates each shape by m / 2.
+    that keeps the previous answer on ties; the climb starts from mjModel.mesh_extrema (the
+    extreme hull vertex of each of 27 grid directions) or the previous answer when that is at
+    least as far. A pair margin m > 0 inflates each shape by m / 2.
   * GJK (Gilbert, Johnson, Keerthi 1988) with the signed-volume distance sub-algorithm
     (Montanari, Petrinic, Barbieri, ACM ToG 2017), Frank-Wolfe duality-gap stop; in contact mode
-    the 4th simplex vertex switches to a tetrahedron intersection test (origin-containing
-    tetrahedron search).
+    a separating support plane ends it early.
   * Spheres and capsules first run GJK on their core (point / segment); a core distance above
     the tolerance gives the contact directly (inflated by the radius); otherwise GJK + EPA run
     on the full shapes.
@@ -43,7 +44,7 @@ from numba import njit
 from .._access import KERNEL as _J
 from .convex import (CCD_VMAX, CCD_FMAX, CCD_EMAX, _VOFF, _FOFF, _POFF, _AOFF, _HOFF, _SKOFF,
                      _clip_polygon, _clip_edge, _clip_edge_tol, _emit_face_points,
-                     _emit_edge_points)
+                     _emit_edge_points, _multiccd_round)
 
 _SPHERE = 2
 _CAPSULE = 3
@@ -73,16 +74,16 @@ MAX_POLYVERT = 150
 # I rows _HOFF+k  horizon edge k: face (0), edge (1)
 # I rows _SKOFF+i face map: entry i in column 0 (i < CCD_EMAX) or 1 (i - CCD_EMAX)
 _SIDX = _SKOFF + CCD_EMAX - 16   # simplex support indices (4 rows, columns 2:4)
-_TIDX = _SKOFF + CCD_EMAX - 12   # gjk-intersect working simplex indices (4 rows, columns 2:4)
+_TIDX = _SKOFF + CCD_EMAX - 12   # their support indices (4 rows, columns 2:4)
 _OBJ = _SKOFF + CCD_EMAX - 8     # per-object warm start: [vertindex1, vertindex2] in row
 #                                  _OBJ columns 2:4, [meshindex1, meshindex2] in row _OBJ + 1
-_TSIM = _VOFF + CCD_VMAX - 4     # gjk-intersect working simplex (4 rows of W)
+_TSIM = _VOFF + CCD_VMAX - 4     # scratch copy of a simplex (4 rows of W)
 _MAXV = CCD_VMAX - 8             # EPA vertex capacity
 
 
 # ---- support functions -----------------------------------------------------------------------
 @njit(**_J)
-def _mesh_sup(vadr, vnum, gadr, mesh_vert, mesh_graph, lx, ly, lz, I, k):
+def _mesh_sup(vadr, vnum, gadr, md, mesh_vert, mesh_graph, mesh_extrema, lx, ly, lz, I, k):
     """Mesh vertex (id in the mesh) farthest along local l, MuJoCo's search and warm start."""
     vi = I[_OBJ, 2 + k]
     if gadr < 0 or vnum < HILLCLIMB_MIN:
@@ -104,9 +105,22 @@ def _mesh_sup(vadr, vnum, gadr, mesh_vert, mesh_graph, lx, ly, lz, I, k):
     eadr = gadr + 2
     gid = gadr + 2 + nv
     edge = gadr + 2 + 2 * nv
+    # seed: the precomputed extreme vertex for the direction's cell of a 3x3x3 grid (each
+    # component below -0.4, between, above 0.4), unless the previous answer is at least as far
+    cx = (1 if lx > 0.4 else 0) + 1 - (1 if lx < -0.4 else 0)
+    cy = (1 if ly > 0.4 else 0) + 1 - (1 if ly < -0.4 else 0)
+    cz = (1 if lz > 0.4 else 0) + 1 - (1 if lz < -0.4 else 0)
+    imax = mesh_extrema[md, 9 * cx + 3 * cy + cz]
+    v = mesh_vert[vadr + mesh_graph[gid + imax]]
+    best = lx * v[0] + ly * v[1] + lz * v[2]
     mi = I[_OBJ + 1, 2 + k]
-    imax = 0 if mi < 0 else mi
-    best = -FLT_MAX
+    if mi >= 0:
+        v = mesh_vert[vadr + mesh_graph[gid + mi]]
+        sc = lx * v[0] + ly * v[1] + lz * v[2]
+        if not best > sc:
+            imax = mi
+            best = sc
+    # steepest ascent over the hull graph's neighbours
     while True:
         prev = imax
         j = edge + mesh_graph[eadr + prev]
@@ -127,13 +141,13 @@ def _mesh_sup(vadr, vnum, gadr, mesh_vert, mesh_graph, lx, ly, lz, I, k):
 
 
 @njit(**_J)
-def _sup(t, size, pos, mat, vadr, vnum, gadr, margin, mode, mesh_vert, mesh_graph,
-         dx, dy, dz, I, k):
+def _sup(t, size, pos, mat, vadr, vnum, gadr, md, margin, mode, mesh_vert, mesh_graph,
+         mesh_extrema, dx, dy, dz, I, k):
     """World support point of object k (0: geom1, 1: geom2) along unit direction d.
 
     mode 0: the full shape; 1: a sphere's center or a capsule's axis segment (the core, without
-    margin); other shapes ignore the mode. A margin > 0 inflates the shape by margin / 2. The support index (box corner, mesh vertex) is left in
-    I[_OBJ, 2 + k]."""
+    margin); other shapes ignore the mode. A margin > 0 inflates the shape by margin / 2. The
+    support index (box corner, mesh vertex) is left in I[_OBJ, 2 + k]."""
     lx = mat[0] * dx + mat[3] * dy + mat[6] * dz
     ly = mat[1] * dx + mat[4] * dy + mat[7] * dz
     lz = mat[2] * dx + mat[5] * dy + mat[8] * dz
@@ -194,7 +208,8 @@ def _sup(t, size, pos, mat, vadr, vnum, gadr, margin, mode, mesh_vert, mesh_grap
             c |= 4
         I[_OBJ, 2 + k] = c
     elif t == _MESH:
-        i = _mesh_sup(vadr, vnum, gadr, mesh_vert, mesh_graph, lx, ly, lz, I, k)
+        i = _mesh_sup(vadr, vnum, gadr, md, mesh_vert, mesh_graph, mesh_extrema, lx, ly, lz, I,
+                      k)
         v = mesh_vert[vadr + i]
         tx = v[0]
         ty = v[1]
@@ -210,14 +225,14 @@ def _sup(t, size, pos, mat, vadr, vnum, gadr, margin, mode, mesh_vert, mesh_grap
 
 
 @njit(**_J)
-def _vsup(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin, mode,
-          mesh_vert, mesh_graph, dx, dy, dz, W, I, row, irow):
+def _vsup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, mode,
+          mesh_vert, mesh_graph, mesh_extrema, dx, dy, dz, W, I, row, irow):
     """Minkowski support along unit d into W[row] (vert, vert1, vert2) and the support indices
     into I[irow, 2:4]."""
-    ax, ay, az = _sup(t1, s1, p1, m1, va1, vn1, ga1, margin, mode, mesh_vert, mesh_graph,
-                      dx, dy, dz, I, 0)
-    bx, by, bz = _sup(t2, s2, p2, m2, va2, vn2, ga2, margin, mode, mesh_vert, mesh_graph,
-                      -dx, -dy, -dz, I, 1)
+    ax, ay, az = _sup(t1, s1, p1, m1, va1, vn1, ga1, md1, margin, mode, mesh_vert, mesh_graph,
+                      mesh_extrema, dx, dy, dz, I, 0)
+    bx, by, bz = _sup(t2, s2, p2, m2, va2, vn2, ga2, md2, margin, mode, mesh_vert, mesh_graph,
+                      mesh_extrema, -dx, -dy, -dz, I, 1)
     r = W[row]
     r[3] = ax
     r[4] = ay
@@ -451,110 +466,16 @@ def _copyv(W, I, dst, src, idst, isrc):
 
 
 @njit(**_J)
-def _face_dist(W, a, b, c):
-    """Unit normal of (c - a) x (b - a) and the signed distance of the plane from the origin
-    (BIG when the normal cannot be recovered)."""
-    e1x, e1y, e1z = W[c, 0] - W[a, 0], W[c, 1] - W[a, 1], W[c, 2] - W[a, 2]
-    e2x, e2y, e2z = W[b, 0] - W[a, 0], W[b, 1] - W[a, 1], W[b, 2] - W[a, 2]
-    nx = e1y * e2z - e1z * e2y
-    ny = e1z * e2x - e1x * e2z
-    nz = e1x * e2y - e1y * e2x
-    n2 = nx * nx + ny * ny + nz * nz
-    if n2 > MINVAL2 and n2 < MAXVAL2:
-        s = 1.0 / math.sqrt(n2)
-        nx *= s
-        ny *= s
-        nz *= s
-        return nx, ny, nz, nx * W[a, 0] + ny * W[a, 1] + nz * W[a, 2]
-    return nx, ny, nz, BIG
-
-
-@njit(**_J)
-def _gjk_intersect(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin,
-                   mesh_vert, mesh_graph, W, I, k, kmax):
-    """Tetrahedron search for the origin from the 4-simplex W[0:4]: (result, k); result 1 =
-    contact (W[0:4] holds a tetrahedron around the origin), 0 = none, -1 = inconclusive."""
-    T = _TSIM
-    for q in range(4):
-        _copyv(W, I, T + q, q, _TIDX + q, _SIDX + q)
-    s0, s1_, s2_, s3_ = 0, 1, 2, 3
-    while k < kmax:
-        d = 0.0
-        best = 0
-        bd = 0.0
-        bnx = bny = bnz = 0.0
-        zero = False
-        for f in range(4):
-            if f == 0:
-                a, b, c = s2_, s1_, s3_
-            elif f == 1:
-                a, b, c = s0, s2_, s3_
-            elif f == 2:
-                a, b, c = s1_, s0, s3_
-            else:
-                a, b, c = s0, s1_, s2_
-            nx, ny, nz, d = _face_dist(W, T + a, T + b, T + c)
-            if d == 0:
-                zero = True
-            W[_POFF + f, 0] = nx
-            W[_POFF + f, 1] = ny
-            W[_POFF + f, 2] = nz
-            W[_POFF + f, 3] = d
-        if zero:
-            return -1, k
-        d0, d1, d2, d3 = W[_POFF, 3], W[_POFF + 1, 3], W[_POFF + 2, 3], W[_POFF + 3, 3]
-        i = 0 if d0 < d1 else 1
-        j = 2 if d2 < d3 else 3
-        di = d0 if i == 0 else d1
-        dj = d2 if j == 2 else d3
-        best = i if di < dj else j
-        bd = di if di < dj else dj
-        if bd > 0:
-            for q in range(4):
-                sq = s0 if q == 0 else (s1_ if q == 1 else (s2_ if q == 2 else s3_))
-                _copyv(W, I, q, T + sq, _SIDX + q, _TIDX + sq)
-            return 1, k
-        bnx, bny, bnz = W[_POFF + best, 0], W[_POFF + best, 1], W[_POFF + best, 2]
-        sb = s0 if best == 0 else (s1_ if best == 1 else (s2_ if best == 2 else s3_))
-        _vsup(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin, 0,
-              mesh_vert, mesh_graph, bnx, bny, bnz, W, I, T + sb, _TIDX + sb)
-        if bnx * W[T + sb, 0] + bny * W[T + sb, 1] + bnz * W[T + sb, 2] < 0:
-            return 0, k
-        # swap two vertices to keep the orientation
-        ia = (best + 1) & 3
-        ib = (best + 2) & 3
-        va = s0 if ia == 0 else (s1_ if ia == 1 else (s2_ if ia == 2 else s3_))
-        vb = s0 if ib == 0 else (s1_ if ib == 1 else (s2_ if ib == 2 else s3_))
-        if ia == 0:
-            s0 = vb
-        elif ia == 1:
-            s1_ = vb
-        elif ia == 2:
-            s2_ = vb
-        else:
-            s3_ = vb
-        if ib == 0:
-            s0 = va
-        elif ib == 1:
-            s1_ = va
-        elif ib == 2:
-            s2_ = va
-        else:
-            s3_ = va
-        k += 1
-    return -1, k
-
-
-@njit(**_J)
-def _gjk(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin, mode,
-         mesh_vert, mesh_graph, W, I, cutoff, tol, kmax, discrete):
+def _gjk(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, mode,
+         mesh_vert, mesh_graph, mesh_extrema, W, I, cutoff, tol, kmax, discrete):
     """GJK from the geom centers: (n, dist, x1x, x1y, x1z, x2x, x2y, x2z).
 
     cutoff > 0: distance mode (n = 0 when the shapes are farther apart than cutoff), else
-    contact mode (n = 0: no contact; a contact gives dist 0 and a tetrahedron when found).
-    W[0:n] is the final simplex."""
+    contact mode (n = 0 as soon as a support plane separates the shapes). W[0:n] is the final
+    simplex (n = 4: a tetrahedron holding the origin). Measured against MuJoCo 4: the contact
+    mode runs the distance sub-algorithm to the end (no switch to a tetrahedron intersection
+    search at the 4th vertex), which fixes the EPA start for curved shapes."""
     get_dist = cutoff > 0
-    backup = not get_dist
     xk0 = p1[0] - p2[0]
     xk1 = p1[1] - p2[1]
     xk2 = p1[2] - p2[2]
@@ -571,8 +492,8 @@ def _gjk(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin, m
         xn = math.sqrt(xn2)
         inv = 1.0 / xn
         dx, dy, dz = -(xk0 * inv), -(xk1 * inv), -(xk2 * inv)
-        _vsup(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin, mode,
-              mesh_vert, mesh_graph, dx, dy, dz, W, I, n, _SIDX + n)
+        _vsup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, mode,
+              mesh_vert, mesh_graph, mesh_extrema, dx, dy, dz, W, I, n, _SIDX + n)
         sx, sy, sz = W[n, 0], W[n, 1], W[n, 2]
         if xk0 * (xk0 - sx) + xk1 * (xk1 - sy) + xk2 * (xk2 - sz) < eps:
             if k == 0:
@@ -585,14 +506,6 @@ def _gjk(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin, m
         elif cutoff < BIG:
             if vs > 0 and vs * vs / xn2 >= c2:
                 return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-        if n == 3 and backup:
-            ret, k = _gjk_intersect(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2,
-                                    ga2, margin, mesh_vert, mesh_graph, W, I, k, kmax)
-            if ret == 1:
-                return 4, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-            if ret == 0:
-                return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-            backup = False
         m = n + 1
         if m == 4:
             l0, l1, l2, l3 = _s3d(W)
@@ -703,13 +616,13 @@ def _insert(W, I, nv, row, irow):
 
 
 @njit(**_J)
-def _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin,
-             mesh_vert, mesh_graph, W, I, nv, dx, dy, dz, dn):
+def _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+             mesh_vert, mesh_graph, mesh_extrema, W, I, nv, dx, dy, dz, dn):
     ux, uy, uz = 1.0, 0.0, 0.0
     if dn > MINVAL:
         ux, uy, uz = dx / dn, dy / dn, dz / dn
-    _vsup(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin, 0,
-          mesh_vert, mesh_graph, ux, uy, uz, W, I, _VOFF + nv, _HOFF + nv)
+    _vsup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, 0,
+          mesh_vert, mesh_graph, mesh_extrema, ux, uy, uz, W, I, _VOFF + nv, _HOFF + nv)
 
 
 @njit(**_J)
@@ -763,8 +676,8 @@ def _tri_point(W, a, b, c, d):
 
 
 @njit(**_J)
-def _polytope3(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin,
-               mesh_vert, mesh_graph, W, I, gdist):
+def _polytope3(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+               mesh_vert, mesh_graph, mesh_extrema, W, I, gdist):
     """Hexahedron around the GJK triangle W[0:3]: (status, nverts, nfaces); status 0 = ok."""
     e1x, e1y, e1z = W[1, 0] - W[0, 0], W[1, 1] - W[0, 1], W[1, 2] - W[0, 2]
     e2x, e2y, e2z = W[2, 0] - W[0, 0], W[2, 1] - W[0, 1], W[2, 2] - W[0, 2]
@@ -776,10 +689,10 @@ def _polytope3(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, mar
         return 4, 0, 0
     for q in range(3):
         _insert(W, I, q, q, _SIDX + q)
-    _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin,
-             mesh_vert, mesh_graph, W, I, 3, -nx, -ny, -nz, nn)     # v5
-    _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin,
-             mesh_vert, mesh_graph, W, I, 4, nx, ny, nz, nn)        # v4
+    _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+             mesh_vert, mesh_graph, mesh_extrema, W, I, 3, -nx, -ny, -nz, nn)     # v5
+    _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+             mesh_vert, mesh_graph, mesh_extrema, W, I, 4, nx, ny, nz, nn)        # v4
     V = _VOFF
     if _tri_point(W, V, V + 1, V + 2, V + 4):
         return 5, 0, 0
@@ -838,8 +751,8 @@ def _rot120(ax, ay, az, vx, vy, vz):
 
 
 @njit(**_J)
-def _polytope(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin,
-              mesh_vert, mesh_graph, W, I, nsimplex, gdist):
+def _polytope(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+              mesh_vert, mesh_graph, mesh_extrema, W, I, nsimplex, gdist):
     """Initial EPA polytope from the GJK simplex: (status, nverts, nfaces, nmap)."""
     V = _VOFF
     if nsimplex == 4:
@@ -880,14 +793,14 @@ def _polytope(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, marg
         d3x, d3y, d3z = _rot120(dx, dy, dz, d2x, d2y, d2z)
         _insert(W, I, 0, 0, _SIDX)
         _insert(W, I, 1, 1, _SIDX + 1)
-        _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin,
-                 mesh_vert, mesh_graph, W, I, 2, d1x, d1y, d1z,
+        _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+                 mesh_vert, mesh_graph, mesh_extrema, W, I, 2, d1x, d1y, d1z,
                  math.sqrt(d1x * d1x + d1y * d1y + d1z * d1z))
-        _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin,
-                 mesh_vert, mesh_graph, W, I, 3, d2x, d2y, d2z,
+        _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+                 mesh_vert, mesh_graph, mesh_extrema, W, I, 3, d2x, d2y, d2z,
                  math.sqrt(d2x * d2x + d2y * d2y + d2z * d2z))
-        _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin,
-                 mesh_vert, mesh_graph, W, I, 4, d3x, d3y, d3z,
+        _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+                 mesh_vert, mesh_graph, mesh_extrema, W, I, 4, d3x, d3y, d3z,
                  math.sqrt(d3x * d3x + d3y * d3y + d3z * d3z))
         v1, v2, v3, v4, v5 = 0, 1, 2, 3, 4
         done = False
@@ -926,8 +839,8 @@ def _polytope(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, marg
                 _map_set(I, q, q)
                 I[q, 3] = q
             return 0, 5, 6
-    st, nv, nf = _polytope3(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2,
-                            margin, mesh_vert, mesh_graph, W, I, gdist)
+    st, nv, nf = _polytope3(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2,
+                            margin, mesh_vert, mesh_graph, mesh_extrema, W, I, gdist)
     return st, nv, nf
 
 
@@ -1017,8 +930,8 @@ def _visit(W, I, f, e, wx, wy, wz, ne, nmap):
 
 
 @njit(**_J)
-def _epa(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin,
-         mesh_vert, mesh_graph, W, I, nv, nf, nmap, tol, kmax, discrete):
+def _epa(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+         mesh_vert, mesh_graph, mesh_extrema, W, I, nv, nf, nmap, tol, kmax, discrete):
     """EPA: (face, dist, x1 (3), x2 (3)); face < 0 when no answer."""
     if discrete:
         tol = MINVAL
@@ -1047,8 +960,8 @@ def _epa(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin,
         lower = math.sqrt(lower2)
         F = W[_FOFF + face]
         wi = nv
-        _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin,
-                 mesh_vert, mesh_graph, W, I, wi, F[0], F[1], F[2], lower)
+        _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+                 mesh_vert, mesh_graph, mesh_extrema, W, I, wi, F[0], F[1], F[2], lower)
         nv += 1
         w = W[_VOFF + wi]
         upk = (F[0] * w[0] + F[1] * w[1] + F[2] * w[2]) / lower
@@ -1115,18 +1028,18 @@ def _epa(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin,
 
 # ---- driver ----------------------------------------------------------------------------------
 @njit(**_J)
-def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
+def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
         t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, margin, tol, kmax, W, I):
     """One convex collision (MuJoCo's mjc_ccd in contact mode): (status, dist, x1 (3), x2 (3),
     face). status 0: no contact; 1: contact from the core distance of a sphere / capsule
     (shallow; face = the size of the final GJK simplex W[0:face]); 2: contact from EPA (face =
     its final face, for multi-contact)."""
-    va1 = vn1 = va2 = vn2 = 0
+    va1 = vn1 = va2 = vn2 = md1 = md2 = 0
     ga1 = ga2 = -1
     if t1 == _MESH:
-        va1, vn1, ga1 = mesh_vertadr[d1], mesh_vertnum[d1], mesh_graphadr[d1]
+        va1, vn1, ga1, md1 = mesh_vertadr[d1], mesh_vertnum[d1], mesh_graphadr[d1], d1
     if t2 == _MESH:
-        va2, vn2, ga2 = mesh_vertadr[d2], mesh_vertnum[d2], mesh_graphadr[d2]
+        va2, vn2, ga2, md2 = mesh_vertadr[d2], mesh_vertnum[d2], mesh_graphadr[d2], d2
     for c in range(2, 4):
         I[_OBJ, c] = -1
         I[_OBJ + 1, c] = -1
@@ -1137,8 +1050,8 @@ def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
         # the core pass: spheres and capsules shrink to their core (point, segment) without
         # margin, the other shape keeps it
         n, dist, ax, ay, az, bx, by, bz = _gjk(
-            t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin, 1,
-            mesh_vert, mesh_graph, W, I, fm1 + fm2, tol, kmax, False)
+            t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, 1,
+            mesh_vert, mesh_graph, mesh_extrema, W, I, fm1 + fm2, tol, kmax, False)
         if dist > tol:
             if n == 0:
                 return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
@@ -1159,18 +1072,18 @@ def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
                 return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
             return 1, dist, ax, ay, az, bx, by, bz, n
         # deep: GJK and EPA on the full shapes (the support warm starts carry over)
-    n, dist, ax, ay, az, bx, by, bz = _gjk(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2,
-                                           vn2, ga2, margin, 0, mesh_vert, mesh_graph, W, I,
-                                           0.0, tol, kmax, discrete)
+    n, dist, ax, ay, az, bx, by, bz = _gjk(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2,
+                                           va2, vn2, ga2, md2, margin, 0, mesh_vert, mesh_graph,
+                                           mesh_extrema, W, I, 0.0, tol, kmax, discrete)
     if not (dist <= tol and n > 1):
         return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
-    st, nv, nf = _polytope(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2, va2, vn2, ga2, margin,
-                           mesh_vert, mesh_graph, W, I, n, dist)
+    st, nv, nf = _polytope(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2,
+                           md2, margin, mesh_vert, mesh_graph, mesh_extrema, W, I, n, dist)
     if st != 0:
         return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
-    face, dist, ax, ay, az, bx, by, bz = _epa(t1, s1, p1, m1, va1, vn1, ga1, t2, s2, p2, m2,
-                                              va2, vn2, ga2, margin, mesh_vert, mesh_graph,
-                                              W, I, nv, nf, nf, tol, kmax, discrete)
+    face, dist, ax, ay, az, bx, by, bz = _epa(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2,
+                                              va2, vn2, ga2, md2, margin, mesh_vert, mesh_graph,
+                                              mesh_extrema, W, I, nv, nf, nf, tol, kmax, discrete)
     if face < 0 or not dist < 0:
         return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
     return 2, dist, ax, ay, az, bx, by, bz, face
@@ -1558,7 +1471,8 @@ def round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, m
     EDGE_TOL of perpendicular to the axis is taken. The capsule's side line through the
     witness w (on its surface) parallel to the axis, between the axial ends, is clipped by the
     polygon's prism; each end keeps its own distance to the polygon's plane (pos halfway,
-    normal = minus the polygon's outward normal). Returns the number written (0: none)."""
+    normal = minus the polygon's outward normal); an end beyond the margin is replaced by the
+    other one (mujoco then reports one point twice). Returns the number written (0: none)."""
     va = mesh_vertadr[d2]
     pa = mesh_polyadr[d2]
     dim, i0, i1, r = _feature(ia, ib, ic)
@@ -1594,19 +1508,28 @@ def round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, m
     t0, t1_ = _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, R, 6, mp, fx, fy, fz, 1e-10)
     if t0 > t1_:
         return 0
-    return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1_, fx, fy, fz, fo, mh, -1.0, margin,
-                             dist, pos, frame)
+    n = _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1_, fx, fy, fz, fo, mh, -1.0, margin,
+                          dist, pos, frame)
+    if n == 1:
+        # one end beyond the margin: mujoco keeps two contacts, the other end twice (measured)
+        dist[1] = dist[0]
+        for k in range(3):
+            pos[1, k] = pos[0, k]
+            frame[1, k] = frame[0, k]
+        n = 2
+    return n
 
 
 @njit(**_J)
-def nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
+def nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
                  mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert,
                  mesh_polymapadr, mesh_polymapnum, mesh_polymap,
                  t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, margin, tol, kmax, multiccd,
                  dist, pos, frame, W, I):
     """Contacts of two convex geoms (type1 <= type2) by the native collider; returns n."""
     st, dd, ax, ay, az, bx, by, bz, face = ccd(mesh_vertadr, mesh_vertnum, mesh_vert,
-                                               mesh_graphadr, mesh_graph, t1, d1, s1, p1, m1,
+                                               mesh_graphadr, mesh_graph, mesh_extrema,
+                                               t1, d1, s1, p1, m1,
                                                t2, d2, s2, p2, m2, margin, tol, kmax, W, I)
     if st == 0:
         return 0
@@ -1635,13 +1558,24 @@ def nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_grap
             ia = I[_HOFF + I[face, 0], 3]
             ib = I[_HOFF + I[face, 1], 3]
             ic = I[_HOFF + I[face, 2], 3]
+        wx, wy, wz = ax, ay, az
+        if t1 == _CYLINDER and st == 2:
+            V0 = W[_VOFF + I[face, 0]]
+            wx, wy, wz = V0[3], V0[4], V0[5]
         n = round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal,
                                mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert,
                                mesh_polymapadr, mesh_polymapnum, mesh_polymap, t1, s1, p1, m1,
-                               d2, p2, m2, ia, ib, ic, nx, ny, nz, ax, ay, az,
+                               d2, p2, m2, ia, ib, ic, nx, ny, nz, wx, wy, wz,
                                margin, dist, pos, frame, W, I)
         if n > 0:
             return n
+        if t1 == _CYLINDER and mesh_graphadr[d2] >= 0:
+            # a cylinder cap facing a mesh face: the 16-gon clipped by the face (convex.py)
+            n = _multiccd_round(mesh_vert, mesh_graph, t1, s1, p1, m1, t2, s2, p2, m2,
+                                mesh_vertadr[d2], mesh_vertnum[d2], mesh_graphadr[d2], nx, ny, nz,
+                                ax, ay, az, margin, dist, pos, frame, W, True)
+            if n > 0:
+                return n
     dist[0] = margin + dd
     pos[0, 0] = 0.5 * (ax + bx)
     pos[0, 1] = 0.5 * (ay + by)
