@@ -29,6 +29,21 @@ choice among equal support points) are the same as MuJoCo's:
     mesh_polynormal; a face pair anti-parallel (or an edge in a face's plane) within the
     alignment tolerance is clipped (Sutherland-Hodgman against the face's side planes), at most
     4 points (largest quadrilateral).
+  * capsule / cylinder against a mesh: the mesh feature (GJK simplex of the core pass, or the
+    EPA face) gives the candidate polygons; one whose plane holds the axis gives two contacts
+    along the side line.
+
+Measured against MuJoCo 4.0.0 where it departs from the published description (each found by
+probing the oracle on real Menagerie meshes; see test/engine/test_nccd.py):
+  * GJK in contact mode runs the distance sub-algorithm to the end (no switch to a tetrahedron
+    intersection search at the 4th vertex); its distance is the norm of the final iterate;
+  * face and edge alignment tolerances are the cosine / sine of ~5.09 degrees (FACE_TOL,
+    EDGE_TOL); among face pairs the best aligned wins, among (face, edge) pairs the first in
+    polygon order, trying geom1's edge against geom2's faces and then the other way round; an
+    "edge" whose two vertices share no polygon is not an edge of the hull (no edge-face);
+  * face-face: geom1's polygon clipped by the prism of geom2's, each point with its own
+    distance to geom2's plane; edge-face: the edge's clipped ends, each with its own distance
+    (engine/collision/convex.py helpers, calibrated there).
 
 Conventions (/tmp/contact_interfaces.md): world frame; pose ``pos`` (3,), ``mat`` (9,) row-major;
 contacts in ``dist[k]``, ``pos[k]``, ``frame[k, 0:3]`` (normal from geom1 to geom2).
@@ -1468,11 +1483,12 @@ def round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, m
     lies in the face's plane (MuJoCo 4's multiccd for round shapes, measured): the mesh feature
     (support indices ia, ib, ic of the final GJK simplex or EPA face) gives the candidate
     polygons in mesh_polymap order; the first one facing the capsule whose normal is within
-    EDGE_TOL of perpendicular to the axis is taken. The capsule's side line through the
-    witness w (on its surface) parallel to the axis, between the axial ends, is clipped by the
-    polygon's prism; each end keeps its own distance to the polygon's plane (pos halfway,
-    normal = minus the polygon's outward normal); an end beyond the margin is replaced by the
-    other one (mujoco then reports one point twice). Returns the number written (0: none)."""
+    EDGE_TOL of perpendicular to the axis is taken. The side line through the witness w (on
+    the surface) parallel to the axis, between the axial ends, is clipped by the polygon's
+    prism; each end keeps its own distance to the polygon's plane (pos halfway, normal = minus
+    the polygon's outward normal; ends beyond the margin are dropped). Known gap: a capsule
+    whose core is nearest to the polygon's boundary from inside its segment, one end
+    overhanging: mujoco reports the witness twice. Returns the number written (0: none)."""
     va = mesh_vertadr[d2]
     pa = mesh_polyadr[d2]
     dim, i0, i1, r = _feature(ia, ib, ic)
@@ -1497,27 +1513,18 @@ def round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, m
         return 0
     fo = fx * W[R, 6] + fy * W[R, 7] + fz * W[R, 8]
     h = sc[1]
-    # a capsule is inflated by half the margin; a cylinder's side line does not move with it
+    # the face plane is inflated by half the margin for a capsule (whose witness w already
+    # carries its own half margin); a cylinder's side line does not move with the margin
     mh = 0.5 * margin if tc == _CAPSULE else 0.0
-    wx += mh * nx
-    wy += mh * ny
-    wz += mh * nz
+    # the side line through w parallel to the axis, over the whole axial extent [-h, h]
     s = (wx - pc[0]) * ax + (wy - pc[1]) * ay + (wz - pc[2]) * az
     Ax, Ay, Az = wx + (-h - s) * ax, wy + (-h - s) * ay, wz + (-h - s) * az
     Bx, By, Bz = wx + (h - s) * ax, wy + (h - s) * ay, wz + (h - s) * az
     t0, t1_ = _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, R, 6, mp, fx, fy, fz, 1e-10)
     if t0 > t1_:
         return 0
-    n = _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1_, fx, fy, fz, fo, mh, -1.0, margin,
-                          dist, pos, frame)
-    if n == 1:
-        # one end beyond the margin: mujoco keeps two contacts, the other end twice (measured)
-        dist[1] = dist[0]
-        for k in range(3):
-            pos[1, k] = pos[0, k]
-            frame[1, k] = frame[0, k]
-        n = 2
-    return n
+    return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1_, fx, fy, fz, fo, mh, -1.0, margin,
+                             dist, pos, frame)
 
 
 @njit(**_J)
@@ -1547,7 +1554,24 @@ def nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_grap
         nx /= nn
         ny /= nn
         nz /= nn
-    if multiccd and (t1 == _CAPSULE or t1 == _CYLINDER) and t2 == _MESH:
+    rnd = multiccd and (t1 == _CAPSULE or t1 == _CYLINDER) and t2 == _MESH
+    wx, wy, wz = ax, ay, az
+    mx, my, mz = nx, ny, nz
+    if rnd and t1 == _CYLINDER and margin > 0:
+        # a cylinder's contacts do not move with the margin (measured): take its features from
+        # the collision without margin
+        st, d0, wx, wy, wz, cx, cy, cz, face = ccd(mesh_vertadr, mesh_vertnum, mesh_vert,
+                                                   mesh_graphadr, mesh_graph, mesh_extrema,
+                                                   t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, 0.0,
+                                                   tol, kmax, W, I)
+        mx, my, mz = wx - cx, wy - cy, wz - cz
+        mn = math.sqrt(mx * mx + my * my + mz * mz)
+        rnd = st == 2 and mn > MINVAL
+        if rnd:
+            mx /= mn
+            my /= mn
+            mz /= mn
+    if rnd:
         if st == 1:
             # shallow: the mesh feature of the core GJK simplex
             ns = face
@@ -1558,14 +1582,13 @@ def nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_grap
             ia = I[_HOFF + I[face, 0], 3]
             ib = I[_HOFF + I[face, 1], 3]
             ic = I[_HOFF + I[face, 2], 3]
-        wx, wy, wz = ax, ay, az
         if t1 == _CYLINDER and st == 2:
             V0 = W[_VOFF + I[face, 0]]
             wx, wy, wz = V0[3], V0[4], V0[5]
         n = round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal,
                                mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert,
                                mesh_polymapadr, mesh_polymapnum, mesh_polymap, t1, s1, p1, m1,
-                               d2, p2, m2, ia, ib, ic, nx, ny, nz, wx, wy, wz,
+                               d2, p2, m2, ia, ib, ic, mx, my, mz, wx, wy, wz,
                                margin, dist, pos, frame, W, I)
         if n > 0:
             return n

@@ -203,3 +203,55 @@ def test_mesh_extrema_copied():
     mm = mujoco.MjModel.from_xml_path(str(path))
     m = model_from_mujoco(mm)
     assert np.array_equal(np.asarray(m.mesh_extrema), mm.mesh_extrema)
+
+
+# ---- capsule / cylinder lying on a mesh cube: the side line along a polygon ---------------------
+CUBE = """<asset><mesh name="ucube" vertex="-1 -1 -1 1 -1 -1 -1 1 -1 1 1 -1 -1 -1 1 1 -1 1 -1 1 1 1 1 1"
+      scale=".1 .1 .1"/></asset>"""
+TIGHT = 'ccd_tolerance="1e-12" ccd_iterations="500"'
+
+
+def _round_case(typ, margin, pos, euler, opt=""):
+    """(mujoco count, our count, matched) for a capsule / cylinder (r = h = .05) free body at pos /
+    euler (degrees) over a world cube mesh."""
+    xml = f"""<mujoco><option {opt}/>{CUBE}<worldbody><geom type="mesh" mesh="ucube"/>
+<body pos="{pos}" euler="{euler}"><freejoint/>
+<geom type="{typ}" size=".05 .05" margin="{margin}"/></body></worldbody></mujoco>"""
+    mm = mujoco.MjModel.from_xml_string(xml)
+    md = mujoco.MjData(mm)
+    mujoco.mj_forward(mm, md)
+    n, dist, pos_, frame = _ours(mm, md, 1, 0, 1)      # the round geom (type 3, 5) is geom1
+    return md.ncon, n, _match(list(md.contact), n, dist, pos_, frame, 1e-6)
+
+
+@pytest.mark.parametrize("typ", ["capsule", "cylinder"])
+@pytest.mark.parametrize("margin", [0.0, 0.01, 0.03])
+def test_round_tilts(typ, margin):
+    """Lying on a cube face, tilted from parallel: 2 contacts up to ~5.09 degrees, 1 beyond,
+    every contact to 1e-6 (measured: all 8 tilts, each margin). A capsule's witness carries half
+    the margin, the face plane the other half; a cylinder's contacts do not move with the
+    margin (taken from the collision without margin). Cylinders at ccd_tolerance 1e-12."""
+    opt = TIGHT if typ == "cylinder" else ""
+    for tilt in (90, 89.9, 89, 85, 84.95, 84.85, 80, 60):
+        nm, n, ok = _round_case(typ, margin, "0.01 0.02 0.145", f"0 {tilt} 3", opt)
+        assert nm == (2 if tilt > 84.9 else 1), (tilt, nm)
+        assert n == nm and ok == nm, (typ, margin, tilt, nm, n, ok)
+
+
+@pytest.mark.parametrize("margin,rate", [(0.0, 0.9), (0.01, 0.9)])
+def test_capsule_lying_random(margin, rate):
+    """Capsules lying nearly parallel on the cube at random places (also overhanging its edges):
+    measured 55/59 (margin 0) and 72/78 (0.01) contact poses agree in count and every contact
+    to 1e-6. Misses: a capsule over the cube's edge whose core is nearest to that edge from
+    inside its segment (mujoco then reports the witness twice) and deep EPA near-ties."""
+    rng = np.random.default_rng(1)
+    same = total = 0
+    for _ in range(80):
+        euler = f"0 {90 + rng.uniform(-8, 8):.4f} {rng.uniform(-30, 30):.3f}"
+        z = 0.15 + rng.uniform(-0.008, 0.004)
+        x, y = rng.uniform(-0.14, 0.14, 2)
+        nm, n, ok = _round_case("capsule", margin, f"{x} {y} {z}", euler)
+        if nm:
+            total += 1
+            same += nm == n == ok
+    assert total >= 50 and same >= rate * total, (same, total)
