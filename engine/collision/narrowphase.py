@@ -136,8 +136,9 @@ def collide(
                           or type1 == CYLINDER):
         # MuJoCo's native collider step for step, multi-contact through the mesh polygons
         return nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
-                            mesh_extrema, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum,
-                            mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap,
+                            mesh_extrema, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
+                            mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
+                            mesh_polymap,
                             type1, dataid1, size1, pos1, mat1, type2, dataid2, size2, pos2,
                             mat2, margin, tolerance, iterations, multiccd, dist, pos, frame,
                             work_f, work_i)

@@ -1357,7 +1357,6 @@ def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_po
     V1b = W[_VOFF + (f1_ if r1 == 1 else f2_)]
     V2b = W[_VOFF + (f1_ if r2 == 1 else f2_)]
     dx, dy, dz = x2x - x1x, x2y - x1y, x2z - x1z
-    dn = math.sqrt(dx * dx + dy * dy + dz * dz)
     if t1 == _BOX:
         nn1 = _box_normals(m1, dim1, i1a, i1b, c1, -dx, -dy, -dz, W, 0, I, 0)
     else:

@@ -11,8 +11,6 @@ agree to 1e-6 with multiccd on; with multiccd off the discrete pairs (box-mesh, 
 to 1e-9 in dist, pos and normal (their witness points come from the same EPA face). The one
 capsule-mesh miss is a deep contact whose EPA normal differs by 5e-2 (a near tie in EPA).
 """
-import os
-
 import numpy as np
 import pytest
 
@@ -206,8 +204,9 @@ def test_mesh_extrema_copied():
 
 
 # ---- capsule / cylinder lying on a mesh cube: the side line along a polygon ---------------------
-CUBE = """<asset><mesh name="ucube" vertex="-1 -1 -1 1 -1 -1 -1 1 -1 1 1 -1 -1 -1 1 1 -1 1 -1 1 1 1 1 1"
-      scale=".1 .1 .1"/></asset>"""
+CUBE = """<asset><mesh name="ucube"
+      vertex="-1 -1 -1 1 -1 -1 -1 1 -1 1 1 -1 -1 -1 1 1 -1 1 -1 1 1 1 1 1" scale=".1 .1 .1"/>
+</asset>"""
 TIGHT = 'ccd_tolerance="1e-12" ccd_iterations="500"'
 
 
