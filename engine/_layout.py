@@ -170,6 +170,7 @@ mesh_quat f nmesh 4
 mesh_vert f nmeshvert 3
 mesh_face i nmeshface 3
 mesh_graph i nmeshgraph 1
+mesh_extrema i nmesh 27
 mesh_polynum i nmesh 1
 mesh_polyadr i nmesh 1
 mesh_polynormal f nmeshpoly 3

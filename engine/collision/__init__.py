@@ -84,7 +84,7 @@ def pair_contacts(M, D, g1, g2, thr, multiccd):
                               f2(D, DF.ccd_work), i2(D, DF.ccd_iwork))
     else:
         n = npx.collide(i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum), f2(M, MF.mesh_vert),
-                        i1(M, MF.mesh_graphadr), i1(M, MF.mesh_graph),
+                        i1(M, MF.mesh_graphadr), i1(M, MF.mesh_graph), i2(M, MF.mesh_extrema),
                         i1(M, MF.mesh_polyadr), i1(M, MF.mesh_polynum), f2(M, MF.mesh_polynormal),
                         i1(M, MF.mesh_polyvertadr), i1(M, MF.mesh_polyvertnum),
                         i1(M, MF.mesh_polyvert), i1(M, MF.mesh_polymapadr),

@@ -1320,20 +1320,22 @@ def _round_axis_feature(tc, sc, mc, tp, sp, pp, mp, vap, vnp, gap, mesh_vert, me
 
 @njit(**_J)
 def _multiccd_round(mesh_vert, mesh_graph, tc, sc, pc, mc, tp, sp, pp, mp, vap, vnp, gap,
-                    nx, ny, nz, wx, wy, wz, margin, dist, pos, frame, W):
+                    nx, ny, nz, wx, wy, wz, margin, dist, pos, frame, W, caponly=False):
     """Contacts of a capsule / cylinder (c) against a box / mesh hull (p) when the round geom's
     axis is parallel to a face of p at the witness feature, or (cylinder) its cap faces it.
 
     n = primary contact normal from geom1 to geom2, w = primary witness point on the round geom's
-    surface. The round geom is geom1 (MuJoCo orders pairs by type). Returns the number of contacts written, 0
-    when no feature pair applies (the caller keeps the single contact)."""
+    surface. The round geom is geom1 (MuJoCo orders pairs by type). caponly: only the cylinder
+    cap case (engine/collision/nccd.py takes the side-line case from the mesh polygons). Returns
+    the number of contacts written, 0 when no feature pair applies (the caller keeps the single
+    contact)."""
     # direction from p toward c, along which p's facing feature is its support set
     dpx, dpy, dpz = -nx, -ny, -nz
     fop = _poly_face_off(gap, mesh_graph) if tp == _MESH else 0
     nfp = _poly_nface(tp, gap, mesh_graph)
     kind, j = _round_axis_feature(tc, sc, mc, tp, sp, pp, mp, vap, vnp, gap, mesh_vert,
                                   mesh_graph, fop, nfp, dpx, dpy, dpz)
-    if kind == 0:
+    if kind == 0 or (caponly and kind != 2):
         return 0
     fx, fy, fz, fo = _poly_face(tp, sp, pp, mp, vap, gap, mesh_vert, mesh_graph, fop, j)
     # normal from geom1 (c) to geom2 (p): minus p's outward face normal

@@ -6,7 +6,9 @@ engine/collision/primitive.py where MuJoCo has them (plane against sphere, capsu
 cylinder, box, mesh (through the hull polygons, mjModel mesh_poly*); sphere against sphere, capsule, cylinder, box; capsule against capsule),
 to engine/collision/box.py for capsule-box (``capsule_box``, MuJoCo's analytic routine with up to
 2 contacts) and box-box (``box_box``), and to the general convex routine ``convex_collide``
-(engine/collision/convex.py) for every other pair of convex types.
+(engine/collision/convex.py) for every other pair of convex types, except box / mesh / capsule /
+cylinder against a mesh: those go through ``nccd_collide`` (engine/collision/nccd.py, MuJoCo's
+native collider and its polygon multi-contact).
 
 Return value: the number of contacts written (>= 0), or a negative code when the pair needs a
 routine this build lacks: NEED_CONVEX (convex.py / box.py not present yet), NEED_SDF (sdf geoms).
@@ -39,6 +41,7 @@ except ImportError:  # pragma: no cover - placeholder until engine/collision/con
         return NEED_CONVEX
 
 from .box import capsule_box
+from .nccd import nccd_collide
 
 try:
     from .box import box_box
@@ -65,7 +68,7 @@ def has_function(type1, type2):
 @njit(**_J)
 def collide(
     # Model:
-    mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
+    mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
     mesh_polyadr, mesh_polynum, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum,
     mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap,
     type1, dataid1, size1, pos1, mat1, type2, dataid2, size2, pos2, mat2,
@@ -129,6 +132,16 @@ def collide(
             return capsule_box(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame)
     elif type1 == BOX and type2 == BOX:
         return box_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame)
+    if type2 == MESH and (type1 == BOX or type1 == MESH or type1 == CAPSULE
+                          or type1 == CYLINDER):
+        # MuJoCo's native collider step for step, multi-contact through the mesh polygons
+        return nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
+                            mesh_extrema, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
+                            mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
+                            mesh_polymap,
+                            type1, dataid1, size1, pos1, mat1, type2, dataid2, size2, pos2,
+                            mat2, margin, tolerance, iterations, multiccd, dist, pos, frame,
+                            work_f, work_i)
     return convex_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
                           type1, dataid1, size1, pos1, mat1, type2, dataid2, size2, pos2, mat2,
                           margin, tolerance, iterations, multiccd, dist, pos, frame, work_f,

@@ -291,6 +291,9 @@ class Compiler:
         v["mesh_pos"] = [md.pos for md in self.mesh_data]
         v["mesh_quat"] = [md.quat for md in self.mesh_data]
         self.sz.update(nmeshvert=int(sum(nv_)), nmeshface=int(sum(nf_)), nmeshgraph=0)
+        # hill-climbing seeds (local hull ids) for the 27 directions of a 3x3x3 grid: only read
+        # when a hull graph exists, which this compiler does not build yet
+        v["mesh_extrema"] = np.zeros((len(nv_), 27), np.int32)
 
     def _compile_mesh_polygons(self):
         """mesh_poly*: the convex hull's polygons of every mesh (engine/compiler/mesh.py

@@ -1,0 +1,1608 @@
+"""MuJoCo's native convex collider ("nativeccd"): GJK, EPA and the polygon multi-contact.
+
+Seed 001 (simulation chapter, "Collision detection"): pairs without an analytic routine go
+through the general convex collider; meshes collide as the convex hull of their vertices, and
+with the multiccd flag (MuJoCo 4: on unless mjDSBL_MULTICCD) flat features in contact give
+several contacts.
+
+This module follows the published algorithms that MuJoCo's native collider is built from, step
+for step, so that its answers (including those of EPA stopped at ``ccd_tolerance``, and the
+choice among equal support points) are the same as MuJoCo's:
+
+  * support functions: box corners and mesh vertices carry an index (box corner bits x=1, y=2,
+    z=4; mesh vertex id); a mesh with a hull graph (mjModel.mesh_graph) and >= 10 vertices is
+    searched by steepest-ascent hill climbing from the previous answer, smaller ones by a scan
+    that keeps the previous answer on ties; the climb starts from mjModel.mesh_extrema (the
+    extreme hull vertex of each of 27 grid directions) or the previous answer when that is at
+    least as far. A pair margin m > 0 inflates each shape by m / 2.
+  * GJK (Gilbert, Johnson, Keerthi 1988) with the signed-volume distance sub-algorithm
+    (Montanari, Petrinic, Barbieri, ACM ToG 2017), Frank-Wolfe duality-gap stop; in contact mode
+    a separating support plane ends it early.
+  * Spheres and capsules first run GJK on their core (point / segment); a core distance above
+    the tolerance gives the contact directly (inflated by the radius); otherwise GJK + EPA run
+    on the full shapes.
+  * EPA (van den Bergen 2001) from a tetrahedron (or a hexahedron grown around a GJK triangle or
+    segment), face map of candidate faces, horizon by depth-first search over face adjacency;
+    discrete pairs (boxes, meshes, no margin) stop on a repeated support point.
+  * multi-contact (box / mesh pairs): the features of both shapes at the EPA face (from the
+    support indices) give candidate face normals through mjModel.mesh_polymap /
+    mesh_polynormal; a face pair anti-parallel (or an edge in a face's plane) within the
+    alignment tolerance is clipped (Sutherland-Hodgman against the face's side planes), at most
+    4 points (largest quadrilateral).
+  * capsule / cylinder against a mesh: the mesh feature (GJK simplex of the core pass, or the
+    EPA face) gives the candidate polygons; one whose plane holds the axis gives two contacts
+    along the side line.
+
+Measured against MuJoCo 4.0.0 where it departs from the published description (each found by
+probing the oracle on real Menagerie meshes; see test/engine/test_nccd.py):
+  * GJK in contact mode runs the distance sub-algorithm to the end (no switch to a tetrahedron
+    intersection search at the 4th vertex); its distance is the norm of the final iterate;
+  * face and edge alignment tolerances are the cosine / sine of ~5.09 degrees (FACE_TOL,
+    EDGE_TOL); among face pairs the best aligned wins, among (face, edge) pairs the first in
+    polygon order, trying geom1's edge against geom2's faces and then the other way round; an
+    "edge" whose two vertices share no polygon is not an edge of the hull (no edge-face);
+  * face-face: geom1's polygon clipped by the prism of geom2's, each point with its own
+    distance to geom2's plane; edge-face: the edge's clipped ends, each with its own distance
+    (engine/collision/convex.py helpers, calibrated there).
+
+Conventions (/tmp/contact_interfaces.md): world frame; pose ``pos`` (3,), ``mat`` (9,) row-major;
+contacts in ``dist[k]``, ``pos[k]``, ``frame[k, 0:3]`` (normal from geom1 to geom2).
+Workspace (no allocation): ``W`` = work_f (CCD_NWF x 9 float64), ``I`` = work_i (CCD_NWI x 4
+int32) of engine/collision/convex.py; the layout is below.
+"""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from .._access import KERNEL as _J
+from .convex import (CCD_VMAX, CCD_FMAX, CCD_EMAX, _VOFF, _FOFF, _POFF, _AOFF, _HOFF, _SKOFF,
+                     _clip_polygon, _clip_edge, _clip_edge_tol, _emit_face_points,
+                     _emit_edge_points, _multiccd_round)
+
+_SPHERE = 2
+_CAPSULE = 3
+_ELLIPSOID = 4
+_CYLINDER = 5
+_BOX = 6
+_MESH = 7
+
+MINVAL = 1e-15
+MINVAL2 = 1e-30
+MAXVAL2 = 1e20
+BIG = 1.7976931348623157e308     # DBL_MAX
+FLT_MAX = 3.4028234663852886e38
+HILLCLIMB_MIN = 10
+# multi-contact alignment tolerances: cos / sin of the same small angle (measured against
+# MuJoCo 4: the switch from one to two contacts lies between tilts of 5.08 and 5.10 degrees)
+FACE_TOL = 0.996
+EDGE_TOL = 0.0888
+MAX_POLYVERT = 150
+
+# ---- workspace layout ------------------------------------------------------------------------
+# W rows 0:4      GJK simplex: vert (0:3), vert1 on geom1 (3:6), vert2 on geom2 (6:9)
+# W rows _VOFF+v  EPA polytope vertex v (same columns); its support indices in I[_HOFF+v, 2:4]
+# W rows _FOFF+f  EPA face f: v (0:3) = projection of the origin on its plane, dist2 (3)
+# I rows f        EPA face f: vertices (0:3), map index (3) (-1: not in map, -2: deleted)
+# I rows _AOFF+f  EPA face f: adjacent faces across edges (v0v1, v1v2, v2v0)
+# I rows _HOFF+k  horizon edge k: face (0), edge (1)
+# I rows _SKOFF+i face map: entry i in column 0 (i < CCD_EMAX) or 1 (i - CCD_EMAX)
+_SIDX = _SKOFF + CCD_EMAX - 16   # simplex support indices (4 rows, columns 2:4)
+_TIDX = _SKOFF + CCD_EMAX - 12   # their support indices (4 rows, columns 2:4)
+_OBJ = _SKOFF + CCD_EMAX - 8     # per-object warm start: [vertindex1, vertindex2] in row
+#                                  _OBJ columns 2:4, [meshindex1, meshindex2] in row _OBJ + 1
+_TSIM = _VOFF + CCD_VMAX - 4     # scratch copy of a simplex (4 rows of W)
+_MAXV = CCD_VMAX - 8             # EPA vertex capacity
+
+
+# ---- support functions -----------------------------------------------------------------------
+@njit(**_J)
+def _mesh_sup(vadr, vnum, gadr, md, mesh_vert, mesh_graph, mesh_extrema, lx, ly, lz, I, k):
+    """Mesh vertex (id in the mesh) farthest along local l, MuJoCo's search and warm start."""
+    vi = I[_OBJ, 2 + k]
+    if gadr < 0 or vnum < HILLCLIMB_MIN:
+        imax = 0
+        best = -FLT_MAX
+        if vi >= 0:
+            imax = vi
+            v = mesh_vert[vadr + imax]
+            best = lx * v[0] + ly * v[1] + lz * v[2]
+        for i in range(vnum):
+            v = mesh_vert[vadr + i]
+            s = lx * v[0] + ly * v[1] + lz * v[2]
+            if s > best:
+                best = s
+                imax = i
+        I[_OBJ, 2 + k] = imax
+        return imax
+    nv = mesh_graph[gadr]
+    eadr = gadr + 2
+    gid = gadr + 2 + nv
+    edge = gadr + 2 + 2 * nv
+    # seed: the precomputed extreme vertex for the direction's cell of a 3x3x3 grid (each
+    # component below -0.4, between, above 0.4), unless the previous answer is at least as far
+    cx = (1 if lx > 0.4 else 0) + 1 - (1 if lx < -0.4 else 0)
+    cy = (1 if ly > 0.4 else 0) + 1 - (1 if ly < -0.4 else 0)
+    cz = (1 if lz > 0.4 else 0) + 1 - (1 if lz < -0.4 else 0)
+    imax = mesh_extrema[md, 9 * cx + 3 * cy + cz]
+    v = mesh_vert[vadr + mesh_graph[gid + imax]]
+    best = lx * v[0] + ly * v[1] + lz * v[2]
+    mi = I[_OBJ + 1, 2 + k]
+    if mi >= 0:
+        v = mesh_vert[vadr + mesh_graph[gid + mi]]
+        sc = lx * v[0] + ly * v[1] + lz * v[2]
+        if not best > sc:
+            imax = mi
+            best = sc
+    # steepest ascent over the hull graph's neighbours
+    while True:
+        prev = imax
+        j = edge + mesh_graph[eadr + prev]
+        while mesh_graph[j] >= 0:
+            loc = mesh_graph[j]
+            v = mesh_vert[vadr + mesh_graph[gid + loc]]
+            s = lx * v[0] + ly * v[1] + lz * v[2]
+            if s > best:
+                best = s
+                imax = loc
+            j += 1
+        if imax == prev:
+            break
+    I[_OBJ + 1, 2 + k] = imax
+    g = mesh_graph[gid + imax]
+    I[_OBJ, 2 + k] = g
+    return g
+
+
+@njit(**_J)
+def _sup(t, size, pos, mat, vadr, vnum, gadr, md, margin, mode, mesh_vert, mesh_graph,
+         mesh_extrema, dx, dy, dz, I, k):
+    """World support point of object k (0: geom1, 1: geom2) along unit direction d.
+
+    mode 0: the full shape; 1: a sphere's center or a capsule's axis segment (the core, without
+    margin); other shapes ignore the mode. A margin > 0 inflates the shape by margin / 2. The
+    support index (box corner, mesh vertex) is left in I[_OBJ, 2 + k]."""
+    lx = mat[0] * dx + mat[3] * dy + mat[6] * dz
+    ly = mat[1] * dx + mat[4] * dy + mat[7] * dz
+    lz = mat[2] * dx + mat[5] * dy + mat[8] * dz
+    tx = 0.0
+    ty = 0.0
+    tz = 0.0
+    round_ = t == _SPHERE or t == _CAPSULE
+    if t == _SPHERE:
+        if mode == 0:
+            x = size[0] * dx + pos[0]
+            y = size[0] * dy + pos[1]
+            z = size[0] * dz + pos[2]
+        else:
+            x, y, z = pos[0], pos[1], pos[2]
+        if margin > 0 and mode == 0:
+            x += dx * 0.5 * margin
+            y += dy * 0.5 * margin
+            z += dz * 0.5 * margin
+        return x, y, z
+    elif t == _CAPSULE:
+        if mode == 0:
+            tx = lx * size[0]
+            ty = ly * size[0]
+            tz = lz * size[0]
+        tz += size[1] if lz >= 0 else -size[1]
+    elif t == _ELLIPSOID:
+        sx = lx * size[0]
+        sy = ly * size[1]
+        sz = lz * size[2]
+        nn = math.sqrt(sx * sx + sy * sy + sz * sz)
+        if nn < MINVAL:
+            tx = size[0]
+        else:
+            inv = 1.0 / nn
+            tx = sx * inv * size[0]
+            ty = sy * inv * size[1]
+            tz = sz * inv * size[2]
+    elif t == _CYLINDER:
+        nn = lx * lx + ly * ly
+        if nn > MINVAL2:
+            nn = size[0] / math.sqrt(nn)
+            tx = lx * nn
+            ty = ly * nn
+        if lz > 0:
+            tz = size[1]
+        elif lz < 0:
+            tz = -size[1]
+    elif t == _BOX:
+        tx = size[0] if lx >= 0 else -size[0]
+        ty = size[1] if ly >= 0 else -size[1]
+        tz = size[2] if lz >= 0 else -size[2]
+        c = 0
+        if tx > 0:
+            c |= 1
+        if ty > 0:
+            c |= 2
+        if tz > 0:
+            c |= 4
+        I[_OBJ, 2 + k] = c
+    elif t == _MESH:
+        i = _mesh_sup(vadr, vnum, gadr, md, mesh_vert, mesh_graph, mesh_extrema, lx, ly, lz, I,
+                      k)
+        v = mesh_vert[vadr + i]
+        tx = v[0]
+        ty = v[1]
+        tz = v[2]
+    x = mat[0] * tx + mat[1] * ty + mat[2] * tz + pos[0]
+    y = mat[3] * tx + mat[4] * ty + mat[5] * tz + pos[1]
+    z = mat[6] * tx + mat[7] * ty + mat[8] * tz + pos[2]
+    if margin > 0 and not (mode == 1 and round_):
+        x += dx * 0.5 * margin
+        y += dy * 0.5 * margin
+        z += dz * 0.5 * margin
+    return x, y, z
+
+
+@njit(**_J)
+def _vsup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, mode,
+          mesh_vert, mesh_graph, mesh_extrema, dx, dy, dz, W, I, row, irow):
+    """Minkowski support along unit d into W[row] (vert, vert1, vert2) and the support indices
+    into I[irow, 2:4]."""
+    ax, ay, az = _sup(t1, s1, p1, m1, va1, vn1, ga1, md1, margin, mode, mesh_vert, mesh_graph,
+                      mesh_extrema, dx, dy, dz, I, 0)
+    bx, by, bz = _sup(t2, s2, p2, m2, va2, vn2, ga2, md2, margin, mode, mesh_vert, mesh_graph,
+                      mesh_extrema, -dx, -dy, -dz, I, 1)
+    r = W[row]
+    r[3] = ax
+    r[4] = ay
+    r[5] = az
+    r[6] = bx
+    r[7] = by
+    r[8] = bz
+    r[0] = ax - bx
+    r[1] = ay - by
+    r[2] = az - bz
+    I[irow, 2] = I[_OBJ, 2] if t1 == _BOX or t1 == _MESH else -1
+    I[irow, 3] = I[_OBJ, 3] if t2 == _BOX or t2 == _MESH else -1
+
+
+# ---- GJK -------------------------------------------------------------------------------------
+@njit(**_J)
+def _det3(ax, ay, az, bx, by, bz, cx, cy, cz):
+    return ax * (by * cz - bz * cy) + ay * (bz * cx - bx * cz) + az * (bx * cy - by * cx)
+
+
+@njit(**_J)
+def _same(a, b):
+    return (a > 0 and b > 0) or (a < 0 and b < 0)
+
+
+@njit(**_J)
+def _s1d(W, i1, i2):
+    """Barycentric weights of the point of segment (W[i1], W[i2]) nearest the origin."""
+    ax, ay, az = W[i1, 0], W[i1, 1], W[i1, 2]
+    bx, by, bz = W[i2, 0], W[i2, 1], W[i2, 2]
+    ex, ey, ez = bx - ax, by - ay, bz - az
+    sc = -((bx * ex + by * ey + bz * ez) / (ex * ex + ey * ey + ez * ez))
+    px, py, pz = bx + sc * ex, by + sc * ey, bz + sc * ez
+    mu = ax - bx
+    idx = 0
+    mx = mu
+    mu = ay - by
+    if abs(mu) >= abs(mx):
+        mx = mu
+        idx = 1
+    mu = az - bz
+    if abs(mu) >= abs(mx):
+        mx = mu
+        idx = 2
+    if idx == 0:
+        c1, c2 = px - bx, ax - px
+    elif idx == 1:
+        c1, c2 = py - by, ay - py
+    else:
+        c1, c2 = pz - bz, az - pz
+    if _same(mx, c1) and _same(mx, c2):
+        return c1 / mx, c2 / mx
+    return 0.0, 1.0
+
+
+@njit(**_J)
+def _proj_plane(ax, ay, az, bx, by, bz, cx, cy, cz):
+    """Projection of the origin on the plane through a, b, c: (ok, x, y, z); ok 0 if degenerate
+    (three cross products tried in turn, as the reference does for rounding robustness)."""
+    d21x, d21y, d21z = bx - ax, by - ay, bz - az
+    d31x, d31y, d31z = cx - ax, cy - ay, cz - az
+    d32x, d32y, d32z = cx - bx, cy - by, cz - bz
+    # n = (c - b) x (b - a)
+    nx = d32y * d21z - d32z * d21y
+    ny = d32z * d21x - d32x * d21z
+    nz = d32x * d21y - d32y * d21x
+    nv = nx * bx + ny * by + nz * bz
+    nn = nx * nx + ny * ny + nz * nz
+    if nn == 0:
+        return 0, 0.0, 0.0, 0.0
+    if nv != 0 and nn > MINVAL:
+        s = nv / nn
+        return 1, nx * s, ny * s, nz * s
+    # n = (b - a) x (c - a)
+    nx = d21y * d31z - d21z * d31y
+    ny = d21z * d31x - d21x * d31z
+    nz = d21x * d31y - d21y * d31x
+    nv = nx * ax + ny * ay + nz * az
+    nn = nx * nx + ny * ny + nz * nz
+    if nn == 0:
+        return 0, 0.0, 0.0, 0.0
+    if nv != 0 and nn > MINVAL:
+        s = nv / nn
+        return 1, nx * s, ny * s, nz * s
+    # n = (c - a) x (c - b)
+    nx = d31y * d32z - d31z * d32y
+    ny = d31z * d32x - d31x * d32z
+    nz = d31x * d32y - d31y * d32x
+    nv = nx * cx + ny * cy + nz * cz
+    nn = nx * nx + ny * ny + nz * nz
+    s = nv / nn
+    return 1, nx * s, ny * s, nz * s
+
+
+@njit(**_J)
+def _area2(px, py, ax, ay, bx, by):
+    """Signed area (x2) of the 2-D triangle (p, a, b), as a cofactor sum."""
+    return px * ay + py * bx + ax * by - px * by - py * ax - bx * ay
+
+
+@njit(**_J)
+def _tri_minors(ax, ay, az, bx, by, bz, cx, cy, cz):
+    m14 = by * cz - bz * cy - ay * cz + az * cy + ay * bz - az * by
+    m24 = bx * cz - bz * cx - ax * cz + az * cx + ax * bz - az * bx
+    m34 = bx * cy - by * cx - ax * cy + ay * cx + ax * by - ay * bx
+    return m14, m24, m34
+
+
+@njit(**_J)
+def _s2d(W, i1, i2, i3):
+    """Barycentric weights of the point of triangle (W[i1], W[i2], W[i3]) nearest the origin."""
+    ax, ay, az = W[i1, 0], W[i1, 1], W[i1, 2]
+    bx, by, bz = W[i2, 0], W[i2, 1], W[i2, 2]
+    cx, cy, cz = W[i3, 0], W[i3, 1], W[i3, 2]
+    ok, px, py, pz = _proj_plane(ax, ay, az, bx, by, bz, cx, cy, cz)
+    if ok == 0:
+        l0, l1 = _s1d(W, i1, i2)
+        return l0, l1, 0.0
+    m14, m24, m34 = _tri_minors(ax, ay, az, bx, by, bz, cx, cy, cz)
+    u1, u2, u3 = abs(m14), abs(m24), abs(m34)
+    # drop the axis along which the triangle's shadow is largest
+    if u1 >= u2 and u1 >= u3:
+        mmax = m14
+        a0, a1, b0, b1, c0, c1, p0, p1 = ay, az, by, bz, cy, cz, py, pz
+    elif u2 >= u3:
+        mmax = m24
+        a0, a1, b0, b1, c0, c1, p0, p1 = ax, az, bx, bz, cx, cz, px, pz
+    else:
+        mmax = m34
+        a0, a1, b0, b1, c0, c1, p0, p1 = ax, ay, bx, by, cx, cy, px, py
+    c31 = _area2(p0, p1, b0, b1, c0, c1)
+    c32 = _area2(p0, p1, c0, c1, a0, a1)
+    c33 = _area2(p0, p1, a0, a1, b0, b1)
+    k1 = _same(mmax, c31)
+    k2 = _same(mmax, c32)
+    k3 = _same(mmax, c33)
+    if k1 and k2 and k3:
+        return c31 / mmax, c32 / mmax, c33 / mmax
+    l0 = l1 = l2 = 0.0
+    dmin = BIG
+    if not k1:
+        q0, q1 = _s1d(W, i2, i3)
+        x = q0 * bx + q1 * cx
+        y = q0 * by + q1 * cy
+        z = q0 * bz + q1 * cz
+        l0, l1, l2 = 0.0, q0, q1
+        dmin = x * x + y * y + z * z
+    if not k2:
+        q0, q1 = _s1d(W, i1, i3)
+        x = q0 * ax + q1 * cx
+        y = q0 * ay + q1 * cy
+        z = q0 * az + q1 * cz
+        d = x * x + y * y + z * z
+        if d < dmin:
+            l0, l1, l2 = q0, 0.0, q1
+            dmin = d
+    if not k3:
+        q0, q1 = _s1d(W, i1, i2)
+        x = q0 * ax + q1 * bx
+        y = q0 * ay + q1 * by
+        z = q0 * az + q1 * bz
+        d = x * x + y * y + z * z
+        if d < dmin:
+            l0, l1, l2 = q0, q1, 0.0
+    return l0, l1, l2
+
+
+@njit(**_J)
+def _s3d(W):
+    """Barycentric weights of the point of tetrahedron W[0:4] nearest the origin."""
+    s1, s2, s3, s4 = W[0], W[1], W[2], W[3]
+    c41 = -_det3(s2[0], s2[1], s2[2], s3[0], s3[1], s3[2], s4[0], s4[1], s4[2])
+    c42 = _det3(s1[0], s1[1], s1[2], s3[0], s3[1], s3[2], s4[0], s4[1], s4[2])
+    c43 = -_det3(s1[0], s1[1], s1[2], s2[0], s2[1], s2[2], s4[0], s4[1], s4[2])
+    c44 = _det3(s1[0], s1[1], s1[2], s2[0], s2[1], s2[2], s3[0], s3[1], s3[2])
+    mdet = c41 + c42 + c43 + c44
+    k1 = _same(mdet, c41)
+    k2 = _same(mdet, c42)
+    k3 = _same(mdet, c43)
+    k4 = _same(mdet, c44)
+    if k1 and k2 and k3 and k4:
+        return c41 / mdet, c42 / mdet, c43 / mdet, c44 / mdet
+    l0 = l1 = l2 = l3 = 0.0
+    dmin = BIG
+    for f in range(4):
+        if f == 0:
+            if k1:
+                continue
+            a, b, c = 1, 2, 3
+        elif f == 1:
+            if k2:
+                continue
+            a, b, c = 0, 2, 3
+        elif f == 2:
+            if k3:
+                continue
+            a, b, c = 0, 1, 3
+        else:
+            if k4:
+                continue
+            a, b, c = 0, 1, 2
+        q0, q1, q2 = _s2d(W, a, b, c)
+        x = q0 * W[a, 0] + q1 * W[b, 0] + q2 * W[c, 0]
+        y = q0 * W[a, 1] + q1 * W[b, 1] + q2 * W[c, 1]
+        z = q0 * W[a, 2] + q1 * W[b, 2] + q2 * W[c, 2]
+        d = x * x + y * y + z * z
+        if d < dmin:
+            dmin = d
+            r0 = r1 = r2 = r3 = 0.0
+            for q in range(3):
+                vq = a if q == 0 else (b if q == 1 else c)
+                lq = q0 if q == 0 else (q1 if q == 1 else q2)
+                if vq == 0:
+                    r0 = lq
+                elif vq == 1:
+                    r1 = lq
+                elif vq == 2:
+                    r2 = lq
+                else:
+                    r3 = lq
+            l0, l1, l2, l3 = r0, r1, r2, r3
+    return l0, l1, l2, l3
+
+
+@njit(**_J)
+def _copyv(W, I, dst, src, idst, isrc):
+    for c in range(9):
+        W[dst, c] = W[src, c]
+    I[idst, 2] = I[isrc, 2]
+    I[idst, 3] = I[isrc, 3]
+
+
+@njit(**_J)
+def _gjk(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, mode,
+         mesh_vert, mesh_graph, mesh_extrema, W, I, cutoff, tol, kmax, discrete):
+    """GJK from the geom centers: (n, dist, x1x, x1y, x1z, x2x, x2y, x2z).
+
+    cutoff > 0: distance mode (n = 0 when the shapes are farther apart than cutoff), else
+    contact mode (n = 0 as soon as a support plane separates the shapes). W[0:n] is the final
+    simplex (n = 4: a tetrahedron holding the origin). Measured against MuJoCo 4: the contact
+    mode runs the distance sub-algorithm to the end (no switch to a tetrahedron intersection
+    search at the 4th vertex), which fixes the EPA start for curved shapes."""
+    get_dist = cutoff > 0
+    xk0 = p1[0] - p2[0]
+    xk1 = p1[1] - p2[1]
+    xk2 = p1[2] - p2[2]
+    l0, l1, l2, l3 = 1.0, 0.0, 0.0, 0.0
+    n = 0
+    eps = 0.0 if discrete else 0.5 * tol * tol
+    c2 = cutoff * cutoff
+    xn = 0.0
+    k = 0
+    while k < kmax:
+        xn2 = xk0 * xk0 + xk1 * xk1 + xk2 * xk2
+        if xn2 < MINVAL2:
+            break
+        xn = math.sqrt(xn2)
+        inv = 1.0 / xn
+        dx, dy, dz = -(xk0 * inv), -(xk1 * inv), -(xk2 * inv)
+        _vsup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, mode,
+              mesh_vert, mesh_graph, mesh_extrema, dx, dy, dz, W, I, n, _SIDX + n)
+        sx, sy, sz = W[n, 0], W[n, 1], W[n, 2]
+        if xk0 * (xk0 - sx) + xk1 * (xk1 - sy) + xk2 * (xk2 - sz) < eps:
+            if k == 0:
+                n = 1
+            break
+        vs = xk0 * sx + xk1 * sy + xk2 * sz
+        if not get_dist:
+            if vs > 0:
+                return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        elif cutoff < BIG:
+            if vs > 0 and vs * vs / xn2 >= c2:
+                return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        m = n + 1
+        if m == 4:
+            l0, l1, l2, l3 = _s3d(W)
+        elif m == 3:
+            l0, l1, l2 = _s2d(W, 0, 1, 2)
+            l3 = 0.0
+        elif m == 2:
+            l0, l1 = _s1d(W, 0, 1)
+            l2 = l3 = 0.0
+        else:
+            l0, l1, l2, l3 = 1.0, 0.0, 0.0, 0.0
+        # keep the vertices with nonzero weight
+        n = 0
+        for q in range(4):
+            lq = l0 if q == 0 else (l1 if q == 1 else (l2 if q == 2 else l3))
+            if lq == 0:
+                continue
+            if q != n:
+                _copyv(W, I, n, q, _SIDX + n, _SIDX + q)
+            if n == 0:
+                l0 = lq
+            elif n == 1:
+                l1 = lq
+            elif n == 2:
+                l2 = lq
+            else:
+                l3 = lq
+            n += 1
+        if n < 1:
+            return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        for q in range(n, 4):
+            if q == 1:
+                l1 = 0.0
+            elif q == 2:
+                l2 = 0.0
+            elif q == 3:
+                l3 = 0.0
+        nx0 = nx1 = nx2 = 0.0
+        for q in range(n):
+            lq = l0 if q == 0 else (l1 if q == 1 else (l2 if q == 2 else l3))
+            nx0 += lq * W[q, 0]
+            nx1 += lq * W[q, 1]
+            nx2 += lq * W[q, 2]
+        if abs(nx0 - xk0) < MINVAL and abs(nx1 - xk1) < MINVAL and abs(nx2 - xk2) < MINVAL:
+            break
+        xk0, xk1, xk2 = nx0, nx1, nx2
+        if n == 4:
+            break
+        k += 1
+    a0 = a1 = a2 = b0 = b1 = b2 = 0.0
+    for q in range(n):
+        lq = l0 if q == 0 else (l1 if q == 1 else (l2 if q == 2 else l3))
+        a0 += lq * W[q, 3]
+        a1 += lq * W[q, 4]
+        a2 += lq * W[q, 5]
+        b0 += lq * W[q, 6]
+        b1 += lq * W[q, 7]
+        b2 += lq * W[q, 8]
+    # the distance is the norm of the final iterate (zero when the origin is inside)
+    xn = math.sqrt(xk0 * xk0 + xk1 * xk1 + xk2 * xk2)
+    return n, xn, a0, a1, a2, b0, b1, b2
+
+
+# ---- EPA -------------------------------------------------------------------------------------
+@njit(**_J)
+def _map_get(I, i):
+    if i < CCD_EMAX:
+        return I[_SKOFF + i, 0]
+    return I[_SKOFF + i - CCD_EMAX, 1]
+
+
+@njit(**_J)
+def _map_set(I, i, f):
+    if i < CCD_EMAX:
+        I[_SKOFF + i, 0] = f
+    else:
+        I[_SKOFF + i - CCD_EMAX, 1] = f
+
+
+@njit(**_J)
+def _attach(W, I, nf, a, b, c, j0, j1, j2):
+    """Face nf = (a, b, c) with adjacency (j0, j1, j2); returns its squared distance to the
+    origin (0 when the plane is degenerate)."""
+    I[nf, 0] = a
+    I[nf, 1] = b
+    I[nf, 2] = c
+    I[_AOFF + nf, 0] = j0
+    I[_AOFF + nf, 1] = j1
+    I[_AOFF + nf, 2] = j2
+    A = W[_VOFF + c]
+    B = W[_VOFF + b]
+    C = W[_VOFF + a]
+    ok, x, y, z = _proj_plane(A[0], A[1], A[2], B[0], B[1], B[2], C[0], C[1], C[2])
+    F = W[_FOFF + nf]
+    if ok == 0:
+        return 0.0
+    F[0] = x
+    F[1] = y
+    F[2] = z
+    F[3] = x * x + y * y + z * z
+    I[nf, 3] = -1
+    return F[3]
+
+
+@njit(**_J)
+def _insert(W, I, nv, row, irow):
+    _copyv(W, I, _VOFF + nv, row, _HOFF + nv, irow)
+
+
+@njit(**_J)
+def _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+             mesh_vert, mesh_graph, mesh_extrema, W, I, nv, dx, dy, dz, dn):
+    ux, uy, uz = 1.0, 0.0, 0.0
+    if dn > MINVAL:
+        ux, uy, uz = dx / dn, dy / dn, dz / dn
+    _vsup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, 0,
+          mesh_vert, mesh_graph, mesh_extrema, ux, uy, uz, W, I, _VOFF + nv, _HOFF + nv)
+
+
+@njit(**_J)
+def _same_side(W, a, b, c, d):
+    """Whether the origin and point d lie strictly on the same side of plane (a, b, c)."""
+    e1x, e1y, e1z = W[b, 0] - W[a, 0], W[b, 1] - W[a, 1], W[b, 2] - W[a, 2]
+    e2x, e2y, e2z = W[c, 0] - W[a, 0], W[c, 1] - W[a, 1], W[c, 2] - W[a, 2]
+    nx = e1y * e2z - e1z * e2y
+    ny = e1z * e2x - e1x * e2z
+    nz = e1x * e2y - e1y * e2x
+    d1 = nx * (W[d, 0] - W[a, 0]) + ny * (W[d, 1] - W[a, 1]) + nz * (W[d, 2] - W[a, 2])
+    d2 = nx * (-W[a, 0]) + ny * (-W[a, 1]) + nz * (-W[a, 2])
+    return (d1 > 0 and d2 > 0) or (d1 < 0 and d2 < 0)
+
+
+@njit(**_J)
+def _tetra_has_origin(W, a, b, c, d):
+    return (_same_side(W, a, b, c, d) and _same_side(W, b, c, d, a)
+            and _same_side(W, c, d, a, b) and _same_side(W, d, a, b, c))
+
+
+@njit(**_J)
+def _tri_coords(A, B, C, px, py, pz):
+    """Affine coordinates of p in triangle (A, B, C) (the largest 2-D shadow)."""
+    m14, m24, m34 = _tri_minors(A[0], A[1], A[2], B[0], B[1], B[2], C[0], C[1], C[2])
+    u1, u2, u3 = abs(m14), abs(m24), abs(m34)
+    if u1 >= u2 and u1 >= u3:
+        mmax, x, y = m14, 1, 2
+    elif u2 >= u3:
+        mmax, x, y = m24, 0, 2
+    else:
+        mmax, x, y = m34, 0, 1
+    p = (px, py, pz)
+    c31 = _area2(p[x], p[y], B[x], B[y], C[x], C[y])
+    c32 = _area2(p[x], p[y], C[x], C[y], A[x], A[y])
+    c33 = _area2(p[x], p[y], A[x], A[y], B[x], B[y])
+    return c31 / mmax, c32 / mmax, c33 / mmax
+
+
+@njit(**_J)
+def _tri_point(W, a, b, c, d):
+    """Whether point W[d] lies in triangle (W[a], W[b], W[c])."""
+    A, B, C = W[a], W[b], W[c]
+    l0, l1, l2 = _tri_coords(A, B, C, W[d, 0], W[d, 1], W[d, 2])
+    if l0 < 0 or l1 < 0 or l2 < 0:
+        return False
+    x = A[0] * l0 + B[0] * l1 + C[0] * l2 - W[d, 0]
+    y = A[1] * l0 + B[1] * l1 + C[1] * l2 - W[d, 1]
+    z = A[2] * l0 + B[2] * l1 + C[2] * l2 - W[d, 2]
+    return math.sqrt(x * x + y * y + z * z) < MINVAL
+
+
+@njit(**_J)
+def _polytope3(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+               mesh_vert, mesh_graph, mesh_extrema, W, I, gdist):
+    """Hexahedron around the GJK triangle W[0:3]: (status, nverts, nfaces); status 0 = ok."""
+    e1x, e1y, e1z = W[1, 0] - W[0, 0], W[1, 1] - W[0, 1], W[1, 2] - W[0, 2]
+    e2x, e2y, e2z = W[2, 0] - W[0, 0], W[2, 1] - W[0, 1], W[2, 2] - W[0, 2]
+    nx = e1y * e2z - e1z * e2y
+    ny = e1z * e2x - e1x * e2z
+    nz = e1x * e2y - e1y * e2x
+    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if nn < MINVAL:
+        return 4, 0, 0
+    for q in range(3):
+        _insert(W, I, q, q, _SIDX + q)
+    _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+             mesh_vert, mesh_graph, mesh_extrema, W, I, 3, -nx, -ny, -nz, nn)     # v5
+    _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+             mesh_vert, mesh_graph, mesh_extrema, W, I, 4, nx, ny, nz, nn)        # v4
+    V = _VOFF
+    if _tri_point(W, V, V + 1, V + 2, V + 4):
+        return 5, 0, 0
+    if _tri_point(W, V, V + 1, V + 2, V + 3):
+        return 6, 0, 0
+    if gdist > 10 * MINVAL and not _tetra_has_origin(W, V, V + 1, V + 2, V + 4) \
+            and not _tetra_has_origin(W, V, V + 1, V + 2, V + 3):
+        return 7, 0, 0
+    v1, v2, v3, v4, v5 = 0, 1, 2, 4, 3
+    if _attach(W, I, 0, v4, v1, v2, 1, 3, 2) < MINVAL2:
+        return 8, 0, 0
+    if _attach(W, I, 1, v4, v3, v1, 2, 4, 0) < MINVAL2:
+        return 8, 0, 0
+    if _attach(W, I, 2, v4, v2, v3, 0, 5, 1) < MINVAL2:
+        return 8, 0, 0
+    if _attach(W, I, 3, v5, v2, v1, 5, 0, 4) < MINVAL2:
+        return 8, 0, 0
+    if _attach(W, I, 4, v5, v1, v3, 3, 1, 5) < MINVAL2:
+        return 8, 0, 0
+    if _attach(W, I, 5, v5, v3, v2, 4, 2, 3) < MINVAL2:
+        return 8, 0, 0
+    for q in range(6):
+        _map_set(I, q, q)
+        I[q, 3] = q
+    return 0, 5, 6
+
+
+@njit(**_J)
+def _replace3(W, I, a, b, c):
+    """Make polytope vertices a, b, c the GJK triangle W[0:3]."""
+    for q in range(3):
+        v = a if q == 0 else (b if q == 1 else c)
+        _copyv(W, I, _TSIM + q, _VOFF + v, _TIDX + q, _HOFF + v)
+    for q in range(3):
+        _copyv(W, I, q, _TSIM + q, _SIDX + q, _TIDX + q)
+
+
+@njit(**_J)
+def _rot120(ax, ay, az, vx, vy, vz):
+    """v rotated by 120 degrees about axis a."""
+    n = math.sqrt(ax * ax + ay * ay + az * az)
+    u1, u2, u3 = ax / n, ay / n, az / n
+    s = 0.86602540378
+    c = -0.5
+    r0 = c + u1 * u1 * (1 - c)
+    r1 = u1 * u2 * (1 - c) - u3 * s
+    r2 = u1 * u3 * (1 - c) + u2 * s
+    r3 = u2 * u1 * (1 - c) + u3 * s
+    r4 = c + u2 * u2 * (1 - c)
+    r5 = u2 * u3 * (1 - c) - u1 * s
+    r6 = u1 * u3 * (1 - c) - u2 * s
+    r7 = u2 * u3 * (1 - c) + u1 * s
+    r8 = c + u3 * u3 * (1 - c)
+    return (r0 * vx + r1 * vy + r2 * vz, r3 * vx + r4 * vy + r5 * vz,
+            r6 * vx + r7 * vy + r8 * vz)
+
+
+@njit(**_J)
+def _polytope(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+              mesh_vert, mesh_graph, mesh_extrema, W, I, nsimplex, gdist):
+    """Initial EPA polytope from the GJK simplex: (status, nverts, nfaces, nmap)."""
+    V = _VOFF
+    if nsimplex == 4:
+        for q in range(4):
+            _insert(W, I, q, q, _SIDX + q)
+        if _attach(W, I, 0, 0, 1, 2, 1, 3, 2) < MINVAL2:
+            _replace3(W, I, 0, 1, 2)
+            nsimplex = 3
+        elif _attach(W, I, 1, 0, 3, 1, 2, 3, 0) < MINVAL2:
+            _replace3(W, I, 0, 3, 1)
+            nsimplex = 3
+        elif _attach(W, I, 2, 0, 2, 3, 0, 3, 1) < MINVAL2:
+            _replace3(W, I, 0, 2, 3)
+            nsimplex = 3
+        elif _attach(W, I, 3, 3, 2, 1, 2, 0, 1) < MINVAL2:
+            _replace3(W, I, 3, 2, 1)
+            nsimplex = 3
+        else:
+            if not _tetra_has_origin(W, V, V + 1, V + 2, V + 3):
+                return 10, 0, 0
+            for q in range(4):
+                _map_set(I, q, q)
+                I[q, 3] = q
+            return 0, 4, 4
+    if nsimplex == 2:
+        dx, dy, dz = W[1, 0] - W[0, 0], W[1, 1] - W[0, 1], W[1, 2] - W[0, 2]
+        idx = 0
+        val = BIG
+        for q in range(3):
+            a = abs(dx) if q == 0 else (abs(dy) if q == 1 else abs(dz))
+            if a < val:
+                val = a
+                idx = q
+        ex, ey, ez = (1.0 if idx == 0 else 0.0), (1.0 if idx == 1 else 0.0), \
+            (1.0 if idx == 2 else 0.0)
+        d1x, d1y, d1z = ey * dz - ez * dy, ez * dx - ex * dz, ex * dy - ey * dx
+        d2x, d2y, d2z = _rot120(dx, dy, dz, d1x, d1y, d1z)
+        d3x, d3y, d3z = _rot120(dx, dy, dz, d2x, d2y, d2z)
+        _insert(W, I, 0, 0, _SIDX)
+        _insert(W, I, 1, 1, _SIDX + 1)
+        _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+                 mesh_vert, mesh_graph, mesh_extrema, W, I, 2, d1x, d1y, d1z,
+                 math.sqrt(d1x * d1x + d1y * d1y + d1z * d1z))
+        _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+                 mesh_vert, mesh_graph, mesh_extrema, W, I, 3, d2x, d2y, d2z,
+                 math.sqrt(d2x * d2x + d2y * d2y + d2z * d2z))
+        _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+                 mesh_vert, mesh_graph, mesh_extrema, W, I, 4, d3x, d3y, d3z,
+                 math.sqrt(d3x * d3x + d3y * d3y + d3z * d3z))
+        v1, v2, v3, v4, v5 = 0, 1, 2, 3, 4
+        done = False
+        for f in range(6):
+            if f == 0:
+                a, b, c, j0, j1, j2 = v1, v3, v4, 1, 3, 2
+            elif f == 1:
+                a, b, c, j0, j1, j2 = v1, v5, v3, 2, 4, 0
+            elif f == 2:
+                a, b, c, j0, j1, j2 = v1, v4, v5, 0, 5, 1
+            elif f == 3:
+                a, b, c, j0, j1, j2 = v2, v4, v3, 5, 0, 4
+            elif f == 4:
+                a, b, c, j0, j1, j2 = v2, v3, v5, 3, 1, 5
+            else:
+                a, b, c, j0, j1, j2 = v2, v5, v4, 4, 2, 3
+            if _attach(W, I, f, a, b, c, j0, j1, j2) < MINVAL2:
+                _replace3(W, I, a, b, c)
+                nsimplex = 3
+                done = True
+                break
+        if not done:
+            # the hexahedron must be convex: the segment v1 v2 pierces triangle v3 v4 v5
+            ox, oy, oz = W[V, 0], W[V, 1], W[V, 2]
+            rx, ry, rz = W[V + 1, 0] - ox, W[V + 1, 1] - oy, W[V + 1, 2] - oz
+            q3x, q3y, q3z = W[V + 2, 0] - ox, W[V + 2, 1] - oy, W[V + 2, 2] - oz
+            q4x, q4y, q4z = W[V + 3, 0] - ox, W[V + 3, 1] - oy, W[V + 3, 2] - oz
+            q5x, q5y, q5z = W[V + 4, 0] - ox, W[V + 4, 1] - oy, W[V + 4, 2] - oz
+            vol1 = _det3(q3x, q3y, q3z, q4x, q4y, q4z, rx, ry, rz)
+            vol2 = _det3(q4x, q4y, q4z, q5x, q5y, q5z, rx, ry, rz)
+            vol3 = _det3(q5x, q5y, q5z, q3x, q3y, q3z, rx, ry, rz)
+            if not ((vol1 >= 0 and vol2 >= 0 and vol3 >= 0)
+                    or (vol1 <= 0 and vol2 <= 0 and vol3 <= 0)):
+                return 2, 0, 0
+            for q in range(6):
+                _map_set(I, q, q)
+                I[q, 3] = q
+            return 0, 5, 6
+    st, nv, nf = _polytope3(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2,
+                            margin, mesh_vert, mesh_graph, mesh_extrema, W, I, gdist)
+    return st, nv, nf
+
+
+@njit(**_J)
+def _get_edge(I, f, v):
+    if I[f, 0] == v:
+        return 0
+    if I[f, 1] == v:
+        return 1
+    return 2
+
+
+@njit(**_J)
+def _delete(I, f, nmap):
+    idx = I[f, 3]
+    if idx >= 0:
+        nmap -= 1
+        last = _map_get(I, nmap)
+        _map_set(I, idx, last)
+        I[last, 3] = idx
+    I[f, 3] = -2
+    return nmap
+
+
+@njit(**_J)
+def _horizon(W, I, f0, wrow, nmap):
+    """Delete the faces visible from point W[wrow] (depth-first from face f0, the same visiting
+    order as the recursive search) and collect the horizon edges: (nedges, nmap)."""
+    wx, wy, wz = W[wrow, 0], W[wrow, 1], W[wrow, 2]
+    nmap = _delete(I, f0, nmap)
+    ne = 0
+    for e0 in range(3):
+        g = I[_AOFF + f0, e0]
+        vtx = I[f0, (e0 + 1) % 3]
+        if e0 > 0 and I[g, 3] <= -2:
+            continue
+        ge = _get_edge(I, g, vtx)
+        # recursive visibility search from (g, ge)
+        vis, ne, nmap = _visit(W, I, g, ge, wx, wy, wz, ne, nmap)
+        if not vis and ne < CCD_EMAX - 16:
+            I[_HOFF + ne, 0] = g
+            I[_HOFF + ne, 1] = ge
+            ne += 1
+    return ne, nmap
+
+
+@njit(**_J)
+def _visible(W, f, wx, wy, wz):
+    F = W[_FOFF + f]
+    return F[0] * wx + F[1] * wy + F[2] * wz - F[3] > MINVAL
+
+
+@njit(**_J)
+def _visit(W, I, f, e, wx, wy, wz, ne, nmap):
+    """Iterative form of the recursive horizon search from face f entered through edge e:
+    (visible, nedges, nmap). Stack frames in I[_AOFF + CCD_FMAX - 1 - d, 3] hold
+    face * 8 + entry edge * 2 + step (step 0/1: which of the two further edges is next)."""
+    if not _visible(W, f, wx, wy, wz):
+        return False, ne, nmap
+    nmap = _delete(I, f, nmap)
+    top = _AOFF + CCD_FMAX - 1
+    depth = 0
+    I[top, 3] = f * 8 + e * 2
+    while depth >= 0:
+        code = I[top - depth, 3]
+        cf = code // 8
+        ce = (code // 2) % 4
+        step = code % 2
+        kk = step + 1
+        i = (ce + kk) % 3
+        if step == 0:
+            I[top - depth, 3] = cf * 8 + ce * 2 + 1
+        else:
+            depth -= 1
+        g = I[_AOFF + cf, i]
+        if I[g, 3] > -2:
+            ge = _get_edge(I, g, I[cf, (i + 1) % 3])
+            if _visible(W, g, wx, wy, wz):
+                nmap = _delete(I, g, nmap)
+                depth += 1
+                I[top - depth, 3] = g * 8 + ge * 2
+            elif ne < CCD_EMAX - 16:
+                I[_HOFF + ne, 0] = g
+                I[_HOFF + ne, 1] = ge
+                ne += 1
+    return True, ne, nmap
+
+
+@njit(**_J)
+def _epa(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+         mesh_vert, mesh_graph, mesh_extrema, W, I, nv, nf, nmap, tol, kmax, discrete):
+    """EPA: (face, dist, x1 (3), x2 (3)); face < 0 when no answer."""
+    if discrete:
+        tol = MINVAL
+    upper = BIG
+    upper2 = BIG
+    face = -1
+    # face capacity as in the reference: 6 per iteration, at least 6 * 170
+    maxfaces = min(6 * max(kmax, 170), CCD_FMAX)
+    k = 0
+    while k < kmax:
+        pface = face
+        lower2 = BIG
+        face = -1
+        for i in range(nmap):
+            f = _map_get(I, i)
+            if W[_FOFF + f, 3] < lower2:
+                face = f
+                lower2 = W[_FOFF + f, 3]
+        if lower2 > upper2 or face < 0:
+            face = pface
+            break
+        if lower2 <= 0:
+            break
+        if nv >= _MAXV:
+            break
+        lower = math.sqrt(lower2)
+        F = W[_FOFF + face]
+        wi = nv
+        _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
+                 mesh_vert, mesh_graph, mesh_extrema, W, I, wi, F[0], F[1], F[2], lower)
+        nv += 1
+        w = W[_VOFF + wi]
+        upk = (F[0] * w[0] + F[1] * w[1] + F[2] * w[2]) / lower
+        if upk < upper:
+            upper = upk
+            upper2 = upper * upper
+        if upper - lower < tol:
+            break
+        if discrete:
+            rep = False
+            for i in range(nv - 1):
+                if I[_HOFF + wi, 2] == I[_HOFF + i, 2] and I[_HOFF + wi, 3] == I[_HOFF + i, 3]:
+                    rep = True
+                    break
+            if rep:
+                break
+        ne, nmap = _horizon(W, I, face, _VOFF + wi, nmap)
+        if ne < 3:
+            face = -1
+            break
+        if ne > maxfaces - nf:
+            break
+        bad = False
+        for i in range(ne):
+            cur = nf + i
+            prv = nf + ne - 1 if i == 0 else cur - 1
+            nxt = nf + (i + 1) % ne
+            hf = I[_HOFF + i, 0]
+            he = I[_HOFF + i, 1]
+            a = I[hf, he]
+            b = I[hf, (he + 1) % 3]
+            I[_AOFF + hf, he] = cur
+            d2 = _attach(W, I, cur, wi, b, a, prv, hf, nxt)
+            if d2 == 0:
+                bad = True
+                nf = cur + 1
+                break
+            if d2 >= lower2 and d2 <= upper2:
+                _map_set(I, nmap, cur)
+                I[cur, 3] = nmap
+                nmap += 1
+        if bad:
+            face = -1
+            break
+        nf += ne
+        if nmap == 0:
+            break
+        k += 1
+    if face < 0:
+        return -1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    F = W[_FOFF + face]
+    A = W[_VOFF + I[face, 0]]
+    B = W[_VOFF + I[face, 1]]
+    C = W[_VOFF + I[face, 2]]
+    l0, l1, l2 = _tri_coords(A, B, C, F[0], F[1], F[2])
+    x1x = A[3] * l0 + B[3] * l1 + C[3] * l2
+    x1y = A[4] * l0 + B[4] * l1 + C[4] * l2
+    x1z = A[5] * l0 + B[5] * l1 + C[5] * l2
+    x2x = A[6] * l0 + B[6] * l1 + C[6] * l2
+    x2y = A[7] * l0 + B[7] * l1 + C[7] * l2
+    x2z = A[8] * l0 + B[8] * l1 + C[8] * l2
+    return face, -math.sqrt(F[3]), x1x, x1y, x1z, x2x, x2y, x2z
+
+
+# ---- driver ----------------------------------------------------------------------------------
+@njit(**_J)
+def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
+        t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, margin, tol, kmax, W, I):
+    """One convex collision (MuJoCo's mjc_ccd in contact mode): (status, dist, x1 (3), x2 (3),
+    face). status 0: no contact; 1: contact from the core distance of a sphere / capsule
+    (shallow; face = the size of the final GJK simplex W[0:face]); 2: contact from EPA (face =
+    its final face, for multi-contact)."""
+    va1 = vn1 = va2 = vn2 = md1 = md2 = 0
+    ga1 = ga2 = -1
+    if t1 == _MESH:
+        va1, vn1, ga1, md1 = mesh_vertadr[d1], mesh_vertnum[d1], mesh_graphadr[d1], d1
+    if t2 == _MESH:
+        va2, vn2, ga2, md2 = mesh_vertadr[d2], mesh_vertnum[d2], mesh_graphadr[d2], d2
+    for c in range(2, 4):
+        I[_OBJ, c] = -1
+        I[_OBJ + 1, c] = -1
+    discrete = margin == 0 and (t1 == _BOX or t1 == _MESH) and (t2 == _BOX or t2 == _MESH)
+    if t1 == _SPHERE or t1 == _CAPSULE or t2 == _SPHERE or t2 == _CAPSULE:
+        fm1 = s1[0] + 0.5 * margin if (t1 == _SPHERE or t1 == _CAPSULE) else 0.0
+        fm2 = s2[0] + 0.5 * margin if (t2 == _SPHERE or t2 == _CAPSULE) else 0.0
+        # the core pass: spheres and capsules shrink to their core (point, segment) without
+        # margin, the other shape keeps it
+        n, dist, ax, ay, az, bx, by, bz = _gjk(
+            t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, 1,
+            mesh_vert, mesh_graph, mesh_extrema, W, I, fm1 + fm2, tol, kmax, False)
+        if dist > tol:
+            if n == 0:
+                return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
+            nx, ny, nz = bx - ax, by - ay, bz - az
+            nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+            if nn > MINVAL:
+                nx /= nn
+                ny /= nn
+                nz /= nn
+            ax += fm1 * nx
+            ay += fm1 * ny
+            az += fm1 * nz
+            bx -= fm2 * nx
+            by -= fm2 * ny
+            bz -= fm2 * nz
+            dist -= fm1 + fm2
+            if not dist < 0:
+                return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
+            return 1, dist, ax, ay, az, bx, by, bz, n
+        # deep: GJK and EPA on the full shapes (the support warm starts carry over)
+    n, dist, ax, ay, az, bx, by, bz = _gjk(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2,
+                                           va2, vn2, ga2, md2, margin, 0, mesh_vert, mesh_graph,
+                                           mesh_extrema, W, I, 0.0, tol, kmax, discrete)
+    if not (dist <= tol and n > 1):
+        return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
+    st, nv, nf = _polytope(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2,
+                           md2, margin, mesh_vert, mesh_graph, mesh_extrema, W, I, n, dist)
+    if st != 0:
+        return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
+    face, dist, ax, ay, az, bx, by, bz = _epa(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2,
+                                              va2, vn2, ga2, md2, margin, mesh_vert, mesh_graph,
+                                              mesh_extrema, W, I, nv, nf, nf, tol, kmax, discrete)
+    if face < 0 or not dist < 0:
+        return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
+    return 2, dist, ax, ay, az, bx, by, bz, face
+
+
+# ---- multi-contact ---------------------------------------------------------------------------
+_NRM = _FOFF + 200       # candidate face normals: geom1 in columns 0:3, geom2 in 3:6
+_EV = _FOFF              # end vertices of candidate edges (columns 0:3)
+
+
+@njit(**_J)
+def _feature(a, b, c):
+    """Dimension of the feature spanned by support indices (a, b, c) and its two first distinct
+    indices: (dim, i0, i1, which of the three rows gives i1)."""
+    if a != b:
+        return (2 if (c == a or c == b) else 3), a, b, 1
+    if a != c:
+        return 2, a, c, 2
+    return 1, a, a, 0
+
+
+@njit(**_J)
+def _box_normals2(mat, dx, dy, dz, W, col, I, icol):
+    """The box face whose outward normal is within FACE_TOL of direction d (local test)."""
+    lx = mat[0] * dx + mat[3] * dy + mat[6] * dz
+    ly = mat[1] * dx + mat[4] * dy + mat[7] * dz
+    lz = mat[2] * dx + mat[5] * dy + mat[8] * dz
+    s = 1.0 / math.sqrt(lx * lx + ly * ly + lz * lz)
+    lx *= s
+    ly *= s
+    lz *= s
+    for i in range(6):
+        ax = i // 2
+        sg = 1.0 if i % 2 == 0 else -1.0
+        c = (lx if ax == 0 else (ly if ax == 1 else lz)) * sg
+        if c > FACE_TOL:
+            W[_NRM, col] = sg * mat[ax]
+            W[_NRM, col + 1] = sg * mat[3 + ax]
+            W[_NRM, col + 2] = sg * mat[6 + ax]
+            I[0, icol] = i
+            return 1
+    return 0
+
+
+@njit(**_J)
+def _box_normals(mat, dim, a, b, c, dx, dy, dz, W, col, I, icol):
+    """Outward normals (world) of the box faces holding the feature with corners a, b, c
+    (bits x=1, y=2, z=4), into W[_NRM + k, col:col+3], face ids (0..5 = +x, -x, +y, -y, +z,
+    -z) into I[k, icol]; returns their number."""
+    if dim == 1:
+        for ax in range(3):
+            sg = 1.0 if a & (1 << ax) else -1.0
+            W[_NRM + ax, col] = sg * mat[ax]
+            W[_NRM + ax, col + 1] = sg * mat[3 + ax]
+            W[_NRM + ax, col + 2] = sg * mat[6 + ax]
+            I[ax, icol] = 2 * ax + (0 if sg > 0 else 1)
+        return 3
+    cnt = 0
+    for ax in range(3):
+        bit = 1 << ax
+        if dim == 3:
+            on = (a & bit) != 0 and (b & bit) != 0 and (c & bit) != 0
+            off = (a & bit) == 0 and (b & bit) == 0 and (c & bit) == 0
+        else:
+            on = (a & bit) != 0 and (b & bit) != 0
+            off = (a & bit) == 0 and (b & bit) == 0
+        if on or off:
+            sg = 1.0 if on else -1.0
+            if cnt < 2:
+                W[_NRM + cnt, col] = sg * mat[ax]
+                W[_NRM + cnt, col + 1] = sg * mat[3 + ax]
+                W[_NRM + cnt, col + 2] = sg * mat[6 + ax]
+                I[cnt, icol] = 2 * ax + (0 if sg > 0 else 1)
+            cnt += 1
+    if (dim == 3 and cnt == 1) or (dim == 2 and cnt == 2):
+        return cnt
+    return _box_normals2(mat, dx, dy, dz, W, col, I, icol)
+
+
+@njit(**_J)
+def _common(mesh_polymap, adr1, num1, adr2, num2, I, icol, k0):
+    """Up to 2 polygon ids common to two vertex polygon lists, into I[k0 + k, icol]."""
+    cnt = 0
+    for i in range(num1):
+        for j in range(num2):
+            if mesh_polymap[adr1 + i] == mesh_polymap[adr2 + j]:
+                I[k0 + cnt, icol] = mesh_polymap[adr1 + i]
+                cnt += 1
+                if cnt == 2:
+                    return 2
+    return cnt
+
+
+@njit(**_J)
+def _mesh_normals(polyadr, vadr, mesh_polynormal, mesh_polymapadr, mesh_polymapnum, mesh_polymap,
+                  mat, dim, a, b, c, W, col, I, icol):
+    """Outward normals (world) of the mesh polygons holding the feature with vertices a, b, c;
+    polygon ids into I[k, icol]; returns their number."""
+    if dim == 1:
+        n = min(mesh_polymapnum[vadr + a], MAX_POLYVERT)
+        for k in range(n):
+            I[k, icol] = mesh_polymap[mesh_polymapadr[vadr + a] + k]
+    else:
+        n = _common(mesh_polymap, mesh_polymapadr[vadr + a], mesh_polymapnum[vadr + a],
+                    mesh_polymapadr[vadr + b], mesh_polymapnum[vadr + b], I, icol, 0)
+        if n == 0:
+            return 0
+        if dim == 3:
+            # the polygons of the edge (a, b) that also hold c
+            m = 0
+            adr3 = mesh_polymapadr[vadr + c]
+            for i in range(n):
+                for j in range(mesh_polymapnum[vadr + c]):
+                    if I[i, icol] == mesh_polymap[adr3 + j] and m < 1:
+                        I[m, icol] = I[i, icol]
+                        m += 1
+            if m == 0:
+                return 0
+            n = 1
+    for k in range(n):
+        pn = mesh_polynormal[polyadr + I[k, icol]]
+        W[_NRM + k, col] = mat[0] * pn[0] + mat[1] * pn[1] + mat[2] * pn[2]
+        W[_NRM + k, col + 1] = mat[3] * pn[0] + mat[4] * pn[1] + mat[5] * pn[2]
+        W[_NRM + k, col + 2] = mat[6] * pn[0] + mat[7] * pn[1] + mat[8] * pn[2]
+    return n
+
+
+@njit(**_J)
+def _edge_dirs(t, size, pos, mat, vadr, polyadr, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
+               mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap,
+               dim, ia, ib, Ax, Ay, Az, Bx, By, Bz, W, col):
+    """Unit directions of the candidate edges at a vertex / edge feature of a box or mesh, from
+    point A; their other ends into W[_EV + k, 0:3]. Returns their number."""
+    if dim == 2:
+        ex, ey, ez = Bx - Ax, By - Ay, Bz - Az
+        en = math.sqrt(ex * ex + ey * ey + ez * ez)
+        if en < MINVAL:
+            return 0
+        W[_EV, 0] = Bx
+        W[_EV, 1] = By
+        W[_EV, 2] = Bz
+        W[_NRM, col] = ex / en
+        W[_NRM, col + 1] = ey / en
+        W[_NRM, col + 2] = ez / en
+        return 1
+    n = 0
+    if t == _BOX:
+        for ax in range(3):
+            lx = size[0] if ia & 1 else -size[0]
+            ly = size[1] if ia & 2 else -size[1]
+            lz = size[2] if ia & 4 else -size[2]
+            if ax == 0:
+                lx = -lx
+            elif ax == 1:
+                ly = -ly
+            else:
+                lz = -lz
+            x = mat[0] * lx + mat[1] * ly + mat[2] * lz + pos[0]
+            y = mat[3] * lx + mat[4] * ly + mat[5] * lz + pos[1]
+            z = mat[6] * lx + mat[7] * ly + mat[8] * lz + pos[2]
+            W[_EV + n, 0] = x
+            W[_EV + n, 1] = y
+            W[_EV + n, 2] = z
+            ex, ey, ez = x - Ax, y - Ay, z - Az
+            en = math.sqrt(ex * ex + ey * ey + ez * ez)
+            W[_NRM + n, col] = ex / en
+            W[_NRM + n, col + 1] = ey / en
+            W[_NRM + n, col + 2] = ez / en
+            n += 1
+        return n
+    # mesh: in each polygon at the vertex, the edge to the polygon's previous vertex
+    num = min(mesh_polymapnum[vadr + ia], MAX_POLYVERT)
+    for i in range(num):
+        p = polyadr + mesh_polymap[mesh_polymapadr[vadr + ia] + i]
+        adr = mesh_polyvertadr[p]
+        nvp = mesh_polyvertnum[p]
+        for j in range(nvp):
+            if mesh_polyvert[adr + j] == ia:
+                k = nvp - 1 if j == 0 else j - 1
+                v = mesh_vert[vadr + mesh_polyvert[adr + k]]
+                x = mat[0] * v[0] + mat[1] * v[1] + mat[2] * v[2] + pos[0]
+                y = mat[3] * v[0] + mat[4] * v[1] + mat[5] * v[2] + pos[1]
+                z = mat[6] * v[0] + mat[7] * v[1] + mat[8] * v[2] + pos[2]
+                W[_EV + n, 0] = x
+                W[_EV + n, 1] = y
+                W[_EV + n, 2] = z
+                ex, ey, ez = x - Ax, y - Ay, z - Az
+                en = math.sqrt(ex * ex + ey * ey + ez * ez)
+                if en < MINVAL:
+                    en = 1.0
+                W[_NRM + n, col] = ex / en
+                W[_NRM + n, col + 1] = ey / en
+                W[_NRM + n, col + 2] = ez / en
+                n += 1
+                break
+    return n
+
+
+@njit(**_J)
+def _face_poly(t, size, pos, mat, vadr, polyadr, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
+               mesh_polyvert, fid, W, row, col):
+    """Vertices (world) of box face / mesh polygon fid, counterclockwise about its outward
+    normal, into W[row:row+m, col:col+3]; returns m."""
+    if t == _BOX:
+        ax = fid // 2
+        sg = 1.0 if fid % 2 == 0 else -1.0
+        u = (ax + 1) % 3
+        v = (ax + 2) % 3
+        for q in range(4):
+            l0 = l1 = l2 = 0.0
+            # corners (+,+) (-,+) (-,-) (+,-) in the (u, v) axes: ccw about +axis
+            su = 1.0 if (q == 0 or q == 3) else -1.0
+            sv = 1.0 if (q == 0 or q == 1) else -1.0
+            if sg < 0:
+                sv = -sv       # reverse the turn for the - face
+            lo = (sg * size[ax], su * size[u], sv * size[v])
+            if ax == 0:
+                l0, l1, l2 = lo[0], lo[1], lo[2]
+            elif ax == 1:
+                l1, l2, l0 = lo[0], lo[1], lo[2]
+            else:
+                l2, l0, l1 = lo[0], lo[1], lo[2]
+            W[row + q, col] = mat[0] * l0 + mat[1] * l1 + mat[2] * l2 + pos[0]
+            W[row + q, col + 1] = mat[3] * l0 + mat[4] * l1 + mat[5] * l2 + pos[1]
+            W[row + q, col + 2] = mat[6] * l0 + mat[7] * l1 + mat[8] * l2 + pos[2]
+        return 4
+    p = polyadr + fid
+    adr = mesh_polyvertadr[p]
+    m = min(mesh_polyvertnum[p], MAX_POLYVERT)
+    for q in range(m):
+        v = mesh_vert[vadr + mesh_polyvert[adr + q]]
+        W[row + q, col] = mat[0] * v[0] + mat[1] * v[1] + mat[2] * v[2] + pos[0]
+        W[row + q, col + 1] = mat[3] * v[0] + mat[4] * v[1] + mat[5] * v[2] + pos[1]
+        W[row + q, col + 2] = mat[6] * v[0] + mat[7] * v[1] + mat[8] * v[2] + pos[2]
+    return m
+
+
+@njit(**_J)
+def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
+                 mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap,
+                 t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, face, x1x, x1y, x1z, x2x, x2y, x2z,
+                 margin, dist, pos, frame, W, I):
+    """Several contacts between a face of one box / mesh and a face or edge of the other, chosen
+    from the features of the final EPA face ``face`` (MuJoCo's multiccd); returns the number
+    written, 0 when the features are not aligned (the caller keeps the single contact)."""
+    va1 = mesh_vertadr[d1] if t1 == _MESH else 0
+    va2 = mesh_vertadr[d2] if t2 == _MESH else 0
+    pa1 = mesh_polyadr[d1] if t1 == _MESH else 0
+    pa2 = mesh_polyadr[d2] if t2 == _MESH else 0
+    f0, f1_, f2_ = I[face, 0], I[face, 1], I[face, 2]
+    a1, b1, c1 = I[_HOFF + f0, 2], I[_HOFF + f1_, 2], I[_HOFF + f2_, 2]
+    a2, b2, c2 = I[_HOFF + f0, 3], I[_HOFF + f1_, 3], I[_HOFF + f2_, 3]
+    dim1, i1a, i1b, r1 = _feature(a1, b1, c1)
+    dim2, i2a, i2b, r2 = _feature(a2, b2, c2)
+    V0 = W[_VOFF + f0]
+    V1b = W[_VOFF + (f1_ if r1 == 1 else f2_)]
+    V2b = W[_VOFF + (f1_ if r2 == 1 else f2_)]
+    dx, dy, dz = x2x - x1x, x2y - x1y, x2z - x1z
+    if t1 == _BOX:
+        nn1 = _box_normals(m1, dim1, i1a, i1b, c1, -dx, -dy, -dz, W, 0, I, 0)
+    else:
+        nn1 = _mesh_normals(pa1, va1, mesh_polynormal, mesh_polymapadr, mesh_polymapnum,
+                            mesh_polymap, m1, dim1, i1a, i1b, c1, W, 0, I, 0)
+    if t2 == _BOX:
+        nn2 = _box_normals(m2, dim2, i2a, i2b, c2, dx, dy, dz, W, 3, I, 1)
+    else:
+        nn2 = _mesh_normals(pa2, va2, mesh_polynormal, mesh_polymapadr, mesh_polymapnum,
+                            mesh_polymap, m2, dim2, i2a, i2b, c2, W, 3, I, 1)
+    # face-face: the first anti-parallel pair
+    fi = -1
+    fj = -1
+    best = -FACE_TOL
+    for i in range(nn1):
+        for j in range(nn2):
+            c = (W[_NRM + i, 0] * W[_NRM + j, 3] + W[_NRM + i, 1] * W[_NRM + j, 4]
+                 + W[_NRM + i, 2] * W[_NRM + j, 5])
+            if c < best:
+                best = c
+                fi = i
+                fj = j
+    R = _POFF
+    if fi >= 0:
+        id1 = I[fi, 0]
+        id2 = I[fj, 1]
+        n1x, n1y, n1z = W[_NRM + fi, 0], W[_NRM + fi, 1], W[_NRM + fi, 2]
+        n2x, n2y, n2z = W[_NRM + fj, 3], W[_NRM + fj, 4], W[_NRM + fj, 5]
+        mA = _face_poly(t1, s1, p1, m1, va1, pa1, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
+                        mesh_polyvert, id1, W, R, 0)
+        mB = _face_poly(t2, s2, p2, m2, va2, pa2, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
+                        mesh_polyvert, id2, W, R, 6)
+        if mA < 3 or mB < 3:
+            return 0
+        o2 = n2x * W[R, 6] + n2y * W[R, 7] + n2z * W[R, 8]
+        for q in range(mB // 2):      # geom2's face ccw about n2 -> ccw about n1
+            r = mB - 1 - q
+            for k in range(6, 9):
+                tmp = W[R + q, k]
+                W[R + q, k] = W[R + r, k]
+                W[R + r, k] = tmp
+        m, col = _clip_polygon(W, R, 0, mA, 6, mB, n1x, n1y, n1z)
+        if m == 0:
+            return 0
+        return _emit_face_points(W, R, col, m, n2x, n2y, n2z, o2, margin, dist, pos, frame)
+    # edge-face: an edge of geom1 in the plane of a face of geom2, else the other way round
+    ei = -1
+    fk = -1
+    edge1 = False
+    ecol = fcol = 0
+    for which in range(2):
+        if which == 0:
+            if not (dim1 < 3 and dim1 <= dim2):
+                continue
+            if t1 == _MESH and dim1 == 2 and nn1 == 0:
+                continue     # the two vertices share no polygon: not an edge of the hull
+            ne = _edge_dirs(t1, s1, p1, m1, va1, pa1, mesh_vert, mesh_polyvertadr,
+                            mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
+                            mesh_polymap, dim1, i1a, i1b, V0[3], V0[4], V0[5], V1b[3], V1b[4],
+                            V1b[5], W, 0)
+            nf = nn2
+            ecol, fcol = 0, 3
+        else:
+            if not dim2 < 3:
+                continue
+            if t2 == _MESH and dim2 == 2 and nn2 == 0:
+                continue
+            if dim1 < 3 and dim1 <= dim2:
+                # the first try overwrote geom1's face normals with its edge directions
+                if t1 == _BOX:
+                    nn1 = _box_normals(m1, dim1, i1a, i1b, c1, -dx, -dy, -dz, W, 0, I, 0)
+                else:
+                    nn1 = _mesh_normals(pa1, va1, mesh_polynormal, mesh_polymapadr,
+                                        mesh_polymapnum, mesh_polymap, m1, dim1, i1a, i1b, c1,
+                                        W, 0, I, 0)
+            ne = _edge_dirs(t2, s2, p2, m2, va2, pa2, mesh_vert, mesh_polyvertadr,
+                            mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
+                            mesh_polymap, dim2, i2a, i2b, V0[6], V0[7], V0[8], V2b[6], V2b[7],
+                            V2b[8], W, 3)
+            nf = nn1
+            ecol, fcol = 3, 0
+        # the first (face, edge) pair within the tolerance
+        for i in range(nf):
+            for j in range(ne):
+                c = (W[_NRM + j, ecol] * W[_NRM + i, fcol] + W[_NRM + j, ecol + 1]
+                     * W[_NRM + i, fcol + 1] + W[_NRM + j, ecol + 2] * W[_NRM + i, fcol + 2])
+                if abs(c) < EDGE_TOL and ei < 0:
+                    ei = j
+                    fk = i
+        if ei >= 0:
+            edge1 = which == 0
+            break
+    if ei < 0:
+        return 0
+    fx, fy, fz = W[_NRM + fk, fcol], W[_NRM + fk, fcol + 1], W[_NRM + fk, fcol + 2]
+    if edge1:
+        Ax, Ay, Az = V0[3], V0[4], V0[5]
+        mp = _face_poly(t2, s2, p2, m2, va2, pa2, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
+                        mesh_polyvert, I[fk, 1], W, R, 6)
+        sg = -1.0
+    else:
+        Ax, Ay, Az = V0[6], V0[7], V0[8]
+        mp = _face_poly(t1, s1, p1, m1, va1, pa1, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
+                        mesh_polyvert, I[fk, 0], W, R, 6)
+        sg = 1.0
+    Bx, By, Bz = W[_EV + ei, 0], W[_EV + ei, 1], W[_EV + ei, 2]
+    if mp < 3:
+        return 0
+    fo = fx * W[R, 6] + fy * W[R, 7] + fz * W[R, 8]
+    t0, t1_ = _clip_edge(Ax, Ay, Az, Bx, By, Bz, W, R, 6, mp, fx, fy, fz)
+    if t0 > t1_:
+        return 0
+    return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1_, fx, fy, fz, fo, 0.0, sg, margin,
+                             dist, pos, frame)
+
+
+@njit(**_J)
+def round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
+                       mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
+                       mesh_polymap, tc, sc, pc, mc, d2, p2, m2, ia, ib, ic, nx, ny, nz,
+                       wx, wy, wz, margin, dist, pos, frame, W, I):
+    """Two contacts of a capsule or cylinder (geom1) along a face of a mesh (geom2) when its axis
+    lies in the face's plane (MuJoCo 4's multiccd for round shapes, measured): the mesh feature
+    (support indices ia, ib, ic of the final GJK simplex or EPA face) gives the candidate
+    polygons in mesh_polymap order; the first one facing the capsule whose normal is within
+    EDGE_TOL of perpendicular to the axis is taken. The side line through the witness w (on
+    the surface) parallel to the axis, between the axial ends, is clipped by the polygon's
+    prism; each end keeps its own distance to the polygon's plane (pos halfway, normal = minus
+    the polygon's outward normal; ends beyond the margin are dropped). Known gap: a capsule
+    whose core is nearest to the polygon's boundary from inside its segment, one end
+    overhanging: mujoco reports the witness twice. Returns the number written (0: none)."""
+    va = mesh_vertadr[d2]
+    pa = mesh_polyadr[d2]
+    dim, i0, i1, r = _feature(ia, ib, ic)
+    nn = _mesh_normals(pa, va, mesh_polynormal, mesh_polymapadr, mesh_polymapnum, mesh_polymap,
+                       m2, dim, i0, i1, ic, W, 3, I, 1)
+    ax, ay, az = mc[2], mc[5], mc[8]
+    fk = -1
+    for k in range(nn):
+        fx, fy, fz = W[_NRM + k, 3], W[_NRM + k, 4], W[_NRM + k, 5]
+        if fx * nx + fy * ny + fz * nz >= 0:
+            continue
+        if abs(ax * fx + ay * fy + az * fz) < EDGE_TOL:
+            fk = k
+            break
+    if fk < 0:
+        return 0
+    fx, fy, fz = W[_NRM + fk, 3], W[_NRM + fk, 4], W[_NRM + fk, 5]
+    R = _POFF
+    mp = _face_poly(_MESH, sc, p2, m2, va, pa, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
+                    mesh_polyvert, I[fk, 1], W, R, 6)
+    if mp < 3:
+        return 0
+    fo = fx * W[R, 6] + fy * W[R, 7] + fz * W[R, 8]
+    h = sc[1]
+    # the face plane is inflated by half the margin for a capsule (whose witness w already
+    # carries its own half margin); a cylinder's side line does not move with the margin
+    mh = 0.5 * margin if tc == _CAPSULE else 0.0
+    # the side line through w parallel to the axis, over the whole axial extent [-h, h]
+    s = (wx - pc[0]) * ax + (wy - pc[1]) * ay + (wz - pc[2]) * az
+    Ax, Ay, Az = wx + (-h - s) * ax, wy + (-h - s) * ay, wz + (-h - s) * az
+    Bx, By, Bz = wx + (h - s) * ax, wy + (h - s) * ay, wz + (h - s) * az
+    t0, t1_ = _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, R, 6, mp, fx, fy, fz, 1e-10)
+    if t0 > t1_:
+        return 0
+    return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1_, fx, fy, fz, fo, mh, -1.0, margin,
+                             dist, pos, frame)
+
+
+@njit(**_J)
+def nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
+                 mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert,
+                 mesh_polymapadr, mesh_polymapnum, mesh_polymap,
+                 t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, margin, tol, kmax, multiccd,
+                 dist, pos, frame, W, I):
+    """Contacts of two convex geoms (type1 <= type2) by the native collider; returns n."""
+    st, dd, ax, ay, az, bx, by, bz, face = ccd(mesh_vertadr, mesh_vertnum, mesh_vert,
+                                               mesh_graphadr, mesh_graph, mesh_extrema,
+                                               t1, d1, s1, p1, m1,
+                                               t2, d2, s2, p2, m2, margin, tol, kmax, W, I)
+    if st == 0:
+        return 0
+    if (multiccd and st == 2 and margin == 0 and (t1 == _BOX or t1 == _MESH)
+            and (t2 == _BOX or t2 == _MESH)):
+        n = multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal,
+                         mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr,
+                         mesh_polymapnum, mesh_polymap, t1, d1, s1, p1, m1, t2, d2, s2, p2, m2,
+                         face, ax, ay, az, bx, by, bz, margin, dist, pos, frame, W, I)
+        if n > 0:
+            return n
+    nx, ny, nz = ax - bx, ay - by, az - bz
+    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if nn > MINVAL:
+        nx /= nn
+        ny /= nn
+        nz /= nn
+    rnd = multiccd and (t1 == _CAPSULE or t1 == _CYLINDER) and t2 == _MESH
+    wx, wy, wz = ax, ay, az
+    mx, my, mz = nx, ny, nz
+    if rnd and t1 == _CYLINDER and margin > 0:
+        # a cylinder's contacts do not move with the margin (measured): take its features from
+        # the collision without margin
+        st, d0, wx, wy, wz, cx, cy, cz, face = ccd(mesh_vertadr, mesh_vertnum, mesh_vert,
+                                                   mesh_graphadr, mesh_graph, mesh_extrema,
+                                                   t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, 0.0,
+                                                   tol, kmax, W, I)
+        mx, my, mz = wx - cx, wy - cy, wz - cz
+        mn = math.sqrt(mx * mx + my * my + mz * mz)
+        rnd = st == 2 and mn > MINVAL
+        if rnd:
+            mx /= mn
+            my /= mn
+            mz /= mn
+    if rnd:
+        if st == 1:
+            # shallow: the mesh feature of the core GJK simplex
+            ns = face
+            ia = I[_SIDX, 3]
+            ib = I[_SIDX + min(1, ns - 1), 3]
+            ic = I[_SIDX + min(2, ns - 1), 3]
+        else:
+            ia = I[_HOFF + I[face, 0], 3]
+            ib = I[_HOFF + I[face, 1], 3]
+            ic = I[_HOFF + I[face, 2], 3]
+        if t1 == _CYLINDER and st == 2:
+            V0 = W[_VOFF + I[face, 0]]
+            wx, wy, wz = V0[3], V0[4], V0[5]
+        n = round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal,
+                               mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert,
+                               mesh_polymapadr, mesh_polymapnum, mesh_polymap, t1, s1, p1, m1,
+                               d2, p2, m2, ia, ib, ic, mx, my, mz, wx, wy, wz,
+                               margin, dist, pos, frame, W, I)
+        if n > 0:
+            return n
+        if t1 == _CYLINDER and mesh_graphadr[d2] >= 0:
+            # a cylinder cap facing a mesh face: the 16-gon clipped by the face (convex.py)
+            n = _multiccd_round(mesh_vert, mesh_graph, t1, s1, p1, m1, t2, s2, p2, m2,
+                                mesh_vertadr[d2], mesh_vertnum[d2], mesh_graphadr[d2], nx, ny, nz,
+                                ax, ay, az, margin, dist, pos, frame, W, True)
+            if n > 0:
+                return n
+    dist[0] = margin + dd
+    pos[0, 0] = 0.5 * (ax + bx)
+    pos[0, 1] = 0.5 * (ay + by)
+    pos[0, 2] = 0.5 * (az + bz)
+    frame[0, 0] = nx
+    frame[0, 1] = ny
+    frame[0, 2] = nz
+    return 1
