@@ -304,42 +304,41 @@ def _s1d(W, i1, i2):
 
 
 @njit(**_J)
+def _origin_on_plane(nx, ny, nz, px, py, pz, last):
+    """Projection of the origin on the plane through p with normal n: (status, x, y, z); status
+    0: n vanishes, 1: projected, 2: n unreliable (n . p == 0 or |n|^2 <= mjMINVAL), try another.
+    The last try (``last``) always projects."""
+    nv = nx * px + ny * py + nz * pz
+    nn = nx * nx + ny * ny + nz * nz
+    if not last:
+        if nn == 0:
+            return 0, 0.0, 0.0, 0.0
+        if nv == 0 or nn <= MINVAL:
+            return 2, 0.0, 0.0, 0.0
+    s = nv / nn
+    return 1, nx * s, ny * s, nz * s
+
+
+@njit(**_J)
 def _proj_plane(ax, ay, az, bx, by, bz, cx, cy, cz):
     """Projection of the origin on the plane through a, b, c: (ok, x, y, z); ok 0 if degenerate
     (three cross products tried in turn, as the reference does for rounding robustness)."""
     d21x, d21y, d21z = bx - ax, by - ay, bz - az
     d31x, d31y, d31z = cx - ax, cy - ay, cz - az
     d32x, d32y, d32z = cx - bx, cy - by, cz - bz
-    # n = (c - b) x (b - a)
-    nx = d32y * d21z - d32z * d21y
-    ny = d32z * d21x - d32x * d21z
-    nz = d32x * d21y - d32y * d21x
-    nv = nx * bx + ny * by + nz * bz
-    nn = nx * nx + ny * ny + nz * nz
-    if nn == 0:
-        return 0, 0.0, 0.0, 0.0
-    if nv != 0 and nn > MINVAL:
-        s = nv / nn
-        return 1, nx * s, ny * s, nz * s
-    # n = (b - a) x (c - a)
-    nx = d21y * d31z - d21z * d31y
-    ny = d21z * d31x - d21x * d31z
-    nz = d21x * d31y - d21y * d31x
-    nv = nx * ax + ny * ay + nz * az
-    nn = nx * nx + ny * ny + nz * nz
-    if nn == 0:
-        return 0, 0.0, 0.0, 0.0
-    if nv != 0 and nn > MINVAL:
-        s = nv / nn
-        return 1, nx * s, ny * s, nz * s
-    # n = (c - a) x (c - b)
-    nx = d31y * d32z - d31z * d32y
-    ny = d31z * d32x - d31x * d32z
-    nz = d31x * d32y - d31y * d32x
-    nv = nx * cx + ny * cy + nz * cz
-    nn = nx * nx + ny * ny + nz * nz
-    s = nv / nn
-    return 1, nx * s, ny * s, nz * s
+    # n = (c - b) x (b - a), through b
+    st, x, y, z = _origin_on_plane(d32y * d21z - d32z * d21y, d32z * d21x - d32x * d21z,
+                                   d32x * d21y - d32y * d21x, bx, by, bz, False)
+    if st != 2:
+        return st, x, y, z
+    # n = (b - a) x (c - a), through a
+    st, x, y, z = _origin_on_plane(d21y * d31z - d21z * d31y, d21z * d31x - d21x * d31z,
+                                   d21x * d31y - d21y * d31x, ax, ay, az, False)
+    if st != 2:
+        return st, x, y, z
+    # n = (c - a) x (c - b), through c
+    return _origin_on_plane(d31y * d32z - d31z * d32y, d31z * d32x - d31x * d32z,
+                            d31x * d32y - d31y * d32x, cx, cy, cz, True)
 
 
 @njit(**_J)
