@@ -58,7 +58,7 @@ from numba import njit
 
 from .._access import KERNEL as _J
 from .convex import (CCD_VMAX, CCD_FMAX, CCD_EMAX, _VOFF, _FOFF, _POFF, _AOFF, _HOFF, _SKOFF,
-                     _clip_polygon, _clip_edge, _clip_edge_tol, _emit_face_points,
+                     _clip_polygon, _clip_edge, _clip_edge_tol, _emit_face_points, _PMAX,
                      _emit_edge_points, _multiccd_round)
 
 _SPHERE = 2
@@ -1335,6 +1335,172 @@ def _face_poly(t, size, pos, mat, vadr, polyadr, mesh_vert, mesh_polyvertadr, me
     return m
 
 
+# corner sign patterns of box faces 0..5 (+x, -x, +y, -y, +z, -z) in MuJoCo's order: the
+# reverse of _face_poly's counterclockwise list, starting at this index of it
+_BOX_FACE_START = (0, 0, 2, 0, 1, 3)
+
+
+@njit(**_J)
+def _mj_face_order(t, fid, W, row, col, m):
+    """Reorder a face polygon from _face_poly's counterclockwise list (about the outward normal)
+    into MuJoCo's: clockwise, starting at the last polygon vertex of a mesh (MuJoCo lists mesh
+    polygons backwards) or at MuJoCo's first corner of a box face. Uses W[row:row+m, 3:6]."""
+    s = _BOX_FACE_START[fid] if t == _BOX else m - 1
+    for k in range(m):
+        j = (s - k) % m
+        W[row + k, 3] = W[row + j, col]
+        W[row + k, 4] = W[row + j, col + 1]
+        W[row + k, 5] = W[row + j, col + 2]
+    for k in range(m):
+        W[row + k, col] = W[row + k, 3]
+        W[row + k, col + 1] = W[row + k, 4]
+        W[row + k, col + 2] = W[row + k, 5]
+
+
+@njit(**_J)
+def _clip_mj(W, row, csub, m, cclip, mc, nx, ny, nz):
+    """Sutherland-Hodgman clip of the polygon W[row:row+m, csub:csub+3] by the side planes of
+    the polygon W[row:row+mc, cclip:cclip+3] (edge e: normal (v[e+1] - v[e]) x n through v[e];
+    inside where positive), in MuJoCo's visiting order (an edge PQ adds Q when both ends are
+    inside, else its crossing and then Q when Q is inside). Ping-pongs between csub and the
+    third column group; returns (count, column of the result)."""
+    src = csub
+    other = 3 if (csub != 3 and cclip != 3) else (0 if (csub != 0 and cclip != 0) else 6)
+    for e in range(mc):
+        f = e + 1 if e + 1 < mc else 0
+        ax, ay, az = W[row + e, cclip], W[row + e, cclip + 1], W[row + e, cclip + 2]
+        # (a + n) - a as MuJoCo forms it, for its rounding
+        d2x, d2y, d2z = (ax + nx) - ax, (ay + ny) - ay, (az + nz) - az
+        d1x = W[row + f, cclip] - ax
+        d1y = W[row + f, cclip + 1] - ay
+        d1z = W[row + f, cclip + 2] - az
+        px, py, pz = d1y * d2z - d1z * d2y, d1z * d2x - d1x * d2z, d1x * d2y - d1y * d2x
+        pd = px * ax + py * ay + pz * az
+        dst = other if src == csub else csub
+        k = 0
+        for i in range(m):
+            j = i + 1 if i + 1 < m else 0
+            Px, Py, Pz = W[row + i, src], W[row + i, src + 1], W[row + i, src + 2]
+            Qx, Qy, Qz = W[row + j, src], W[row + j, src + 1], W[row + j, src + 2]
+            in1 = (Px - ax) * px + (Py - ay) * py + (Pz - az) * pz > 0
+            in2 = (Qx - ax) * px + (Qy - ay) * py + (Qz - az) * pz > 0
+            if not in1 and not in2:
+                continue
+            if not (in1 and in2) and k < _PMAX:
+                ex, ey, ez = Qx - Px, Qy - Py, Qz - Pz
+                den = px * ex + py * ey + pz * ez
+                if den != 0.0:
+                    t = (pd - (px * Px + py * Py + pz * Pz)) / den
+                    if 0.0 <= t <= 1.0:
+                        W[row + k, dst] = Px + t * ex
+                        W[row + k, dst + 1] = Py + t * ey
+                        W[row + k, dst + 2] = Pz + t * ez
+                        k += 1
+            if in2 and k < _PMAX:
+                W[row + k, dst] = Qx
+                W[row + k, dst + 1] = Qy
+                W[row + k, dst + 2] = Qz
+                k += 1
+        m = k
+        src = dst
+        if m == 0:
+            break
+    return m, src
+
+
+@njit(**_J)
+def _area4(W, row, col, a, b, c, d):
+    """Area of the quadrilateral a, b, c, d (polygon order): half the norm of its diagonals'
+    cross product (c - a) x (d - b)."""
+    A, B, C, D = row + a, row + b, row + c, row + d
+    ux = W[C, col] - W[A, col]
+    uy = W[C, col + 1] - W[A, col + 1]
+    uz = W[C, col + 2] - W[A, col + 2]
+    vx = W[D, col] - W[B, col]
+    vy = W[D, col + 1] - W[B, col + 1]
+    vz = W[D, col + 2] - W[B, col + 2]
+    gx, gy, gz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+    return 0.5 * math.sqrt(gx * gx + gy * gy + gz * gz)
+
+
+@njit(**_J)
+def _polygon_quad(W, row, col, n):
+    """MuJoCo's pruning of a clipped polygon to 4 points: from the first four vertices, each
+    start vertex a in turn pushes d forward while the quadrilateral's area grows, and after
+    each such step c, then b (a local search, not the global maximum; MuJoCo 4 measures the
+    true area, matched on 6 of 7 measured 40-gons). Returns the indices (a, b, c, d)."""
+    a, b, c, d = 0, 1, 2, 3
+    r0, r1, r2, r3 = 0, 1, 2, 3
+    m = _area4(W, row, col, a, b, c, d)
+    for a in range(n):
+        while True:
+            dn = d + 1 if d + 1 < n else 0
+            mn = _area4(W, row, col, a, b, c, dn)
+            if mn <= m:
+                break
+            m = mn
+            d = dn
+            r0, r1, r2, r3 = a, b, c, d
+            while True:
+                cn = c + 1 if c + 1 < n else 0
+                mn = _area4(W, row, col, a, b, cn, d)
+                if mn <= m:
+                    break
+                m = mn
+                c = cn
+                r0, r1, r2, r3 = a, b, c, d
+            while True:
+                bn = b + 1 if b + 1 < n else 0
+                mn = _area4(W, row, col, a, bn, c, d)
+                if mn <= m:
+                    break
+                m = mn
+                b = bn
+                r0, r1, r2, r3 = a, b, c, d
+        if b == a:
+            b = b + 1 if b + 1 < n else 0
+            if c == b:
+                c = c + 1 if c + 1 < n else 0
+                if d == c:
+                    d = d + 1 if d + 1 < n else 0
+    return r0, r1, r2, r3
+
+
+@njit(**_J)
+def _emit_clipped(W, R, col, m, n1x, n1y, n1z, n2x, n2y, n2z, margin, dist, pos, frame):
+    """Contacts at the clipped polygon W[R:R+m, col:col+3] (points on geom2's face): MuJoCo's
+    4-point pruning when m > 4, else its points less exact repeats (within MINVAL per
+    coordinate). dist = height above geom1's face plane (normal n1, through the first clipping
+    vertex W[R, 0:3]); pos halfway along the normal -n2; dropped at dist >= margin."""
+    s0, s1, s2, s3 = 0, 1, 2, 3
+    pruned = m > 4
+    if pruned:
+        s0, s1, s2, s3 = _polygon_quad(W, R, col, m)
+        m = 4
+    n = 0
+    for q in range(m):
+        s = s0 if q == 0 else (s1 if q == 1 else (s2 if q == 2 else s3))
+        px, py, pz = W[R + s, col], W[R + s, col + 1], W[R + s, col + 2]
+        dup = False
+        if not pruned:
+            for r in range(q):
+                if (abs(W[R + r, col] - px) < MINVAL and abs(W[R + r, col + 1] - py) < MINVAL
+                        and abs(W[R + r, col + 2] - pz) < MINVAL):
+                    dup = True
+                    break
+        dd = n1x * (px - W[R, 0]) + n1y * (py - W[R, 1]) + n1z * (pz - W[R, 2])
+        if dd < margin and not dup:
+            dist[n] = dd
+            pos[n, 0] = px + 0.5 * dd * n2x
+            pos[n, 1] = py + 0.5 * dd * n2y
+            pos[n, 2] = pz + 0.5 * dd * n2z
+            frame[n, 0] = -n2x
+            frame[n, 1] = -n2y
+            frame[n, 2] = -n2z
+            n += 1
+    return n
+
+
 @njit(**_J)
 def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
                  mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap,
@@ -1390,6 +1556,17 @@ def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_po
                         mesh_polyvert, id2, W, R, 6)
         if mA < 3 or mB < 3:
             return 0
+        if nn1 == 1 and nn2 == 1:
+            # both features name a single polygon (MuJoCo 4, measured): geom1's face clips
+            # geom2's, in MuJoCo's vertex order, side planes along n1; points on geom2's face
+            _mj_face_order(t1, id1, W, R, 0, mA)
+            _mj_face_order(t2, id2, W, R, 6, mB)
+            m, col = _clip_mj(W, R, 6, mB, 0, mA, n1x, n1y, n1z)
+            if m == 0:
+                return 0
+            return _emit_clipped(W, R, col, m, n1x, n1y, n1z, n2x, n2y, n2z, margin, dist, pos,
+                                 frame)
+        # otherwise geom2's face clips geom1's (side planes along n1); points on geom1's face
         o2 = n2x * W[R, 6] + n2y * W[R, 7] + n2z * W[R, 8]
         for q in range(mB // 2):      # geom2's face ccw about n2 -> ccw about n1
             r = mB - 1 - q
