@@ -1078,6 +1078,35 @@ def _obj(mesh_vertadr, mesh_vertnum, mesh_graphadr, t, d):
 
 
 @njit(**_J)
+def _core(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, cutoff,
+          mesh_vert, mesh_graph, mesh_extrema, W, I, tol, kmax):
+    """GJK between the cores: spheres and capsules shrunk to their point / segment, every shape
+    without its margin, distance cutoff ``cutoff`` between the full shapes. Returns (shallow, n,
+    dist, x1 (3), x2 (3)): shallow when the cores' distance is above the tolerance -- then the
+    answer is that distance less radius + margin / 2 on each side, the witnesses moved out by
+    as much along the normal (n = 0: beyond the cutoff); otherwise the full shapes need GJK +
+    EPA."""
+    fm1 = 0.5 * margin + (s1[0] if (t1 == _SPHERE or t1 == _CAPSULE) else 0.0)
+    fm2 = 0.5 * margin + (s2[0] if (t2 == _SPHERE or t2 == _CAPSULE) else 0.0)
+    discrete = (t1 == _BOX or t1 == _MESH) and (t2 == _BOX or t2 == _MESH)
+    n, dist, ax, ay, az, bx, by, bz = _gjk(
+        t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, 1,
+        mesh_vert, mesh_graph, mesh_extrema, W, I, cutoff + fm1 + fm2, tol, kmax, discrete)
+    if not dist > tol:
+        return False, n, dist, ax, ay, az, bx, by, bz
+    if n == 0:
+        return True, 0, BIG, ax, ay, az, bx, by, bz
+    nx, ny, nz = bx - ax, by - ay, bz - az
+    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if nn > MINVAL:
+        nx /= nn
+        ny /= nn
+        nz /= nn
+    return (True, n, dist - (fm1 + fm2), ax + fm1 * nx, ay + fm1 * ny, az + fm1 * nz,
+            bx - fm2 * nx, by - fm2 * ny, bz - fm2 * nz)
+
+
+@njit(**_J)
 def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
         t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, margin, tol, kmax, W, I):
     """One convex collision (MuJoCo's mjc_ccd in contact mode): (status, dist, x1 (3), x2 (3),
@@ -1093,34 +1122,14 @@ def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_e
     # the tolerance gives the minimum penetration (test_hfield.py)
     discrete = margin == 0 and (t1 == _BOX or t1 == _MESH) and (t2 == _BOX or t2 == _MESH)
     if t1 == _SPHERE or t1 == _CAPSULE or t2 == _SPHERE or t2 == _CAPSULE or margin > 0:
-        fm1 = 0.5 * margin + (s1[0] if (t1 == _SPHERE or t1 == _CAPSULE) else 0.0)
-        fm2 = 0.5 * margin + (s2[0] if (t2 == _SPHERE or t2 == _CAPSULE) else 0.0)
-        # the core pass: spheres and capsules shrink to their core (point, segment), every
-        # shape loses the margin; GJK's distance between the cores, when above the tolerance,
-        # is the answer once inflated by radius + margin / 2 on each side. Measured against
-        # MuJoCo 4: a box within the margin of a mesh face gets the exact normal and witness
-        # (GJK between the polytopes), a penetrating one the inflated shapes' EPA answer
-        core_discrete = (t1 == _BOX or t1 == _MESH) and (t2 == _BOX or t2 == _MESH)
-        n, dist, ax, ay, az, bx, by, bz = _gjk(
-            t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, 1,
-            mesh_vert, mesh_graph, mesh_extrema, W, I, fm1 + fm2, tol, kmax, core_discrete)
-        if dist > tol:
-            if n == 0:
-                return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
-            nx, ny, nz = bx - ax, by - ay, bz - az
-            nn = math.sqrt(nx * nx + ny * ny + nz * nz)
-            if nn > MINVAL:
-                nx /= nn
-                ny /= nn
-                nz /= nn
-            ax += fm1 * nx
-            ay += fm1 * ny
-            az += fm1 * nz
-            bx -= fm2 * nx
-            by -= fm2 * ny
-            bz -= fm2 * nz
-            dist -= fm1 + fm2
-            if not dist < 0:
+        # the core pass, every shape without its margin (measured against MuJoCo 4: a box
+        # within the margin of a mesh face gets the exact normal and witness, GJK between the
+        # polytopes; a penetrating one the inflated shapes' EPA answer)
+        shallow, n, dist, ax, ay, az, bx, by, bz = _core(
+            t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, 0.0,
+            mesh_vert, mesh_graph, mesh_extrema, W, I, tol, kmax)
+        if shallow:
+            if n == 0 or not dist < 0:
                 return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
             return 1, dist, ax, ay, az, bx, by, bz, n
         # deep: GJK and EPA on the full shapes (the support warm starts carry over)
@@ -1154,27 +1163,14 @@ def ccd_distance(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_grap
     reset_warmstart(I)
     discrete = (t1 == _BOX or t1 == _MESH) and (t2 == _BOX or t2 == _MESH)
     if t1 == _SPHERE or t1 == _CAPSULE or t2 == _SPHERE or t2 == _CAPSULE:
-        fm1 = s1[0] if (t1 == _SPHERE or t1 == _CAPSULE) else 0.0
-        fm2 = s2[0] if (t2 == _SPHERE or t2 == _CAPSULE) else 0.0
-        # the cores (point, segment) first; a core distance above the tolerance is the answer
-        # once inflated by the radii
-        n, dist, ax, ay, az, bx, by, bz = _gjk(
-            t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, 0.0, 1,
-            mesh_vert, mesh_graph, mesh_extrema, W, I, distmax + fm1 + fm2, tol, kmax, False)
-        if dist > tol:
-            if n == 0:
+        # the cores (point, segment) first
+        shallow, n, dist, ax, ay, az, bx, by, bz = _core(
+            t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, 0.0, distmax,
+            mesh_vert, mesh_graph, mesh_extrema, W, I, tol, kmax)
+        if shallow:
+            if n == 0 or dist > distmax:
                 return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-            nx, ny, nz = bx - ax, by - ay, bz - az
-            nn = math.sqrt(nx * nx + ny * ny + nz * nz)
-            if nn > MINVAL:
-                nx /= nn
-                ny /= nn
-                nz /= nn
-            dist -= fm1 + fm2
-            if dist > distmax:
-                return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-            return (1, dist, ax + fm1 * nx, ay + fm1 * ny, az + fm1 * nz,
-                    bx - fm2 * nx, by - fm2 * ny, bz - fm2 * nz)
+            return 1, dist, ax, ay, az, bx, by, bz
     n, dist, ax, ay, az, bx, by, bz = _gjk(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2,
                                            va2, vn2, ga2, md2, 0.0, 0, mesh_vert, mesh_graph,
                                            mesh_extrema, W, I, distmax, tol, kmax, discrete)
