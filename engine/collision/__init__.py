@@ -77,6 +77,7 @@ def pair_contacts(M, D, g1, g2, thr, multiccd):
                               i1(M, MF.hfield_adr), f1(M, MF.hfield_data),
                               i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum), f2(M, MF.mesh_vert),
                               i1(M, MF.mesh_graphadr), i1(M, MF.mesh_graph),
+                              i2(M, MF.mesh_extrema),
                               gdata[g1], xpos[g1], xmat[g1], f1(M, MF.geom_rbound)[g2],
                               gtype[g2], gdata[g2], size[g2], xpos[g2], xmat[g2],
                               thr, fs(M, MF.opt_ccd_tolerance), is_(M, MF.opt_ccd_iterations),
@@ -558,7 +559,7 @@ def _write_contacts(M, D, perm, ncon, override):
 def mj_collision(m, d):
     """mj_collision(m, d): contacts of the current geom poses into d.contact (see the module
     docstring). Raises NotImplementedError for geom pairs whose collision routine is not built
-    (sdf geoms; pairs needing the general convex routine before it lands)."""
+    (sdf geoms)."""
     d.fw_status[0] = 0
     collision(m._A, d._A)
     raise_status(m, d)
@@ -574,7 +575,7 @@ def raise_status(m, d):
         d.fw_status[0] = 0
         raise NotImplementedError(
             f"collisions between <geom type='{names[t1]}'> and <geom type='{names[t2]}'> need "
-            "the general convex collision routine (engine/collision/convex.py), not built yet")
+            "a collision routine that is not built yet")
     if code == STATUS_HFIELD:
         g = int(d.fw_status[1])
         d.fw_status[0] = 0

@@ -3,17 +3,18 @@
 MuJoCo API reference "mj_geomDistance" and XML reference "collision sensors" (sensor/distance,
 sensor/normal, sensor/fromto): the pair is run through the narrow phase with the margin set to
 ``distmax``, independently of the collision filters (contype/conaffinity, exclusions, pairs), and
-the deepest of the returned contacts is taken. Pairs the narrow phase would send to the general
-convex routine -- and box-box, which MuJoCo's distance query also sends there, instead of the
-multi-contact box-box routine -- take the convex routine's single contact (no multi-contact).
-Result: the signed distance in length units (negative = penetration), or ``distmax`` when
-nothing is found within it; ``fromto`` (6,) = the point on geom1's surface then the point on
-geom2's surface, world frame, zeros when nothing is found.
+the deepest of the returned contacts is taken. Pairs the narrow phase sends to the native convex
+collider -- and box-box, which MuJoCo's distance query also sends there instead of the
+multi-contact box-box routine -- are measured by the collider in distance mode
+(``nccd.ccd_distance``, MuJoCo's mjc_ccd with a distance cutoff: GJK's distance, EPA's depth;
+no margin, no multi-contact). Result: the signed distance in length units (negative =
+penetration), or ``distmax`` when nothing is found below it; ``fromto`` (6,) = the point on
+geom1's surface then the point on geom2's surface, world frame, zeros when nothing is found.
 
-The segment is rebuilt from the contact (midpoint ``pos``, unit normal from the first to the
-second geom of the narrow phase's order, ``dist``): the ends are ``pos -+ dist/2 normal``; when the
-narrow phase took the geoms in the other order (it wants type1 <= type2) the ends are swapped so
-that ``fromto`` still runs from ``geom1`` to ``geom2``.
+For the other pairs the segment is rebuilt from the contact (midpoint ``pos``, unit normal from
+the first to the second geom of the narrow phase's order, ``dist``): the ends are
+``pos -+ dist/2 normal``. When the narrow phase took the geoms in the other order (it wants
+type1 <= type2) the ends are swapped so that ``fromto`` still runs from ``geom1`` to ``geom2``.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from .._access import KERNEL as _J
 from .._layout import DF, MF
 from . import pair_contacts
 from . import narrowphase as npx
+from . import nccd
 
 NEED_SDF = npx.NEED_SDF
 
@@ -33,7 +35,7 @@ def geom_distance(M, D, geom1, geom2, distmax, fromto):
     """Signed distance between geoms ``geom1`` and ``geom2`` (length units), searching up to
     ``distmax``; ``fromto`` (6,) receives the segment from geom1's surface to geom2's (world
     frame; zeros when the distance is not below distmax). Needs the geom poses (position stage).
-    Uses the narrow phase's staging rows col_t* and the convex scratch as workspace. Returns
+    Uses the narrow phase's staging rows col_t* and the collider's scratch as workspace. Returns
     distmax when the pair has no collision routine; sets fw_status[0] = NEED_SDF's code for sdf
     geoms (the Python wrappers refuse those beforehand)."""
     for k in range(6):
@@ -56,16 +58,21 @@ def geom_distance(M, D, geom1, geom2, distmax, fromto):
     tframe = f2(D, DF.col_tframe)
     tol = fs(M, MF.opt_ccd_tolerance)
     it = is_(M, MF.opt_ccd_iterations)
-    if t1 == npx.BOX and t2 == npx.BOX:
-        # MuJoCo's distance query takes box-box through the convex routine (one contact)
-        n = npx.convex_collide(i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum),
-                               f2(M, MF.mesh_vert), i1(M, MF.mesh_graphadr),
-                               i1(M, MF.mesh_graph), t1, gdata[g1], size[g1], xpos[g1], xmat[g1],
-                               t2, gdata[g2], size[g2], xpos[g2], xmat[g2],
-                               distmax, tol, it, 0, tdist, tpos, tframe,
-                               f2(D, DF.ccd_work), i2(D, DF.ccd_iwork))
-    else:
-        n = pair_contacts(M, D, g1, g2, distmax, 0)
+    if t1 != npx.PLANE and t1 != npx.HFIELD and not npx.is_analytic(t1, t2):
+        # MuJoCo's distance query: the convex collider in distance mode (box-box too)
+        found, dd, ax, ay, az, bx, by, bz = nccd.ccd_distance(
+            i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum), f2(M, MF.mesh_vert),
+            i1(M, MF.mesh_graphadr), i1(M, MF.mesh_graph), i2(M, MF.mesh_extrema),
+            t1, gdata[g1], size[g1], xpos[g1], xmat[g1], t2, gdata[g2], size[g2], xpos[g2],
+            xmat[g2], distmax, tol, it, f2(D, DF.ccd_work), i2(D, DF.ccd_iwork))
+        if not (found and dd < distmax):
+            return distmax
+        if flip:
+            ax, ay, az, bx, by, bz = bx, by, bz, ax, ay, az
+        fromto[0], fromto[1], fromto[2] = ax, ay, az
+        fromto[3], fromto[4], fromto[5] = bx, by, bz
+        return dd
+    n = pair_contacts(M, D, g1, g2, distmax, 0)
     dist = distmax
     best = -1
     for k in range(n):

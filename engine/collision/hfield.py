@@ -7,8 +7,8 @@ A height field (hfield_size = (x half-size, y half-size, elevation scale, base d
 and ``dy = 2 size[1] / (nrow-1)``. As MuJoCo does, the field collides as a union of convex
 triangular prisms: each grid cell splits into two triangles along its diagonal from (r, c) to
 (r+1, c+1); a prism is a triangle of the surface over the same triangle at the base ``z = -size[3]``.
-Each prism collides with the other geom through the general convex routine (convex.py,
-GJK/EPA, one contact per prism).
+Each prism collides with the other geom through MuJoCo's native convex collider (nccd.py: GJK,
+EPA; one contact per prism, no multi-contact).
 
 Steps (measured against MuJoCo 4, see test/engine/test_hfield.py), all in the hfield's frame:
   1. reject when the geom's bounding sphere (rbound + margin) misses the box
@@ -21,15 +21,18 @@ Steps (measured against MuJoCo 4, see test/engine/test_hfield.py), all in the hf
      (c, r+1), (c, r), (c+1, r+1), (c+1, r), ... so that each new vertex closes a triangle with
      the two before it (2 (cmax - cmin) prisms per row);
   5. a prism whose three top vertices, raised by margin, are all below the geom's lowest point is
-     skipped; otherwise a contact when the distance prism-geom is below margin: dist = the signed
-     distance (< 0: penetration depth), pos = midpoint of the witness points, normal from the
-     prism (geom1) to the geom (geom2), mapped to the world frame;
+     skipped; otherwise the prism (tops not raised) and the geom collide with the margin (each
+     shape inflated by margin / 2): a contact when the distance prism-geom is below margin, dist
+     = the signed distance (< 0: penetration depth), pos = midpoint of the witness points, normal
+     from the prism (geom1) to the geom (geom2), mapped to the world frame. The prism is a
+     polytope: without margin its pair with a box or mesh is discrete (nccd.py: EPA stops on a
+     repeated support point; the prism's support carries no index, as in MuJoCo);
   6. at most ``maxcon`` (MuJoCo's mjMAXCONPAIR = 50) contacts, in that prism order.
 
-Workspace: ``hf_work`` (SCRATCH_TABLE ``hf_work f 4 18``): row 0 the current prism relative to
-its centroid (the ``size`` of the convex routine's prism shape), row 1 the sliding window of
-absolute prism vertices, row 2 the geom's pose in the hfield frame (pos 0:3, mat 3:12), row 3
-the prism centroid (0:3) and the identity (3:12).
+Workspace: ``hf_work`` (SCRATCH_TABLE ``hf_work f 4 18``): row 0 the current prism (6 vertices,
+hfield frame, tops not raised: the ``size`` of nccd's prism shape), row 1 the sliding window of
+prism vertices (tops raised by margin), row 2 the geom's pose in the hfield frame (pos 0:3, mat
+3:12), row 3 the prism centroid (0:3) and the identity (3:12).
 """
 from __future__ import annotations
 
@@ -37,28 +40,30 @@ import math
 
 from numba import njit
 
-from . import convex as cvx
+from . import nccd
 
 from .._access import KERNEL as _J
 
 HF_ROWS, HF_COLS = 4, 18
-_SPHERE, _CAPSULE = 2, 3
+_MESH = 7
 
 
 @njit(**_J)
-def _geom_extent(type2, size2, lpos, lmat, va, vn, ga, mesh_vert, mesh_graph, ax, sgn):
-    """Coordinate ``ax`` of the geom's support point along ``sgn`` * axis ``ax`` (hfield frame)."""
+def _geom_extent(type2, size2, lpos, lmat, va, vn, mesh_vert, mesh_graph, mesh_extrema, work_i,
+                 ax, sgn):
+    """Coordinate ``ax`` of the geom's support point along ``sgn`` * axis ``ax`` (hfield frame):
+    nccd's support of the full shape, meshes by a scan of their vertices (same extreme value)."""
     dx = sgn if ax == 0 else 0.0
     dy = sgn if ax == 1 else 0.0
     dz = sgn if ax == 2 else 0.0
-    x, y, z, _ = cvx._support(type2, size2, lpos, lmat, va, vn, mesh_vert, ga, mesh_graph,
-                              dx, dy, dz, 0)
-    r = size2[0] if (type2 == _SPHERE or type2 == _CAPSULE) else 0.0
+    nccd.reset_warmstart(work_i)
+    x, y, z = nccd._sup(type2, size2, lpos, lmat, va, vn, -1, 0, 0.0, 0, mesh_vert, mesh_graph,
+                        mesh_extrema, dx, dy, dz, work_i, 1)
     if ax == 0:
-        return x + sgn * r
+        return x
     if ax == 1:
-        return y + sgn * r
-    return z + sgn * r
+        return y
+    return z
 
 
 @njit(**_J)
@@ -81,14 +86,14 @@ def _push_vertex(win, x, y, z):
 def hfield_collide(
     # Model:
     hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data,
-    mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
+    mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
     # the pair: the hfield (its hfield id, world pose), the convex geom
     hid, pos1, mat1, rbound2, type2, dataid2, size2, pos2, mat2,
     # options: detection threshold (margin + gap), convex tolerance/iterations, max contacts
     margin, tolerance, iterations, maxcon,
     # out:
     dist, pos, frame,
-    # scratch: hf_work (4 x 18), the convex routine's ccd_work / ccd_iwork
+    # scratch: hf_work (4 x 18), the convex collider's ccd_work / ccd_iwork
     hf_work, work_f, work_i,
 ):
     """Contacts of height field ``hid`` (geom1) with a convex geom (geom2), world frame; see the
@@ -119,13 +124,20 @@ def hfield_collide(
                                + mat1[6 + i] * mat2[6 + j])
 
     # the geom's box along the hfield axes
-    va, vn, ga = cvx._mesh_args(type2, dataid2, mesh_vertadr, mesh_vertnum, mesh_graphadr)
-    xmax = _geom_extent(type2, size2, lpos, lmat, va, vn, ga, mesh_vert, mesh_graph, 0, 1.0)
-    xmin = _geom_extent(type2, size2, lpos, lmat, va, vn, ga, mesh_vert, mesh_graph, 0, -1.0)
-    ymax = _geom_extent(type2, size2, lpos, lmat, va, vn, ga, mesh_vert, mesh_graph, 1, 1.0)
-    ymin = _geom_extent(type2, size2, lpos, lmat, va, vn, ga, mesh_vert, mesh_graph, 1, -1.0)
-    zmax = _geom_extent(type2, size2, lpos, lmat, va, vn, ga, mesh_vert, mesh_graph, 2, 1.0)
-    zmin = _geom_extent(type2, size2, lpos, lmat, va, vn, ga, mesh_vert, mesh_graph, 2, -1.0)
+    va = mesh_vertadr[dataid2] if type2 == _MESH else 0
+    vn = mesh_vertnum[dataid2] if type2 == _MESH else 0
+    xmax = _geom_extent(type2, size2, lpos, lmat, va, vn, mesh_vert, mesh_graph, mesh_extrema,
+                         work_i, 0, 1.0)
+    xmin = _geom_extent(type2, size2, lpos, lmat, va, vn, mesh_vert, mesh_graph, mesh_extrema,
+                         work_i, 0, -1.0)
+    ymax = _geom_extent(type2, size2, lpos, lmat, va, vn, mesh_vert, mesh_graph, mesh_extrema,
+                         work_i, 1, 1.0)
+    ymin = _geom_extent(type2, size2, lpos, lmat, va, vn, mesh_vert, mesh_graph, mesh_extrema,
+                         work_i, 1, -1.0)
+    zmax = _geom_extent(type2, size2, lpos, lmat, va, vn, mesh_vert, mesh_graph, mesh_extrema,
+                         work_i, 2, 1.0)
+    zmin = _geom_extent(type2, size2, lpos, lmat, va, vn, mesh_vert, mesh_graph, mesh_extrema,
+                         work_i, 2, -1.0)
     if (xmin - margin > s0 or xmax + margin < -s0 or ymin - margin > s1 or ymax + margin < -s1
             or zmin - margin > s2 or zmax + margin < -s3):
         return 0
@@ -163,28 +175,33 @@ def hfield_collide(
                 # prism height test (tops raised by margin) against the geom's lowest point
                 if win[11] < zmin and win[14] < zmin and win[17] < zmin:
                     continue
-                # the prism: tops without the margin (the convex routine applies it),
-                # relative to the centroid (the convex routine's center of the shape)
+                # the prism: tops without the margin (the collider inflates by it); its
+                # center (GJK's start) is the mean of the 6 vertices
                 for j in range(3):
                     cpos[j] = 0.0
                 for k in range(6):
                     zk = win[3 * k + 2] - margin if k >= 3 else win[3 * k + 2]
+                    rel[3 * k] = win[3 * k]
+                    rel[3 * k + 1] = win[3 * k + 1]
+                    rel[3 * k + 2] = zk
                     cpos[0] += win[3 * k]
                     cpos[1] += win[3 * k + 1]
                     cpos[2] += zk
                 for j in range(3):
-                    cpos[j] /= 6.0
-                for k in range(6):
-                    zk = win[3 * k + 2] - margin if k >= 3 else win[3 * k + 2]
-                    rel[3 * k] = win[3 * k] - cpos[0]
-                    rel[3 * k + 1] = win[3 * k + 1] - cpos[1]
-                    rel[3 * k + 2] = zk - cpos[2]
-                found, d, nx, ny, nz, ax, ay, az, bx, by, bz = cvx.convex_pair(
+                    cpos[j] *= 1.0 / 6.0
+                st, dd, ax, ay, az, bx, by, bz, _f = nccd.ccd(
                     mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
-                    cvx._PRISM, -1, rel, cpos, ident, type2, dataid2, size2, lpos, lmat,
-                    margin, tolerance, iterations, work_f, work_i)
-                if not found:
+                    mesh_extrema, nccd._PRISM, 0, rel, cpos, ident, type2, dataid2, size2, lpos,
+                    lmat, margin, tolerance, iterations, work_f, work_i)
+                if st == 0:
                     continue
+                d = margin + dd
+                nx, ny, nz = ax - bx, ay - by, az - bz
+                nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+                if nn > 1e-15:
+                    nx /= nn
+                    ny /= nn
+                    nz /= nn
                 px = 0.5 * (ax + bx)
                 py = 0.5 * (ay + by)
                 pz = 0.5 * (az + bz)

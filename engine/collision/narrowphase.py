@@ -3,15 +3,15 @@ function table (seed 001, "Contacts": mjCOLLISIONFUNC, upper triangle indexed by
 
 `collide` takes two geoms with type1 <= type2 and dispatches to the analytic functions of
 engine/collision/primitive.py where MuJoCo has them (plane against sphere, capsule, ellipsoid,
-cylinder, box, mesh (through the hull polygons, mjModel mesh_poly*); sphere against sphere, capsule, cylinder, box; capsule against capsule),
-to engine/collision/box.py for capsule-box (``capsule_box``, MuJoCo's analytic routine with up to
-2 contacts) and box-box (``box_box``), and to the general convex routine ``convex_collide``
-(engine/collision/convex.py) for every other pair of convex types, except box / mesh / capsule /
-cylinder against a mesh: those go through ``nccd_collide`` (engine/collision/nccd.py, MuJoCo's
-native collider and its polygon multi-contact).
+cylinder, box, mesh (through the hull polygons, mjModel mesh_poly*); sphere against sphere,
+capsule, cylinder, box; capsule against capsule), to engine/collision/box.py for capsule-box
+(``capsule_box``, MuJoCo's analytic routine with up to 2 contacts) and box-box (``box_box``), and
+to MuJoCo's native convex collider ``nccd_collide`` (engine/collision/nccd.py: GJK, EPA and the
+multi-contact of flat features) for every other pair of sphere, capsule, ellipsoid, cylinder,
+box and mesh -- as MuJoCo 4's table (mjc_Convex) does.
 
 Return value: the number of contacts written (>= 0), or a negative code when the pair needs a
-routine this build lacks: NEED_CONVEX (convex.py / box.py not present yet), NEED_SDF (sdf geoms).
+routine this build lacks: NEED_SDF (sdf geoms).
 Height-field pairs need the hfield's data and the other geom's rbound: the caller (mj_collision,
 engine/collision/__init__.py) sends them to engine/collision/hfield.py; ``collide`` answers
 NEED_HFIELD for them.
@@ -28,30 +28,8 @@ PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH, SDF = range(9)
 NEED_CONVEX, NEED_HFIELD, NEED_SDF = -1, -2, -3
 mjMINVAL = 1e-15
 
-try:  # the general convex routine (another module's owner); absent until it lands
-    from .convex import convex_collide
-    HAVE_CONVEX = True
-except ImportError:  # pragma: no cover - placeholder until engine/collision/convex.py exists
-    HAVE_CONVEX = False
-
-    @njit(**_J)
-    def convex_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
-                       type1, dataid1, size1, pos1, mat1, type2, dataid2, size2, pos2, mat2,
-                       margin, tolerance, iterations, multiccd, dist, pos, frame, work_f, work_i):
-        return NEED_CONVEX
-
-from .box import capsule_box
+from .box import box_box, capsule_box
 from .nccd import nccd_collide
-
-try:
-    from .box import box_box
-    HAVE_BOXBOX = True
-except ImportError:  # pragma: no cover
-    HAVE_BOXBOX = False
-
-    @njit(**_J)
-    def box_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
-        return NEED_CONVEX
 
 
 @njit(**_J)
@@ -63,6 +41,20 @@ def has_function(type1, type2):
     if type1 == HFIELD:
         return type2 != HFIELD
     return True
+
+
+@njit(**_J)
+def is_analytic(type1, type2):
+    """Whether MuJoCo 4 collides this (type1 <= type2) pair of convex types with an analytic
+    routine (the pairs it does not send to the convex collider, mjc_Convex): sphere-sphere,
+    sphere-capsule, sphere-cylinder, sphere-box, capsule-capsule, capsule-box (multi-contact
+    analytic) and box-box (its own multi-contact routine, which the distance query replaces by
+    the convex collider)."""
+    if type1 == SPHERE:
+        return type2 == SPHERE or type2 == CAPSULE or type2 == CYLINDER or type2 == BOX
+    if type1 == CAPSULE:
+        return type2 == CAPSULE or type2 == BOX
+    return False
 
 
 @njit(**_J)
@@ -132,18 +124,12 @@ def collide(
             return capsule_box(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame)
     elif type1 == BOX and type2 == BOX:
         return box_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame)
-    if type2 == MESH and (type1 == BOX or type1 == MESH or type1 == CAPSULE
-                          or type1 == CYLINDER):
-        # MuJoCo's native collider step for step, multi-contact through the mesh polygons
-        return nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
-                            mesh_extrema, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
-                            mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
-                            mesh_polymap,
-                            type1, dataid1, size1, pos1, mat1, type2, dataid2, size2, pos2,
-                            mat2, margin, tolerance, iterations, multiccd, dist, pos, frame,
-                            work_f, work_i)
-    return convex_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
-                          type1, dataid1, size1, pos1, mat1, type2, dataid2, size2, pos2, mat2,
-                          margin, tolerance, iterations, multiccd, dist, pos, frame, work_f,
-                          work_i)
+    # every other pair: MuJoCo's native collider step for step (mjc_Convex)
+    return nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
+                        mesh_extrema, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
+                        mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
+                        mesh_polymap,
+                        type1, dataid1, size1, pos1, mat1, type2, dataid2, size2, pos2,
+                        mat2, margin, tolerance, iterations, multiccd, dist, pos, frame,
+                        work_f, work_i)
 

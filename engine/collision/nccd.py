@@ -3,7 +3,10 @@
 Seed 001 (simulation chapter, "Collision detection"): pairs without an analytic routine go
 through the general convex collider; meshes collide as the convex hull of their vertices, and
 with the multiccd flag (MuJoCo 4: on unless mjDSBL_MULTICCD) flat features in contact give
-several contacts.
+several contacts. This is the engine's one GJK / EPA: every pair MuJoCo 4 sends to mjc_Convex
+(sphere, capsule, ellipsoid, cylinder, box, mesh without an analytic routine; see
+narrowphase.is_analytic), the height-field prisms (hfield.py) and the distance query
+(``ccd_distance``, distance.py).
 
 This module follows the published algorithms that MuJoCo's native collider is built from, step
 for step, so that its answers (including those of EPA stopped at ``ccd_tolerance``, and the
@@ -18,9 +21,10 @@ choice among equal support points) are the same as MuJoCo's:
   * GJK (Gilbert, Johnson, Keerthi 1988) with the signed-volume distance sub-algorithm
     (Montanari, Petrinic, Barbieri, ACM ToG 2017), Frank-Wolfe duality-gap stop; in contact mode
     a separating support plane ends it early.
-  * Spheres and capsules first run GJK on their core (point / segment); a core distance above
-    the tolerance gives the contact directly (inflated by the radius); otherwise GJK + EPA run
-    on the full shapes.
+  * Spheres and capsules first run GJK on their core (point / segment), and so does every pair
+    with a margin (the shapes without it); a core distance above the tolerance gives the contact
+    directly (inflated by radius + margin / 2 on each side); otherwise GJK + EPA run on the full
+    (inflated) shapes.
   * EPA (van den Bergen 2001) from a tetrahedron (or a hexahedron grown around a GJK triangle or
     segment), face map of candidate faces, horizon by depth-first search over face adjacency;
     discrete pairs (boxes, meshes, no margin) stop on a repeated support point.
@@ -31,7 +35,8 @@ choice among equal support points) are the same as MuJoCo's:
     4 points (largest quadrilateral).
   * capsule / cylinder against a mesh: the mesh feature (GJK simplex of the core pass, or the
     EPA face) gives the candidate polygons; one whose plane holds the axis gives two contacts
-    along the side line.
+    along the side line. Cylinder against a box: the box faces at the witness (convex.py's
+    _multiccd_round): the side line along a face, or the cap (16-gon) facing one.
 
 Measured against MuJoCo 4.0.0 where it departs from the published description (each found by
 probing the oracle on real Menagerie meshes; see test/engine/test_nccd.py):
@@ -43,12 +48,12 @@ probing the oracle on real Menagerie meshes; see test/engine/test_nccd.py):
     "edge" whose two vertices share no polygon is not an edge of the hull (no edge-face);
   * face-face: geom1's polygon clipped by the prism of geom2's, each point with its own
     distance to geom2's plane; edge-face: the edge's clipped ends, each with its own distance
-    (engine/collision/convex.py helpers, calibrated there).
+    (engine/collision/convex.py helpers).
 
 Conventions (/tmp/contact_interfaces.md): world frame; pose ``pos`` (3,), ``mat`` (9,) row-major;
 contacts in ``dist[k]``, ``pos[k]``, ``frame[k, 0:3]`` (normal from geom1 to geom2).
 Workspace (no allocation): ``W`` = work_f (CCD_NWF x 9 float64), ``I`` = work_i (CCD_NWI x 4
-int32) of engine/collision/convex.py; the layout is below.
+int32), sizes in engine/collision/convex.py (convex_workspace()); the layout is below.
 """
 from __future__ import annotations
 
@@ -58,9 +63,10 @@ from numba import njit
 
 from .._access import KERNEL as _J
 from .convex import (CCD_VMAX, CCD_FMAX, CCD_EMAX, _VOFF, _FOFF, _POFF, _AOFF, _HOFF, _SKOFF,
-                     _clip_polygon, _clip_edge, _clip_edge_tol, _emit_face_points, _PMAX,
-                     _emit_edge_points, _multiccd_round)
+                     FACE_TOL, EDGE_TOL, _PMAX, _clip_polygon, _clip_edge, _clip_edge_tol,
+                     _emit_face_points, _emit_edge_points, _multiccd_round)
 
+_PRISM = 1       # one triangular prism of a height field (engine/collision/hfield.py)
 _SPHERE = 2
 _CAPSULE = 3
 _ELLIPSOID = 4
@@ -74,10 +80,6 @@ MAXVAL2 = 1e20
 BIG = 1.7976931348623157e308     # DBL_MAX
 FLT_MAX = 3.4028234663852886e38
 HILLCLIMB_MIN = 10
-# multi-contact alignment tolerances: cos / sin of the same small angle (measured against
-# MuJoCo 4: the switch from one to two contacts lies between tilts of 5.08 and 5.10 degrees)
-FACE_TOL = 0.996
-EDGE_TOL = 0.0888
 MAX_POLYVERT = 150
 
 # ---- workspace layout ------------------------------------------------------------------------
@@ -160,16 +162,32 @@ def _sup(t, size, pos, mat, vadr, vnum, gadr, md, margin, mode, mesh_vert, mesh_
          mesh_extrema, dx, dy, dz, I, k):
     """World support point of object k (0: geom1, 1: geom2) along unit direction d.
 
-    mode 0: the full shape; 1: a sphere's center or a capsule's axis segment (the core, without
-    margin); other shapes ignore the mode. A margin > 0 inflates the shape by margin / 2. The
-    support index (box corner, mesh vertex) is left in I[_OBJ, 2 + k]."""
+    mode 0: the full shape, a margin > 0 inflating it by margin / 2; 1: the core without margin
+    (a sphere's center, a capsule's axis segment, the other shapes themselves). The
+    support index (box corner, mesh vertex) is left in I[_OBJ, 2 + k]. A height-field prism
+    (t = _PRISM) has its 6 vertices in ``size`` (18: bottom triangle, then the top one above
+    it, world coordinates) and no frame: MuJoCo's prism support searches the top triangle when
+    d points up (d_z >= 0), else the bottom one, first maximum on ties."""
+    if t == _PRISM:
+        i0 = 0 if dz < 0 else 3
+        best = size[3 * i0] * dx + size[3 * i0 + 1] * dy + size[3 * i0 + 2] * dz
+        for i in range(i0 + 1, i0 + 3):
+            sc = size[3 * i] * dx + size[3 * i + 1] * dy + size[3 * i + 2] * dz
+            if sc > best:
+                best = sc
+                i0 = i
+        x, y, z = size[3 * i0], size[3 * i0 + 1], size[3 * i0 + 2]
+        if margin > 0 and mode == 0:
+            x += dx * 0.5 * margin
+            y += dy * 0.5 * margin
+            z += dz * 0.5 * margin
+        return x, y, z
     lx = mat[0] * dx + mat[3] * dy + mat[6] * dz
     ly = mat[1] * dx + mat[4] * dy + mat[7] * dz
     lz = mat[2] * dx + mat[5] * dy + mat[8] * dz
     tx = 0.0
     ty = 0.0
     tz = 0.0
-    round_ = t == _SPHERE or t == _CAPSULE
     if t == _SPHERE:
         if mode == 0:
             x = size[0] * dx + pos[0]
@@ -196,10 +214,11 @@ def _sup(t, size, pos, mat, vadr, vnum, gadr, md, margin, mode, mesh_vert, mesh_
         if nn < MINVAL:
             tx = size[0]
         else:
+            # (1 / |s|) * size grouped as in MuJoCo's support, for the same rounding
             inv = 1.0 / nn
-            tx = sx * inv * size[0]
-            ty = sy * inv * size[1]
-            tz = sz * inv * size[2]
+            tx = sx * (inv * size[0])
+            ty = sy * (inv * size[1])
+            tz = sz * (inv * size[2])
     elif t == _CYLINDER:
         nn = lx * lx + ly * ly
         if nn > MINVAL2:
@@ -232,7 +251,7 @@ def _sup(t, size, pos, mat, vadr, vnum, gadr, md, margin, mode, mesh_vert, mesh_
     x = mat[0] * tx + mat[1] * ty + mat[2] * tz + pos[0]
     y = mat[3] * tx + mat[4] * ty + mat[5] * tz + pos[1]
     z = mat[6] * tx + mat[7] * ty + mat[8] * tz + pos[2]
-    if margin > 0 and not (mode == 1 and round_):
+    if margin > 0 and mode == 0:
         x += dx * 0.5 * margin
         y += dy * 0.5 * margin
         z += dz * 0.5 * margin
@@ -1042,47 +1061,75 @@ def _epa(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2,
 
 # ---- driver ----------------------------------------------------------------------------------
 @njit(**_J)
-def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
-        t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, margin, tol, kmax, W, I):
-    """One convex collision (MuJoCo's mjc_ccd in contact mode): (status, dist, x1 (3), x2 (3),
-    face). status 0: no contact; 1: contact from the core distance of a sphere / capsule
-    (shallow; face = the size of the final GJK simplex W[0:face]); 2: contact from EPA (face =
-    its final face, for multi-contact)."""
-    va1 = vn1 = va2 = vn2 = md1 = md2 = 0
-    ga1 = ga2 = -1
-    if t1 == _MESH:
-        va1, vn1, ga1, md1 = mesh_vertadr[d1], mesh_vertnum[d1], mesh_graphadr[d1], d1
-    if t2 == _MESH:
-        va2, vn2, ga2, md2 = mesh_vertadr[d2], mesh_vertnum[d2], mesh_graphadr[d2], d2
+def reset_warmstart(I):
+    """Forget both objects' support warm starts (previous vertex index, hill-climb start)."""
     for c in range(2, 4):
         I[_OBJ, c] = -1
         I[_OBJ + 1, c] = -1
+
+
+@njit(**_J)
+def _obj(mesh_vertadr, mesh_vertnum, mesh_graphadr, t, d):
+    """Mesh arguments of a collision object: (vertadr, vertnum, graphadr, mesh id); zeros and
+    graphadr -1 for the other shapes."""
+    if t == _MESH:
+        return mesh_vertadr[d], mesh_vertnum[d], mesh_graphadr[d], d
+    return 0, 0, -1, 0
+
+
+@njit(**_J)
+def _core(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, cutoff,
+          mesh_vert, mesh_graph, mesh_extrema, W, I, tol, kmax):
+    """GJK between the cores: spheres and capsules shrunk to their point / segment, every shape
+    without its margin, distance cutoff ``cutoff`` between the full shapes. Returns (shallow, n,
+    dist, x1 (3), x2 (3)): shallow when the cores' distance is above the tolerance -- then the
+    answer is that distance less radius + margin / 2 on each side, the witnesses moved out by
+    as much along the normal (n = 0: beyond the cutoff); otherwise the full shapes need GJK +
+    EPA."""
+    fm1 = 0.5 * margin + (s1[0] if (t1 == _SPHERE or t1 == _CAPSULE) else 0.0)
+    fm2 = 0.5 * margin + (s2[0] if (t2 == _SPHERE or t2 == _CAPSULE) else 0.0)
+    discrete = (t1 == _BOX or t1 == _MESH) and (t2 == _BOX or t2 == _MESH)
+    n, dist, ax, ay, az, bx, by, bz = _gjk(
+        t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, 1,
+        mesh_vert, mesh_graph, mesh_extrema, W, I, cutoff + fm1 + fm2, tol, kmax, discrete)
+    if not dist > tol:
+        return False, n, dist, ax, ay, az, bx, by, bz
+    if n == 0:
+        return True, 0, BIG, ax, ay, az, bx, by, bz
+    nx, ny, nz = bx - ax, by - ay, bz - az
+    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if nn > MINVAL:
+        nx /= nn
+        ny /= nn
+        nz /= nn
+    return (True, n, dist - (fm1 + fm2), ax + fm1 * nx, ay + fm1 * ny, az + fm1 * nz,
+            bx - fm2 * nx, by - fm2 * ny, bz - fm2 * nz)
+
+
+@njit(**_J)
+def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
+        t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, margin, tol, kmax, W, I):
+    """One convex collision (MuJoCo's mjc_ccd in contact mode): (status, dist, x1 (3), x2 (3),
+    face). status 0: no contact; 1: contact from the core distance (spheres / capsules, or any
+    pair with a margin; shallow; face = the size of the final GJK simplex W[0:face]); 2: contact
+    from EPA (face = its final face, for multi-contact)."""
+    va1, vn1, ga1, md1 = _obj(mesh_vertadr, mesh_vertnum, mesh_graphadr, t1, d1)
+    va2, vn2, ga2, md2 = _obj(mesh_vertadr, mesh_vertnum, mesh_graphadr, t2, d2)
+    reset_warmstart(I)
+    # box and mesh without margin: finite GJK, EPA stops on a repeated support point. Not the
+    # height-field prism: its support carries no index, so a repeat of the other shape's vertex
+    # alone would stop EPA short of the minimum depth (measured: shallower than mujoco's); EPA to
+    # the tolerance gives the minimum penetration (test_hfield.py)
     discrete = margin == 0 and (t1 == _BOX or t1 == _MESH) and (t2 == _BOX or t2 == _MESH)
-    if t1 == _SPHERE or t1 == _CAPSULE or t2 == _SPHERE or t2 == _CAPSULE:
-        fm1 = s1[0] + 0.5 * margin if (t1 == _SPHERE or t1 == _CAPSULE) else 0.0
-        fm2 = s2[0] + 0.5 * margin if (t2 == _SPHERE or t2 == _CAPSULE) else 0.0
-        # the core pass: spheres and capsules shrink to their core (point, segment) without
-        # margin, the other shape keeps it
-        n, dist, ax, ay, az, bx, by, bz = _gjk(
-            t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, 1,
-            mesh_vert, mesh_graph, mesh_extrema, W, I, fm1 + fm2, tol, kmax, False)
-        if dist > tol:
-            if n == 0:
-                return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
-            nx, ny, nz = bx - ax, by - ay, bz - az
-            nn = math.sqrt(nx * nx + ny * ny + nz * nz)
-            if nn > MINVAL:
-                nx /= nn
-                ny /= nn
-                nz /= nn
-            ax += fm1 * nx
-            ay += fm1 * ny
-            az += fm1 * nz
-            bx -= fm2 * nx
-            by -= fm2 * ny
-            bz -= fm2 * nz
-            dist -= fm1 + fm2
-            if not dist < 0:
+    if t1 == _SPHERE or t1 == _CAPSULE or t2 == _SPHERE or t2 == _CAPSULE or margin > 0:
+        # the core pass, every shape without its margin (measured against MuJoCo 4: a box
+        # within the margin of a mesh face gets the exact normal and witness, GJK between the
+        # polytopes; a penetrating one the inflated shapes' EPA answer)
+        shallow, n, dist, ax, ay, az, bx, by, bz = _core(
+            t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, 0.0,
+            mesh_vert, mesh_graph, mesh_extrema, W, I, tol, kmax)
+        if shallow:
+            if n == 0 or not dist < 0:
                 return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
             return 1, dist, ax, ay, az, bx, by, bz, n
         # deep: GJK and EPA on the full shapes (the support warm starts carry over)
@@ -1101,6 +1148,47 @@ def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_e
     if face < 0 or not dist < 0:
         return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
     return 2, dist, ax, ay, az, bx, by, bz, face
+
+
+@njit(**_J)
+def ccd_distance(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
+                 t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, distmax, tol, kmax, W, I):
+    """Signed distance of two convex geoms (type1 <= type2), MuJoCo's mjc_ccd in distance mode
+    (the distance query mj_geomDistance of pairs without an analytic routine, and box-box): no
+    margin; GJK with cutoff ``distmax`` (length), EPA when the shapes overlap. Returns (found,
+    dist, x1 (3), x2 (3)): dist < 0 is the penetration depth; x1, x2 are the witness points on
+    geom1 and geom2 (world frame); found = 0 when the distance is beyond distmax."""
+    va1, vn1, ga1, md1 = _obj(mesh_vertadr, mesh_vertnum, mesh_graphadr, t1, d1)
+    va2, vn2, ga2, md2 = _obj(mesh_vertadr, mesh_vertnum, mesh_graphadr, t2, d2)
+    reset_warmstart(I)
+    discrete = (t1 == _BOX or t1 == _MESH) and (t2 == _BOX or t2 == _MESH)
+    if t1 == _SPHERE or t1 == _CAPSULE or t2 == _SPHERE or t2 == _CAPSULE:
+        # the cores (point, segment) first
+        shallow, n, dist, ax, ay, az, bx, by, bz = _core(
+            t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, 0.0, distmax,
+            mesh_vert, mesh_graph, mesh_extrema, W, I, tol, kmax)
+        if shallow:
+            if n == 0 or dist > distmax:
+                return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+            return 1, dist, ax, ay, az, bx, by, bz
+    n, dist, ax, ay, az, bx, by, bz = _gjk(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2,
+                                           va2, vn2, ga2, md2, 0.0, 0, mesh_vert, mesh_graph,
+                                           mesh_extrema, W, I, distmax, tol, kmax, discrete)
+    if n == 0:
+        return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    if dist <= tol and n > 1:
+        # overlapping: EPA's depth; touching (0, GJK's witnesses) when EPA has no answer
+        dist = 0.0
+        st, nv, nf = _polytope(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2,
+                               ga2, md2, 0.0, mesh_vert, mesh_graph, mesh_extrema, W, I, n, dist)
+        if st == 0:
+            face, de, ex, ey, ez, fx, fy, fz = _epa(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2,
+                                                    p2, m2, va2, vn2, ga2, md2, 0.0, mesh_vert,
+                                                    mesh_graph, mesh_extrema, W, I, nv, nf, nf,
+                                                    tol, kmax, discrete)
+            if face >= 0:
+                return 1, de, ex, ey, ez, fx, fy, fz
+    return 1, dist, ax, ay, az, bx, by, bz
 
 
 # ---- multi-contact ---------------------------------------------------------------------------
@@ -1729,7 +1817,8 @@ def nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_grap
         nx /= nn
         ny /= nn
         nz /= nn
-    rnd = multiccd and (t1 == _CAPSULE or t1 == _CYLINDER) and t2 == _MESH
+    # capsule / cylinder against a box or mesh face (capsule-box is analytic: not here)
+    rnd = multiccd and (t1 == _CAPSULE or t1 == _CYLINDER) and (t2 == _MESH or t2 == _BOX)
     wx, wy, wz = ax, ay, az
     mx, my, mz = nx, ny, nz
     if rnd and t1 == _CYLINDER and margin > 0:
@@ -1746,7 +1835,16 @@ def nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_grap
             mx /= mn
             my /= mn
             mz /= mn
-    if rnd:
+    if rnd and t2 == _BOX:
+        if st == 2:
+            V0 = W[_VOFF + I[face, 0]]
+            wx, wy, wz = V0[3], V0[4], V0[5]
+        # the box's faces at its witness feature: the side line or the cap (16-gon)
+        n = _multiccd_round(mesh_vert, mesh_graph, t1, s1, p1, m1, t2, s2, p2, m2, 0, 0, -1,
+                            mx, my, mz, wx, wy, wz, margin, dist, pos, frame, W, False)
+        if n > 0:
+            return n
+    elif rnd:
         if st == 1:
             # shallow: the mesh feature of the core GJK simplex
             ns = face
