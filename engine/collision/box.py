@@ -35,6 +35,7 @@ import math
 from numba import njit
 
 from .._access import KERNEL as _J
+from ..math import mat_mat, mat_t_vec, mat_vec, normalize3, sub3, transpose9
 
 _MINVAL = 1e-15      # mjMINVAL
 _SEPEPS = 1e-13      # separation slack, times the summed half-sizes (rounding of the supports)
@@ -43,39 +44,6 @@ _SGNEPS = 1e-9       # axis component below which a supporting corner is ambiguo
 _DUPEPS = 1e-14      # squared in-plane duplicate radius, relative to the reference face
 _EDGEBIAS = 1e-6     # relative handicap of an edge axis against the best axis so far
 _MAXVERT = 12        # clipping capacity (a quad clipped by 4 half-planes has <= 8 vertices)
-
-
-@njit(**_J)
-def _rel(mat1, mat2):
-    """rot = mat1^T mat2 (row-major 9-tuple): entry (i, j) = box1 axis i . box2 axis j."""
-    return (mat1[0] * mat2[0] + mat1[3] * mat2[3] + mat1[6] * mat2[6],
-            mat1[0] * mat2[1] + mat1[3] * mat2[4] + mat1[6] * mat2[7],
-            mat1[0] * mat2[2] + mat1[3] * mat2[5] + mat1[6] * mat2[8],
-            mat1[1] * mat2[0] + mat1[4] * mat2[3] + mat1[7] * mat2[6],
-            mat1[1] * mat2[1] + mat1[4] * mat2[4] + mat1[7] * mat2[7],
-            mat1[1] * mat2[2] + mat1[4] * mat2[5] + mat1[7] * mat2[8],
-            mat1[2] * mat2[0] + mat1[5] * mat2[3] + mat1[8] * mat2[6],
-            mat1[2] * mat2[1] + mat1[5] * mat2[4] + mat1[8] * mat2[7],
-            mat1[2] * mat2[2] + mat1[5] * mat2[5] + mat1[8] * mat2[8])
-
-
-@njit(**_J)
-def _local(mat, pa, pb):
-    """mat^T (pb - pa): point pb in the frame at pa with rotation mat (3-tuple)."""
-    x, y, z = pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]
-    return (mat[0] * x + mat[3] * y + mat[6] * z,
-            mat[1] * x + mat[4] * y + mat[7] * z,
-            mat[2] * x + mat[5] * y + mat[8] * z)
-
-
-@njit(**_J)
-def _clip(x, h):
-    """x clamped to [-h, h]."""
-    if x < -h:
-        return -h
-    if x > h:
-        return h
-    return x
 
 
 @njit(**_J)
@@ -93,12 +61,7 @@ def _edge_axis(rot, i, j):
     for a vanishing one)."""
     i1 = (i + 1) % 3
     i2 = (i + 2) % 3
-    a = _place(i, 0.0, i1, -rot[3 * i2 + j], i2, rot[3 * i1 + j])
-    nrm = math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
-    if nrm < _MINVAL:
-        return 1.0, 0.0, 0.0
-    inv = 1.0 / nrm
-    return a[0] * inv, a[1] * inv, a[2] * inv
+    return normalize3(_place(i, 0.0, i1, -rot[3 * i2 + j], i2, rot[3 * i1 + j]))[0]
 
 
 @njit(**_J)
@@ -107,13 +70,13 @@ def box_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
     frame[0:n, 0:3] (see the module docstring).
 
     size = half-sizes (3,); pos (3,) and mat (9,, row-major) = world pose; margin (length)."""
-    rot = _rel(mat1, mat2)
-    pos21 = _local(mat1, pos1, pos2)
-    pos12 = _local(mat2, pos2, pos1)
+    rot = mat_mat(transpose9(mat1), mat2)     # R1^T R2
+    pos21 = mat_t_vec(mat1, sub3(pos2, pos1))
+    pos12 = mat_t_vec(mat2, sub3(pos1, pos2))
     septol = margin + _SEPEPS * (size1[0] + size1[1] + size1[2] + size2[0] + size2[1] + size2[2])
 
     # 1. separating axes: code 0..2 face of box1, 3..5 face of box2, 6 + 3 i + j edge pair
-    sep_best = -1e10     # mjMAXVAL
+    sep_best = -1e10     # -mjMAXVAL
     code = -1
     for i in range(3):
         r2 = abs(rot[3 * i]) * size2[0] + abs(rot[3 * i + 1]) * size2[1] \
@@ -235,17 +198,16 @@ def _edge_contact(size1, pos1, mat1, size2, rot, pos21, code, septol, dist, pos,
                     h2 = -h2
             cc = _place(j, 0.0, j1, h1, j2, h2)
             c1 = _place(i, 0.0, i1, k1, i2, k2)
-            c2x = rot[0] * cc[0] + rot[1] * cc[1] + rot[2] * cc[2] + pos21[0]
-            c2y = rot[3] * cc[0] + rot[4] * cc[1] + rot[5] * cc[2] + pos21[1]
-            c2z = rot[6] * cc[0] + rot[7] * cc[1] + rot[8] * cc[2] + pos21[2]
+            c2x, c2y, c2z = mat_vec(rot, cc)
+            c2x, c2y, c2z = c2x + pos21[0], c2y + pos21[1], c2z + pos21[2]
             ex, ey, ez = c2x - c1[0], c2y - c1[1], c2z - c1[2]
             d1e = (ex, ey, ez)[i]
             d2e = dx * ex + dy * ey + dz * ez
             s = 0.0 if den < _MINVAL else (d1e - b * d2e) / den
             # clamp to the segments, each clamp re-solving the other parameter
-            s = _clip(s, size1[i])
-            t = _clip(b * s - d2e, size2[j])
-            s = _clip(d1e + b * t, size1[i])
+            s = _clamp_half(s, size1[i])
+            t = _clamp_half(b * s - d2e, size2[j])
+            s = _clamp_half(d1e + b * t, size1[i])
             c1 = _place(i, s, i1, k1, i2, k2)
             p2x, p2y, p2z = c2x + dx * t, c2y + dy * t, c2z + dz * t
             gx, gy, gz = p2x - c1[0], p2y - c1[1], p2z - c1[2]
@@ -257,14 +219,10 @@ def _edge_contact(size1, pos1, mat1, size2, rot, pos21, code, septol, dist, pos,
     d = (w2x - w1x) * ax + (w2y - w1y) * ay + (w2z - w1z) * az
     if d > septol:
         return 0
-    mx, my, mz = 0.5 * (w1x + w2x), 0.5 * (w1y + w2y), 0.5 * (w1z + w2z)
     dist[0] = d
-    pos[0, 0] = mat1[0] * mx + mat1[1] * my + mat1[2] * mz + pos1[0]
-    pos[0, 1] = mat1[3] * mx + mat1[4] * my + mat1[5] * mz + pos1[1]
-    pos[0, 2] = mat1[6] * mx + mat1[7] * my + mat1[8] * mz + pos1[2]
-    frame[0, 0] = mat1[0] * ax + mat1[1] * ay + mat1[2] * az
-    frame[0, 1] = mat1[3] * ax + mat1[4] * ay + mat1[5] * az
-    frame[0, 2] = mat1[6] * ax + mat1[7] * ay + mat1[8] * az
+    mx, my, mz = mat_vec(mat1, (0.5 * (w1x + w2x), 0.5 * (w1y + w2y), 0.5 * (w1z + w2z)))
+    pos[0, 0], pos[0, 1], pos[0, 2] = mx + pos1[0], my + pos1[1], mz + pos1[2]
+    frame[0, 0], frame[0, 1], frame[0, 2] = mat_vec(mat1, axis)
     return 1
 
 
@@ -367,9 +325,8 @@ def _face_contacts(sref, pref, mref, sinc, rot, poi, a, ref1, margin, dist, pos,
     for k in range(na):
         dist[k] = pos[k, 2]
         p = _place(ax, pos[k, 0], ay, pos[k, 1], a, sgn * (sref[a] + 0.5 * pos[k, 2]))
-        pos[k, 0] = mref[0] * p[0] + mref[1] * p[1] + mref[2] * p[2] + pref[0]
-        pos[k, 1] = mref[3] * p[0] + mref[4] * p[1] + mref[5] * p[2] + pref[1]
-        pos[k, 2] = mref[6] * p[0] + mref[7] * p[1] + mref[8] * p[2] + pref[2]
+        wx, wy, wz = mat_vec(mref, p)
+        pos[k, 0], pos[k, 1], pos[k, 2] = wx + pref[0], wy + pref[1], wz + pref[2]
         frame[k, 0] = nx
         frame[k, 1] = ny
         frame[k, 2] = nz
