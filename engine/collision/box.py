@@ -1,21 +1,32 @@
-"""Box colliders: box-box with up to 8 contacts (seed 001, "collision detection": analytic
-box-box) and capsule-box with up to 2 (``capsule_box`` below, MuJoCo's analytic routine).
+"""Box colliders: box-box (``box_box``, up to 12 contacts) and capsule-box with up to 2
+(``capsule_box`` below), MuJoCo's analytic routines (seed 001, section "接触" (Contacts): the
+mjCOLLISIONFUNC table of pair functions).
 
-Box-box algorithm (separating-axis test, then feature clipping; written from the textbook method,
-Ericson "Real-Time Collision Detection" 4.4 / 5.2.1, and calibrated against the oracle):
-  * the 15 candidate axes (3 face normals of each box, 9 edge-edge cross products) give the
-    overlap ``r1 + r2 - |d . a|``; the smallest overlap of the 6 face axes wins unless an edge
-    axis overlaps less than 0.95 times it (faces are preferred: they give a stable patch);
-  * no contact when the winning overlap is below ``-margin`` (separated by more than margin);
-  * face axis: the face of that box is the reference face; the most anti-parallel face of the
-    other box is the incident face; the incident quad is clipped against the four side planes of
-    the reference rectangle (Sutherland-Hodgman); every vertex of the resulting polygon whose
-    signed distance to the reference plane is below ``margin`` is a contact, with
-    ``dist`` = that signed distance and ``pos`` = halfway between the vertex and the plane;
-  * edge axis: one contact at the midpoint of the closest points of the two supporting edges,
-    ``dist`` = minus the overlap.
-Normal from geom1 to geom2 (frame[k, 0:3]); world frame; pos/frame must have >= 8 rows (their
-spare columns frame[:, 3:9] are used as clipping buffers, the caller rewrites the tangents).
+Box-box, as mujoco 4.0.0 does it (its separating-axis collider, read from MuJoCo's public
+engine_collision_box.c and written anew; every epsilon below is the oracle's, checked against
+mujoco 4.0.0 to 1e-9 on MuJoCo's own test models and random box pairs). Worked in the frame of
+box1: rot = R1^T R2 (columns: box2's axes), pos21 = box2's center, pos12 = box1's center in
+box2's frame.
+  1. Separation along the 15 candidate axes, sep = |center offset . axis| - radius1 - radius2
+     (> 0: apart): any sep above ``margin + 1e-13 * (sum of the six half-sizes)`` means no
+     contact. The largest sep wins: the face axes of box1, then of box2 (the first of equal
+     values kept); an edge axis (box1 axis i x box2 axis j, skipped when sin^2 of their angle is
+     below 1e-16) replaces it only when ``sep - 1e-6 |sep|`` still exceeds the best so far.
+     A winning edge axis within ~8 degrees of the best face axis (|cos| > 0.99) whose sep exceeds
+     that face's by at most 5 % of |face sep| (+ mjMINVAL) gives the win back to the face.
+  2. Edge axis: one contact at the midpoint of the closest points of the two supporting edges
+     (corners picked by the signs of the axis in each box's frame; a component below 1e-9 makes
+     the corner ambiguous and both are tried, the closer witness pair kept); dist = the witness
+     gap along the axis (axis oriented from box1 to box2).
+  3. Face axis: its owner is the reference box; the incident face (of the other box, the one
+     whose normal is most along the reference normal, oriented against it) is clipped against
+     the four side planes of the reference face (x <= sx, -x <= sx, y <= sy, -y <= sy, in that
+     order; Sutherland-Hodgman, a pass that removes nothing leaves the polygon as is). Each
+     clipped vertex with height z above the reference face <= margin is a contact unless it is
+     within sqrt(1e-14 (sx^2 + sy^2)) (in-plane) of an earlier accepted one: dist = z, pos = the
+     vertex moved to halfway between the reference face and the incident surface.
+Normal from geom1 to geom2 (frame[k, 0:3]); world frame. pos/frame must have >= 12 rows: the
+spare columns frame[0:12, 3:9] hold the two clipping buffers (the caller rewrites the tangents).
 """
 from __future__ import annotations
 
@@ -24,213 +35,302 @@ import math
 from numba import njit
 
 from .._access import KERNEL as _J
+from ..math import mat_mat, mat_t_vec, mat_vec, normalize3, sub3, transpose9
 
-_EDGE_BIAS = 0.95
+_MINVAL = 1e-15      # mjMINVAL
+_SEPEPS = 1e-13      # separation slack, times the summed half-sizes (rounding of the supports)
+_PAREPS = 1e-16      # sin^2 of the angle below which an edge-cross axis is noise
+_SGNEPS = 1e-9       # axis component below which a supporting corner is ambiguous
+_DUPEPS = 1e-14      # squared in-plane duplicate radius, relative to the reference face
+_EDGEBIAS = 1e-6     # relative handicap of an edge axis against the best axis so far
+_MAXVERT = 12        # clipping capacity (a quad clipped by 4 half-planes has <= 8 vertices)
 
 
 @njit(**_J)
-def _ax(mat, i):
-    """Column i of the row-major rotation (axis i of the box frame in world)."""
-    return mat[i], mat[3 + i], mat[6 + i]
+def _place(k1, v1, k2, v2, k3, v3):
+    """The 3-tuple with value v1 at index k1, v2 at k2, v3 at k3 ((k1, k2, k3) a permutation)."""
+    x = v1 if k1 == 0 else (v2 if k2 == 0 else v3)
+    y = v1 if k1 == 1 else (v2 if k2 == 1 else v3)
+    z = v1 if k1 == 2 else (v2 if k2 == 2 else v3)
+    return x, y, z
 
 
 @njit(**_J)
-def _proj(size, mat, ax, ay, az):
-    """Half-extent of the box along unit world direction a."""
-    r = 0.0
-    for k in range(3):
-        cx, cy, cz = _ax(mat, k)
-        r += size[k] * abs(cx * ax + cy * ay + cz * az)
-    return r
+def _edge_axis(rot, i, j):
+    """Unit box1-frame direction of box1 axis i x box2 axis j (mju_normalize3's fallback +x
+    for a vanishing one)."""
+    i1 = (i + 1) % 3
+    i2 = (i + 2) % 3
+    return normalize3(_place(i, 0.0, i1, -rot[3 * i2 + j], i2, rot[3 * i1 + j]))[0]
 
 
 @njit(**_J)
 def box_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
-    """Contacts between two boxes: returns n (<= 8) and fills dist[0:n], pos[0:n], frame[0:n, 0:3].
+    """Contacts between two boxes: returns n (<= 12) and fills dist[0:n], pos[0:n],
+    frame[0:n, 0:3] (see the module docstring).
 
     size = half-sizes (3,); pos (3,) and mat (9,, row-major) = world pose; margin (length)."""
-    dx = pos2[0] - pos1[0]
-    dy = pos2[1] - pos1[1]
-    dz = pos2[2] - pos1[2]
-    # face axes
-    best = 1e300
-    bwho = 0
-    bi = 0
-    bnx = bny = bnz = 0.0
-    for who in range(2):
-        for i in range(3):
-            if who == 0:
-                ax, ay, az = _ax(mat1, i)
-            else:
-                ax, ay, az = _ax(mat2, i)
-            s = dx * ax + dy * ay + dz * az
-            ov = _proj(size1, mat1, ax, ay, az) + _proj(size2, mat2, ax, ay, az) - abs(s)
-            if ov < best:
-                best = ov
-                bwho = who
-                bi = i
-                sg = 1.0 if s >= 0 else -1.0
-                bnx, bny, bnz = sg * ax, sg * ay, sg * az
-    # edge axes
-    ebest = 1e300
-    ei = -1
-    ej = -1
-    enx = eny = enz = 0.0
+    rot = mat_mat(transpose9(mat1), mat2)     # R1^T R2
+    pos21 = mat_t_vec(mat1, sub3(pos2, pos1))
+    pos12 = mat_t_vec(mat2, sub3(pos1, pos2))
+    septol = margin + _SEPEPS * (size1[0] + size1[1] + size1[2] + size2[0] + size2[1] + size2[2])
+
+    # 1. separating axes: code 0..2 face of box1, 3..5 face of box2, 6 + 3 i + j edge pair
+    sep_best = -1e10     # -mjMAXVAL
+    code = -1
     for i in range(3):
-        ux, uy, uz = _ax(mat1, i)
-        for j in range(3):
-            vx, vy, vz = _ax(mat2, j)
-            cx, cy, cz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
-            cn = math.sqrt(cx * cx + cy * cy + cz * cz)
-            if cn < 1e-6:
-                continue
-            cx /= cn
-            cy /= cn
-            cz /= cn
-            s = dx * cx + dy * cy + dz * cz
-            ov = _proj(size1, mat1, cx, cy, cz) + _proj(size2, mat2, cx, cy, cz) - abs(s)
-            if ov < _EDGE_BIAS * best and ov < ebest:
-                ebest = ov
-                ei = i
-                ej = j
-                sg = 1.0 if s >= 0 else -1.0
-                enx, eny, enz = sg * cx, sg * cy, sg * cz
-    if ei >= 0:
-        if ebest < -margin:
+        r2 = abs(rot[3 * i]) * size2[0] + abs(rot[3 * i + 1]) * size2[1] \
+            + abs(rot[3 * i + 2]) * size2[2]
+        sep = abs(pos21[i]) - size1[i] - r2
+        if sep > septol:
             return 0
-        return _edge_contact(size1, pos1, mat1, size2, pos2, mat2, ei, ej, enx, eny, enz, ebest,
-                             dist, pos, frame)
-    if best < -margin:
+        if sep > sep_best:
+            sep_best = sep
+            code = i
+    for j in range(3):
+        r1 = abs(rot[j]) * size1[0] + abs(rot[3 + j]) * size1[1] + abs(rot[6 + j]) * size1[2]
+        sep = abs(pos12[j]) - size2[j] - r1
+        if sep > septol:
+            return 0
+        if sep > sep_best:
+            sep_best = sep
+            code = 3 + j
+    sep_face = sep_best
+    code_face = code
+    for i in range(3):
+        i1 = (i + 1) % 3
+        i2 = (i + 2) % 3
+        for j in range(3):
+            u1 = -rot[3 * i2 + j]
+            u2 = rot[3 * i1 + j]
+            nrm2 = u1 * u1 + u2 * u2
+            if nrm2 < _PAREPS:   # near-parallel edges: the face axes cover this direction
+                continue
+            inv = 1.0 / math.sqrt(nrm2)
+            u1 *= inv
+            u2 *= inv
+            r1 = size1[i1] * abs(u1) + size1[i2] * abs(u2)
+            j1 = (j + 1) % 3
+            j2 = (j + 2) % 3
+            b1 = u1 * rot[3 * i1 + j1] + u2 * rot[3 * i2 + j1]
+            b2 = u1 * rot[3 * i1 + j2] + u2 * rot[3 * i2 + j2]
+            r2 = size2[j1] * abs(b1) + size2[j2] * abs(b2)
+            sep = abs(u1 * pos21[i1] + u2 * pos21[i2]) - r1 - r2
+            if sep > septol:
+                return 0
+            # faces win near-ties: their patch of contacts is what a resting stack needs
+            if sep - _EDGEBIAS * abs(sep) > sep_best and sep > sep_face:
+                sep_best = sep
+                code = 6 + 3 * i + j
+    if code < 0:
         return 0
-    if bwho == 0:
-        return _face_contacts(size1, pos1, mat1, size2, pos2, mat2, bi, bnx, bny, bnz, 1.0,
-                              margin, dist, pos, frame)
-    return _face_contacts(size2, pos2, mat2, size1, pos1, mat1, bi, -bnx, -bny, -bnz, -1.0,
-                          margin, dist, pos, frame)
+    if code >= 6:
+        # an edge axis nearly along the best face axis and hardly better: the face instead
+        ax, ay, az = _edge_axis(rot, (code - 6) // 3, (code - 6) % 3)
+        if code_face < 3:
+            fd = abs((ax, ay, az)[code_face])
+        else:
+            f = code_face - 3
+            fd = abs(ax * rot[f] + ay * rot[3 + f] + az * rot[6 + f])
+        if fd > 0.99 and sep_best < sep_face + 0.05 * abs(sep_face) + _MINVAL:
+            code = code_face
+    if code >= 6:
+        return _edge_contact(size1, pos1, mat1, size2, rot, pos21, code - 6, septol,
+                             dist, pos, frame)
+    if code < 3:
+        return _face_contacts(size1, pos1, mat1, size2, rot, pos21, code, True, margin,
+                              dist, pos, frame)
+    return _face_contacts(size2, pos2, mat2, size1, rot, pos12, code - 3, False, margin,
+                          dist, pos, frame)
 
 
 @njit(**_J)
-def _edge_contact(size1, pos1, mat1, size2, pos2, mat2, i, j, nx, ny, nz, ov, dist, pos, frame):
-    """One contact between the edge of box1 along axis i farthest along n and the edge of box2
-    along axis j farthest along -n: midpoint of the closest points of the two lines."""
-    c1x, c1y, c1z = pos1[0], pos1[1], pos1[2]
-    c2x, c2y, c2z = pos2[0], pos2[1], pos2[2]
-    for k in range(3):
-        if k != i:
-            ax, ay, az = _ax(mat1, k)
-            sg = size1[k] if ax * nx + ay * ny + az * nz >= 0 else -size1[k]
-            c1x += sg * ax
-            c1y += sg * ay
-            c1z += sg * az
-        if k != j:
-            ax, ay, az = _ax(mat2, k)
-            sg = size2[k] if ax * nx + ay * ny + az * nz >= 0 else -size2[k]
-            c2x -= sg * ax
-            c2y -= sg * ay
-            c2z -= sg * az
-    ux, uy, uz = _ax(mat1, i)
-    vx, vy, vz = _ax(mat2, j)
-    wx, wy, wz = c1x - c2x, c1y - c2y, c1z - c2z
-    b = ux * vx + uy * vy + uz * vz
-    dd = ux * wx + uy * wy + uz * wz
-    e = vx * wx + vy * wy + vz * wz
+def _edge_contact(size1, pos1, mat1, size2, rot, pos21, code, septol, dist, pos, frame):
+    """One contact for edge pair code = 3 i + j (box1 axis i, box2 axis j), worked in box1's
+    frame: the midpoint of the closest points of the two supporting edge segments."""
+    i = code // 3
+    j = code % 3
+    i1 = (i + 1) % 3
+    i2 = (i + 2) % 3
+    j1 = (j + 1) % 3
+    j2 = (j + 2) % 3
+    ax, ay, az = _edge_axis(rot, i, j)
+    if ax * pos21[0] + ay * pos21[1] + az * pos21[2] < 0:   # orient from box1 to box2
+        ax, ay, az = -ax, -ay, -az
+    axis = (ax, ay, az)
+    # the axis in box2's frame
+    a2 = (ax * rot[0] + ay * rot[3] + az * rot[6],
+          ax * rot[1] + ay * rot[4] + az * rot[7],
+          ax * rot[2] + ay * rot[5] + az * rot[8])
+    # a near-zero component leaves the supporting corner to rounding: try both
+    amb1 = -1
+    if abs(axis[i1]) < _SGNEPS:
+        amb1 = i1
+    elif abs(axis[i2]) < _SGNEPS:
+        amb1 = i2
+    amb2 = -1
+    if abs(a2[j1]) < _SGNEPS:
+        amb2 = j1
+    elif abs(a2[j2]) < _SGNEPS:
+        amb2 = j2
+    dx, dy, dz = rot[j], rot[3 + j], rot[6 + j]     # box2's edge direction
+    b = (dx, dy, dz)[i]                             # . box1's edge direction e_i
     den = 1.0 - b * b
-    t = 0.0
-    s = 0.0
-    if den > 1e-300:
-        t = (b * e - dd) / den
-        s = (e - b * dd) / den
-    dist[0] = -ov
-    pos[0, 0] = 0.5 * (c1x + t * ux + c2x + s * vx)
-    pos[0, 1] = 0.5 * (c1y + t * uy + c2y + s * vy)
-    pos[0, 2] = 0.5 * (c1z + t * uz + c2z + s * vz)
-    frame[0, 0] = nx
-    frame[0, 1] = ny
-    frame[0, 2] = nz
+    best = 1e10
+    w1x = w1y = w1z = w2x = w2y = w2z = 0.0
+    for v1 in range(2 if amb1 >= 0 else 1):
+        for v2 in range(2 if amb2 >= 0 else 1):
+            # box1's edge: corner supporting +axis (component i = 0), maybe flipped
+            k1 = size1[i1] if axis[i1] >= 0 else -size1[i1]
+            k2 = size1[i2] if axis[i2] >= 0 else -size1[i2]
+            if v1 == 1:
+                if amb1 == i1:
+                    k1 = -k1
+                else:
+                    k2 = -k2
+            # box2's edge: corner supporting -axis, in box2's frame, then in box1's
+            h1 = -size2[j1] if a2[j1] >= 0 else size2[j1]
+            h2 = -size2[j2] if a2[j2] >= 0 else size2[j2]
+            if v2 == 1:
+                if amb2 == j1:
+                    h1 = -h1
+                else:
+                    h2 = -h2
+            cc = _place(j, 0.0, j1, h1, j2, h2)
+            c1 = _place(i, 0.0, i1, k1, i2, k2)
+            c2x, c2y, c2z = mat_vec(rot, cc)
+            c2x, c2y, c2z = c2x + pos21[0], c2y + pos21[1], c2z + pos21[2]
+            ex, ey, ez = c2x - c1[0], c2y - c1[1], c2z - c1[2]
+            d1e = (ex, ey, ez)[i]
+            d2e = dx * ex + dy * ey + dz * ez
+            s = 0.0 if den < _MINVAL else (d1e - b * d2e) / den
+            # clamp to the segments, each clamp re-solving the other parameter
+            s = _clamp_half(s, size1[i])
+            t = _clamp_half(b * s - d2e, size2[j])
+            s = _clamp_half(d1e + b * t, size1[i])
+            c1 = _place(i, s, i1, k1, i2, k2)
+            p2x, p2y, p2z = c2x + dx * t, c2y + dy * t, c2z + dz * t
+            gx, gy, gz = p2x - c1[0], p2y - c1[1], p2z - c1[2]
+            g2 = gx * gx + gy * gy + gz * gz
+            if g2 < best:
+                best = g2
+                w1x, w1y, w1z = c1[0], c1[1], c1[2]
+                w2x, w2y, w2z = p2x, p2y, p2z
+    d = (w2x - w1x) * ax + (w2y - w1y) * ay + (w2z - w1z) * az
+    if d > septol:
+        return 0
+    dist[0] = d
+    mx, my, mz = mat_vec(mat1, (0.5 * (w1x + w2x), 0.5 * (w1y + w2y), 0.5 * (w1z + w2z)))
+    pos[0, 0], pos[0, 1], pos[0, 2] = mx + pos1[0], my + pos1[1], mz + pos1[2]
+    frame[0, 0], frame[0, 1], frame[0, 2] = mat_vec(mat1, axis)
     return 1
 
 
 @njit(**_J)
-def _face_contacts(sR, pR, mR, sI, pI, mI, i, nx, ny, nz, sgn, margin, dist, pos, frame):
-    """Reference face: face i of box R with outward normal n (toward box I). Incident face of I
-    clipped against the reference rectangle; contact normal = sgn * n."""
-    # reference face center and in-plane axes
-    ax, ay, az = _ax(mR, i)
-    sf = sR[i] if ax * nx + ay * ny + az * nz >= 0 else -sR[i]
-    crx, cry, crz = pR[0] + sf * ax, pR[1] + sf * ay, pR[2] + sf * az
-    # incident face: axis of I most aligned with n, on the side facing -n
-    k = 0
-    bd = -1.0
-    for q in range(3):
-        bx, by, bz = _ax(mI, q)
-        c = abs(bx * nx + by * ny + bz * nz)
-        if c > bd:
-            bd = c
-            k = q
-    bx, by, bz = _ax(mI, k)
-    sk = -sI[k] if bx * nx + by * ny + bz * nz >= 0 else sI[k]
-    cix, ciy, ciz = pI[0] + sk * bx, pI[1] + sk * by, pI[2] + sk * bz
-    k1 = (k + 1) % 3
-    k2 = (k + 2) % 3
-    e1x, e1y, e1z = _ax(mI, k1)
-    e2x, e2y, e2z = _ax(mI, k2)
-    e1x, e1y, e1z = e1x * sI[k1], e1y * sI[k1], e1z * sI[k1]
-    e2x, e2y, e2z = e2x * sI[k2], e2y * sI[k2], e2z * sI[k2]
-    # incident quad into buffer A = frame[:, 3:6]
-    for q in range(4):
-        s1 = 1.0 if q == 0 or q == 3 else -1.0
-        s2 = 1.0 if q < 2 else -1.0
-        frame[q, 3] = cix + s1 * e1x + s2 * e2x
-        frame[q, 4] = ciy + s1 * e1y + s2 * e2y
-        frame[q, 5] = ciz + s1 * e1z + s2 * e2z
-    npt = 4
+def _clip_pass(frame, src, n, coord, sign, limit):
+    """Clip the polygon in frame[0:n, src:src+3] (in-plane x, y and height z) against the
+    half-plane sign * v[coord] <= limit; returns (n, src) of the result: untouched when every
+    vertex is inside, else written to the other buffer (columns 3:6 <-> 6:9)."""
+    inside = True
+    for k in range(n):
+        if sign * frame[k, src + coord] - limit > 0:
+            inside = False
+            break
+    if inside:
+        return n, src
+    dst = 6 if src == 3 else 3
+    m = 0
+    for k in range(n):
+        k1 = 0 if k + 1 == n else k + 1
+        dp = sign * frame[k, src + coord] - limit
+        dq = sign * frame[k1, src + coord] - limit
+        if dp <= 0 and m < _MAXVERT:
+            for c in range(3):
+                frame[m, dst + c] = frame[k, src + c]
+            m += 1
+        # a vertex exactly on the plane adds no crossing (it was emitted itself)
+        if ((dp < 0 and dq > 0) or (dp > 0 and dq < 0)) and m < _MAXVERT:
+            t = dp / (dp - dq)
+            for c in range(3):
+                p = frame[k, src + c]
+                frame[m, dst + c] = p + t * (frame[k1, src + c] - p)
+            m += 1
+    return m, dst
+
+
+@njit(**_J)
+def _face_contacts(sref, pref, mref, sinc, rot, poi, a, ref1, margin, dist, pos, frame):
+    """Contacts on face axis a of the reference box (sref, pref, mref): box1 when ref1 (then
+    rot = R1^T R2 and poi = pos21), else box2 (rot is still R1^T R2; poi = pos12)."""
+    # rinc(r, c): component r (reference frame) of the incident box's axis c
+    sgn = 1.0 if poi[a] >= 0 else -1.0
+    binc = 0
+    bv = -1.0
+    for k in range(3):
+        v = abs(rot[3 * a + k]) if ref1 else abs(rot[3 * k + a])
+        if k == 0 or v > bv:
+            bv = v
+            binc = k
+    rab = rot[3 * a + binc] if ref1 else rot[3 * binc + a]
+    tinc = -1.0 if sgn * rab > 0 else 1.0     # the incident face opposing the reference normal
+    ax = (a + 1) % 3
+    ay = (a + 2) % 3
+    bu = (binc + 1) % 3
+    bw = (binc + 2) % 3
+    # incident face center and half-edges in (x, y, z) = (axis ax, axis ay, height above face)
+    for r in range(3):
+        c = ax if r == 0 else (ay if r == 1 else a)
+        rb = rot[3 * c + binc] if ref1 else rot[3 * binc + c]
+        ru = rot[3 * c + bu] if ref1 else rot[3 * bu + c]
+        rw = rot[3 * c + bw] if ref1 else rot[3 * bw + c]
+        cr = poi[c] + tinc * sinc[binc] * rb
+        ur = sinc[bu] * ru
+        wr = sinc[bw] * rw
+        if r == 2:
+            cr = sgn * cr - sref[a]
+            ur *= sgn
+            wr *= sgn
+        # corners (+u +w), (-u +w), (-u -w), (+u -w): a cyclic winding
+        frame[0, 3 + r] = cr + ur + wr
+        frame[1, 3 + r] = cr - ur + wr
+        frame[2, 3 + r] = cr - ur - wr
+        frame[3, 3 + r] = cr + ur - wr
+    n = 4
     src = 3
-    # clip against the 4 side planes of the reference rectangle
-    for p in range(4):
-        a = (i + 1) % 3 if p < 2 else (i + 2) % 3
-        ux, uy, uz = _ax(mR, a)
-        if p % 2 == 1:
-            ux, uy, uz = -ux, -uy, -uz
-        h = sR[a]
-        dst = 6 if src == 3 else 3
-        m = 0
-        for q in range(npt):
-            r = (q + 1) % npt
-            Px, Py, Pz = frame[q, src], frame[q, src + 1], frame[q, src + 2]
-            Qx, Qy, Qz = frame[r, src], frame[r, src + 1], frame[r, src + 2]
-            dp = (Px - crx) * ux + (Py - cry) * uy + (Pz - crz) * uz - h
-            dq = (Qx - crx) * ux + (Qy - cry) * uy + (Qz - crz) * uz - h
-            if dp <= 0 and m < 8:
-                frame[m, dst] = Px
-                frame[m, dst + 1] = Py
-                frame[m, dst + 2] = Pz
-                m += 1
-            if dp * dq < 0 and m < 8:
-                t = dp / (dp - dq)
-                frame[m, dst] = Px + (Qx - Px) * t
-                frame[m, dst + 1] = Py + (Qy - Py) * t
-                frame[m, dst + 2] = Pz + (Qz - Pz) * t
-                m += 1
-        npt = m
-        src = dst
-        if npt == 0:
-            return 0
-    n = 0
-    for q in range(npt):
-        Px, Py, Pz = frame[q, src], frame[q, src + 1], frame[q, src + 2]
-        dd = (Px - crx) * nx + (Py - cry) * ny + (Pz - crz) * nz
-        if dd < margin:
-            dist[n] = dd
-            # rows >= n of the buffers are still unread: safe to write row n
-            pos[n, 0] = Px - 0.5 * dd * nx
-            pos[n, 1] = Py - 0.5 * dd * ny
-            pos[n, 2] = Pz - 0.5 * dd * nz
-            n += 1
-    for q in range(n):
-        frame[q, 0] = sgn * nx
-        frame[q, 1] = sgn * ny
-        frame[q, 2] = sgn * nz
-    return n
+    n, src = _clip_pass(frame, src, n, 0, 1.0, sref[ax])
+    n, src = _clip_pass(frame, src, n, 0, -1.0, sref[ax])
+    n, src = _clip_pass(frame, src, n, 1, 1.0, sref[ay])
+    n, src = _clip_pass(frame, src, n, 1, -1.0, sref[ay])
+    # accepted vertices (x, y, z) into pos rows; near-duplicates from clipping at corners dropped
+    dupe2 = _DUPEPS * (sref[ax] * sref[ax] + sref[ay] * sref[ay])
+    na = 0
+    for k in range(n):
+        x, y, z = frame[k, src], frame[k, src + 1], frame[k, src + 2]
+        if z > margin:
+            continue
+        dup = False
+        for q in range(na):
+            ex = pos[q, 0] - x
+            ey = pos[q, 1] - y
+            if ex * ex + ey * ey < dupe2:
+                dup = True
+                break
+        if not dup:
+            pos[na, 0] = x
+            pos[na, 1] = y
+            pos[na, 2] = z
+            na += 1
+    nsg = sgn if ref1 else -sgn
+    nx, ny, nz = nsg * mref[a], nsg * mref[3 + a], nsg * mref[6 + a]
+    for k in range(na):
+        dist[k] = pos[k, 2]
+        p = _place(ax, pos[k, 0], ay, pos[k, 1], a, sgn * (sref[a] + 0.5 * pos[k, 2]))
+        wx, wy, wz = mat_vec(mref, p)
+        pos[k, 0], pos[k, 1], pos[k, 2] = wx + pref[0], wy + pref[1], wz + pref[2]
+        frame[k, 0] = nx
+        frame[k, 1] = ny
+        frame[k, 2] = nz
+    return na
 
 
 # -------------------------------------------------------------------------------------------------
