@@ -319,6 +319,8 @@ def _clip_polygon(W, row, csrc, m, crefc, mr, fx, fy, fz):
 
 @njit(**_J)
 def _quad_area(W, row, col, a, b, c, d):
+    """Squared norm of the diagonals' cross product (c - a) x (d - b) of the quadrilateral a, b,
+    c, d: four times its squared area."""
     p = row
     x1 = W[p + c, col] - W[p + a, col]
     y1 = W[p + c, col + 1] - W[p + a, col + 1]

@@ -64,7 +64,7 @@ from numba import njit
 from .._access import KERNEL as _J
 from .convex import (CCD_VMAX, CCD_FMAX, CCD_EMAX, _VOFF, _FOFF, _POFF, _AOFF, _HOFF, _SKOFF,
                      FACE_TOL, EDGE_TOL, _PMAX, _clip_polygon, _clip_edge, _clip_edge_tol,
-                     _emit_face_points, _emit_edge_points, _multiccd_round)
+                     _emit_face_points, _emit_edge_points, _multiccd_round, _quad_area)
 
 _PRISM = 1       # one triangular prism of a height field (engine/collision/hfield.py)
 _SPHERE = 2
@@ -1497,33 +1497,19 @@ def _clip_mj(W, row, csub, m, cclip, mc, nx, ny, nz):
 
 
 @njit(**_J)
-def _area4(W, row, col, a, b, c, d):
-    """Area of the quadrilateral a, b, c, d (polygon order): half the norm of its diagonals'
-    cross product (c - a) x (d - b)."""
-    A, B, C, D = row + a, row + b, row + c, row + d
-    ux = W[C, col] - W[A, col]
-    uy = W[C, col + 1] - W[A, col + 1]
-    uz = W[C, col + 2] - W[A, col + 2]
-    vx = W[D, col] - W[B, col]
-    vy = W[D, col + 1] - W[B, col + 1]
-    vz = W[D, col + 2] - W[B, col + 2]
-    gx, gy, gz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
-    return 0.5 * math.sqrt(gx * gx + gy * gy + gz * gz)
-
-
-@njit(**_J)
 def _polygon_quad(W, row, col, n):
     """MuJoCo's pruning of a clipped polygon to 4 points: from the first four vertices, each
     start vertex a in turn pushes d forward while the quadrilateral's area grows, and after
     each such step c, then b (a local search, not the global maximum; MuJoCo 4 measures the
-    true area, matched on 6 of 7 measured 40-gons). Returns the indices (a, b, c, d)."""
+    true area (here its square, convex._quad_area), matched on 6 of 7 measured 40-gons).
+    Returns the indices (a, b, c, d)."""
     a, b, c, d = 0, 1, 2, 3
     r0, r1, r2, r3 = 0, 1, 2, 3
-    m = _area4(W, row, col, a, b, c, d)
+    m = _quad_area(W, row, col, a, b, c, d)
     for a in range(n):
         while True:
             dn = d + 1 if d + 1 < n else 0
-            mn = _area4(W, row, col, a, b, c, dn)
+            mn = _quad_area(W, row, col, a, b, c, dn)
             if mn <= m:
                 break
             m = mn
@@ -1531,7 +1517,7 @@ def _polygon_quad(W, row, col, n):
             r0, r1, r2, r3 = a, b, c, d
             while True:
                 cn = c + 1 if c + 1 < n else 0
-                mn = _area4(W, row, col, a, b, cn, d)
+                mn = _quad_area(W, row, col, a, b, cn, d)
                 if mn <= m:
                     break
                 m = mn
@@ -1539,7 +1525,7 @@ def _polygon_quad(W, row, col, n):
                 r0, r1, r2, r3 = a, b, c, d
             while True:
                 bn = b + 1 if b + 1 < n else 0
-                mn = _area4(W, row, col, a, bn, c, d)
+                mn = _quad_area(W, row, col, a, bn, c, d)
                 if mn <= m:
                     break
                 m = mn
