@@ -282,23 +282,24 @@ class Compiler:
         v["mesh_vertadr"] = np.concatenate([[0], np.cumsum(nv_)[:-1]]) if nv_ else []
         v["mesh_facenum"] = nf_
         v["mesh_faceadr"] = np.concatenate([[0], np.cumsum(nf_)[:-1]]) if nf_ else []
-        v["mesh_graphadr"] = [-1] * len(nv_)
+        # mjModel.mesh_vert is single precision: the support functions of the convex collider
+        # then break near-ties between vertices as mujoco's do
         v["mesh_vert"] = (np.concatenate([md.vert for md in self.mesh_data])
-                          if nv_ else np.zeros((0, 3)))
+                          .astype(np.float32).astype(np.float64) if nv_ else np.zeros((0, 3)))
         v["mesh_face"] = (np.concatenate([md.face for md in self.mesh_data])
                           if nf_ else np.zeros((0, 3)))
         v["mesh_scale"] = [mel.attrs["scale"] for mel in sp.meshes]
         v["mesh_pos"] = [md.pos for md in self.mesh_data]
         v["mesh_quat"] = [md.quat for md in self.mesh_data]
-        self.sz.update(nmeshvert=int(sum(nv_)), nmeshface=int(sum(nf_)), nmeshgraph=0)
-        # hill-climbing seeds (local hull ids) for the 27 directions of a 3x3x3 grid: only read
-        # when a hull graph exists, which this compiler does not build yet
-        v["mesh_extrema"] = np.zeros((len(nv_), 27), np.int32)
+        self.sz.update(nmeshvert=int(sum(nv_)), nmeshface=int(sum(nf_)))
 
     def _compile_mesh_polygons(self):
-        """mesh_poly*: the convex hull's polygons of every mesh (engine/compiler/mesh.py
-        hull_polygons), their vertex lists and the per-vertex polygon map. Vertex ids in
-        mesh_polyvert and polygon ids in mesh_polymap are local to their mesh, as in mjModel."""
+        """The convex hull data of the meshes that collide: mesh_poly* (the hull's polygons,
+        engine/compiler/mesh.py hull_polygons, their vertex lists and the per-vertex polygon
+        map; vertex ids in mesh_polyvert and polygon ids in mesh_polymap are local to their
+        mesh, as in mjModel) and mesh_graph / mesh_graphadr / mesh_extrema (hull_graph,
+        hull_extrema: the hull's adjacency for the convex collider's hill climbing; -1 and zeros
+        for a mesh without)."""
         from .mesh import polygon_map
         v = self.v
         # like mujoco, only meshes of a colliding geom (contype or conaffinity set) get them
@@ -336,6 +337,21 @@ class Compiler:
         v["mesh_polymapnum"] = mnum
         v["mesh_polymap"] = pmap
         self.sz.update(nmeshpoly=npoly, nmeshpolyvert=nvert, nmeshpolymap=nmap)
+        gadr, graphs = [], []
+        extrema = np.zeros((len(self.mesh_data), 27), np.int32)
+        ngraph = 0
+        for mi, md in enumerate(self.mesh_data):
+            if mi in used and md.graph is not None:
+                gadr.append(ngraph)
+                graphs.append(md.graph)
+                extrema[mi] = md.extrema
+                ngraph += len(md.graph)
+            else:
+                gadr.append(-1)
+        v["mesh_graphadr"] = gadr
+        v["mesh_graph"] = np.concatenate(graphs) if graphs else np.zeros(0, np.int32)
+        v["mesh_extrema"] = extrema
+        self.sz["nmeshgraph"] = ngraph
 
     # ==== phase: height fields ======================================================================
     def compile_hfields(self):

@@ -790,8 +790,9 @@ POLY_ANGLE_STEP = 0.01
 
 def hull_faces(vert: np.ndarray, maxhullvert: int = -1):
     """The convex hull's triangles as MuJoCo's compiler lists them in mesh_graph: qhull's
-    triangulated facets ("Qt") in qhull's order, each with its first two vertices swapped when
-    that makes it counter-clockwise around the outward normal. None for a degenerate hull."""
+    triangulated facets ("Qt") in qhull's order. Returns ``(raw, tri)``: ``raw`` each facet's
+    vertices in qhull's own order, ``tri`` the same with the first two swapped where that makes
+    it counter-clockwise around the outward normal; None for a degenerate hull."""
     from scipy.spatial import ConvexHull, QhullError
 
     opts = "Qt" + (f" TA{maxhullvert - 4}" if maxhullvert is not None and maxhullvert > -1 else "")
@@ -799,12 +800,62 @@ def hull_faces(vert: np.ndarray, maxhullvert: int = -1):
         hull = ConvexHull(vert, qhull_options=opts)
     except QhullError:
         return None
-    tri = hull.simplices.astype(np.int64)
+    raw = hull.simplices.astype(np.int64)
+    tri = raw.copy()
     p = vert[tri]
     cr = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
     inward = np.einsum("ij,ij->i", cr, hull.equations[:, :3]) < 0
     tri[inward] = tri[inward][:, [1, 0, 2]]
-    return tri
+    return raw, tri
+
+
+def hull_graph(raw: np.ndarray, tri: np.ndarray) -> np.ndarray:
+    """mjModel.mesh_graph of one mesh, from its hull (`hull_faces`): ``[numvert, numface,
+    vert_edgeadr (numvert), vert_globalid (numvert), edge_localid (numvert + 3 numface),
+    face_globalid (3 numface)]`` (int32).
+
+    Each hull vertex lists its neighbours (local ids) once, -1 terminated: the facets around
+    the vertex in facet order, each facet's vertices in qhull's order. The faces are ``tri``,
+    MuJoCo's. What qhull's Python interface (scipy) does not expose, and so differs from
+    MuJoCo's graph: the local numbering of the hull vertices (MuJoCo: qhull's internal vertex
+    list; here ascending with the mesh vertex id) and the order within a neighbour list
+    (MuJoCo: qhull's vertex-neighbour sets, kept in update order while it merges facets). The
+    sets are the same, so hill climbing over the graph (engine/collision/nccd.py) finds the
+    same support vertex except between exactly tied vertices."""
+    gid = np.unique(raw)
+    nv, nf = len(gid), len(raw)
+    local = np.full(int(gid[-1]) + 1, -1, np.int64)
+    local[gid] = np.arange(nv)
+    r = local[raw]
+    # (vertex, facet, position of the neighbour in the facet) for each of the 6 ordered pairs
+    own = np.broadcast_to(r[:, :, None], (nf, 3, 3))       # own[f, i, j] = r[f, i]
+    nbr = np.broadcast_to(r[:, None, :], (nf, 3, 3))       # nbr[f, i, j] = r[f, j]
+    fid = np.broadcast_to(np.arange(nf)[:, None, None], (nf, 3, 3))
+    pos = np.broadcast_to(np.arange(3)[None, None, :], (nf, 3, 3))
+    keep = own != nbr
+    own, nbr, fid, pos = own[keep], nbr[keep], fid[keep], pos[keep]
+    order = np.lexsort((pos, fid, own))
+    own, nbr = own[order], nbr[order]
+    _, first = np.unique(own * nv + nbr, return_index=True)   # first visit of each edge
+    first.sort()
+    own, nbr = own[first], nbr[first]
+    deg = np.bincount(own, minlength=nv)
+    edges = np.full(nv + len(nbr), -1, np.int64)
+    edgeadr = np.concatenate([[0], np.cumsum(deg + 1)[:-1]])
+    slot = edgeadr[own] + (np.arange(len(own)) - np.concatenate([[0], np.cumsum(deg)[:-1]])[own])
+    edges[slot] = nbr
+    return np.concatenate([[nv, nf], edgeadr, gid, edges, tri.reshape(-1)]).astype(np.int32)
+
+
+def hull_extrema(vert: np.ndarray, graph: np.ndarray) -> np.ndarray:
+    """mjModel.mesh_extrema of one mesh: for the 27 directions ``(i-1, j-1, k-1)``,
+    i, j, k in 0..2 (index 9i + 3j + k), the local id of the first hull vertex farthest along
+    it (the seed of nccd's hill climbing). ``vert``: the mesh's compiled vertices; vertices and
+    dot products in single precision, as MuJoCo's compiler ranks them."""
+    nv = int(graph[0])
+    hv = vert[graph[2 + nv:2 + 2 * nv]].astype(np.float32)
+    d = np.stack(np.meshgrid(*[np.arange(3) - 1] * 3, indexing="ij"), -1).reshape(27, 3)
+    return np.argmax(hv @ d.T.astype(np.float32), axis=0).astype(np.int32)
 
 
 def _angle_keys(vert: np.ndarray, tri: np.ndarray) -> list:
@@ -1009,13 +1060,12 @@ def _area_normal(q: np.ndarray) -> np.ndarray:
     return s / ln if ln > 0 else np.array([0.0, 0.0, 1.0])
 
 
-def hull_polygons(vert_file: np.ndarray, vert: np.ndarray, maxhullvert: int = -1,
-                  mirrored: bool = False):
+def hull_polygons(vert_file: np.ndarray, vert: np.ndarray, tri, mirrored: bool = False):
     """Polygons of a mesh's convex hull: mjModel ``mesh_poly*`` (plane-mesh and multi-contact
     collisions use them), built as MuJoCo 4's compiler builds them.
 
-    The hull triangles (`hull_faces` of the file's vertices ``vert_file``, before refpos,
-    refquat and scale, as the compiler takes them) are grouped by the rounded angles of their
+    The hull triangles ``tri`` (`hull_faces` of the file's vertices ``vert_file``, before
+    refpos, refquat and scale, as the compiler takes them; None: no hull) are grouped by the rounded angles of their
     normals (`_angle_keys`); each group's boundary loops (`_Polygon.paths`) are its polygons,
     listed in the compiler's hash-map order (`_InsertionOrderedTable`). Each polygon's normal is
     its area vector's direction in the compiled mesh frame (``vert``); under a mirroring scale
@@ -1024,7 +1074,6 @@ def hull_polygons(vert_file: np.ndarray, vert: np.ndarray, maxhullvert: int = -1
     Returns ``(normals (p,3) float64, polys list of int32 arrays of vertex ids)``.
     """
     vf = np.asarray(vert_file, dtype=np.float64)
-    tri = hull_faces(vf, maxhullvert)
     if tri is None:
         return np.zeros((0, 3)), []
     table, polys = _InsertionOrderedTable(), []
@@ -1183,6 +1232,8 @@ class MeshData:
     hull_face: Optional[np.ndarray] = None   # (h,3) int32 outward hull triangles
     poly_normal: Optional[np.ndarray] = None  # (p,3) hull polygon outward normals
     poly_vert: Optional[list] = None          # p int32 arrays: each polygon's vertex ids
+    graph: Optional[np.ndarray] = None        # int32 mesh_graph of the hull (hull_graph)
+    extrema: Optional[np.ndarray] = None      # (27,) int32 mesh_extrema (hull_extrema)
     normal: Optional[np.ndarray] = None      # file normals rotated into the mesh frame
     texcoord: Optional[np.ndarray] = None
     facenormal: Optional[np.ndarray] = None
@@ -1329,14 +1380,20 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
     aabb = np.concatenate([(lo + hi) / 2, (hi - lo) / 2])
     # geom_rbound of a mesh geom: the AABB corner farthest from the origin
     rbound = float(np.linalg.norm(np.abs(aabb[:3]) + aabb[3:]))
-    pnrm, pverts = (hull_polygons(v_file, vloc, maxhullvert, mirrored) if hull_vert is not None
-                    else (np.zeros((0, 3)), []))
+    pnrm, pverts, graph, extrema = np.zeros((0, 3)), [], None, None
+    if hull_vert is not None:
+        ht = hull_faces(np.asarray(v_file, dtype=np.float64), maxhullvert)
+        pnrm, pverts = hull_polygons(v_file, vloc, None if ht is None else ht[1], mirrored)
+        if ht is not None:
+            graph = hull_graph(*ht)
+            extrema = hull_extrema(vloc, graph)
     return MeshData(
         name=name, vert=vloc, face=f.astype(np.int32), pos=com, quat=quat, scale=scale,
         inertia_type=inertia, volume=float(measure), inertia=np.asarray(evals, dtype=float),
         surface_area=surface,
         hull_vert=None if hull_vert is None else hull_vert.astype(np.int32),
-        hull_face=hull_face, normal=nrm, poly_normal=pnrm, poly_vert=pverts,
+        hull_face=hull_face, normal=nrm, poly_normal=pnrm, poly_vert=pverts, graph=graph,
+        extrema=extrema,
         texcoord=None if texcoord is None else np.asarray(texcoord, dtype=np.float64),
         facenormal=None if facenormal is None else np.asarray(facenormal, dtype=np.int32),
         facetexcoord=None if facetexcoord is None else np.asarray(facetexcoord, dtype=np.int32),

@@ -58,6 +58,50 @@ def test_poly_fields(name, rel):
         np.testing.assert_array_equal(getattr(m2, f), getattr(ref, f))
 
 
+def _graph(m, i):
+    """Mesh i's hull graph as (numvert, numface, {vertex: neighbour list}, faces), vertices
+    by mesh vertex id (the graph's local numbering resolved)."""
+    g, a = np.asarray(m.mesh_graph), int(m.mesh_graphadr[i])
+    nv, nf = int(g[a]), int(g[a + 1])
+    adr, gid = g[a + 2:a + 2 + nv], g[a + 2 + nv:a + 2 + 2 * nv]
+    edge = g[a + 2 + 2 * nv:a + 2 + 3 * nv + 3 * nf]
+    nbr = {}
+    for k in range(nv):
+        j, lst = adr[k], []
+        while edge[j] >= 0:
+            lst.append(int(gid[edge[j]]))
+            j += 1
+        nbr[int(gid[k])] = lst
+    return nv, nf, nbr, g[a + 2 + 3 * nv + 3 * nf:a + 2 + 3 * nv + 6 * nf], gid
+
+
+@pytest.mark.parametrize("name,rel", _field_models(), ids=[n for n, _ in _field_models()])
+def test_graph_fields(name, rel):
+    """mesh_graph / mesh_graphadr / mesh_extrema (engine/compiler/mesh.py hull_graph,
+    hull_extrema) against mujoco's: the same sizes, meshes with a graph, faces (in order), hull
+    vertices and neighbour sets; extrema name a vertex as far along each of the 27 directions
+    as mujoco's (the graph's local numbering and neighbour order are qhull internals; see
+    hull_graph)."""
+    path = rel if os.path.isabs(rel) else str(shared_model(rel))
+    ref = mujoco.MjModel.from_xml_path(path)
+    mine = compile_file(path)
+    assert mine.nmeshgraph == ref.nmeshgraph
+    np.testing.assert_array_equal(mine.mesh_graphadr, ref.mesh_graphadr)
+    dirs = np.stack(np.meshgrid(*[np.arange(3) - 1.0] * 3, indexing="ij"), -1).reshape(27, 3)
+    for i in np.flatnonzero(ref.mesh_graphadr >= 0):
+        nv, nf, nbr, faces, gid = _graph(mine, i)
+        nv0, nf0, nbr0, faces0, gid0 = _graph(ref, i)
+        assert (nv, nf) == (nv0, nf0)
+        np.testing.assert_array_equal(faces, faces0)
+        assert {k: sorted(v) for k, v in nbr.items()} == {k: sorted(v) for k, v in nbr0.items()}
+        # as far in single precision, mesh_vert's and MuJoCo's compiler's
+        vert = np.asarray(ref.mesh_vert, np.float32)[ref.mesh_vertadr[i]:]
+        far = (vert[gid[mine.mesh_extrema[i]]] * dirs.astype(np.float32)).sum(1)
+        far0 = (vert[gid0[ref.mesh_extrema[i]]] * dirs.astype(np.float32)).sum(1)
+        np.testing.assert_array_equal(far, far0)
+    np.testing.assert_array_equal(mine.mesh_extrema[ref.mesh_graphadr < 0], 0)
+
+
 # -------------------------------------------------------------------------------------------------
 # plane-mesh contacts at random poses
 # -------------------------------------------------------------------------------------------------
