@@ -176,16 +176,15 @@ class Compiler:
         if (sp.pairs or sp.excludes or sp.tendons or sp.actuators or sp.sensors or sp.tuples
                 or any(b.cameras or b.lights for b in sp.bodies())):
             return
-        for b in reversed(sp.bodies()[1:]):
+        # in tree order, as MuJoCo: a fused body's elements follow its new parent's, and its
+        # static children, moved up with it, are fused right after it (depth first)
+        for b in sp.bodies()[1:]:
             if b.joints or b.attrs.get("mocap"):
                 continue
             parent = b.parent
             bp, bq = self.local_pose(b)
-            # b's own inertia (and that of bodies already fused into it) joins the parent's
-            fused = parent.__dict__.setdefault("_fused_bodies", [])
-            fused.append((bp, bq, b))
-            for p2, q2, c in b.__dict__.get("_fused_bodies", ()):
-                fused.append((*compose(bp, bq, p2, q2), c))
+            # b's own inertia joins the parent's
+            parent.__dict__.setdefault("_fused_bodies", []).append((bp, bq, b))
             for g in b.geoms:
                 g.__dict__.setdefault("_origin_body", b)
             # b's elements and child bodies move to the parent, with b's pose composed in

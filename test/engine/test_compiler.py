@@ -211,3 +211,33 @@ def test_geom_distance_contact_and_user_sensors_compile_as_mujoco():
     assert ours.nsensordata == theirs.nsensordata
     with pytest.raises(NotImplementedError, match="<user>"):
         engine.mj_forward(ours, engine.MjData(ours))
+
+
+FUSESTATIC = """<mujoco><compiler fusestatic="true"/><worldbody>
+<body name="w1"><geom name="w1g" size=".1" pos=".1 0 0"/><site name="w1s"/></body>
+<body name="a" pos="0 0 1" euler="10 20 30"><joint type="hinge"/><geom name="g0" size=".1"/>
+  <site name="s0"/>
+  <body name="b" pos=".2 .1 0" euler="0 30 0"><geom name="b1" size=".1" mass="2"/><site name="bs"/>
+    <body name="j" pos="0 .3 0"><joint type="slide"/><geom name="jg" size=".05"/>
+      <body name="js" pos=".1 0 0"><geom name="jsg" type="box" size=".1 .2 .3" mass="3"/></body>
+    </body>
+    <body name="b2" pos="0 0 .2" euler="45 0 0"><geom name="bb" type="capsule" size=".1 .2"/>
+      <site name="b2s"/></body>
+  </body>
+  <body name="c" pos="0 -.2 0"><geom name="c1" size=".1"/>
+    <geom name="c2" type="box" size=".1 .1 .2" pos=".1 0 0"/></body>
+  <geom name="g1" size=".1"/>
+</body></worldbody></mujoco>"""
+
+
+def test_fusestatic_order_and_frames():
+    """compiler fusestatic: static bodies fused into their parents in tree order, as MuJoCo: the
+    parent's own geoms and sites first, then each fused child's, depth first (b1, bb, then c1,
+    c2), jointed descendants moved up in place; poses and inertia composed."""
+    ref = mujoco.MjModel.from_xml_string(FUSESTATIC)
+    ours = engine.MjModel.from_xml_string(FUSESTATIC)
+    for kind, n in (("geom", "ngeom"), ("site", "nsite"), ("body", "nbody")):
+        get = getattr
+        assert [get(ours, kind)(i).name for i in range(get(ours, n))] == \
+            [get(ref, kind)(i).name for i in range(get(ref, n))], kind
+    assert not mismatches(ours, ref)

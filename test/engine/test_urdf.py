@@ -4,8 +4,8 @@ extensions of the <mujoco> block, package:// resolution, Collada meshes and erro
 The oracle cannot resolve package:// (nor a string's relative paths), so it gets the same URDF text
 with every mesh filename made absolute by our own resolver. Models are compared with
 `compile_corpus.mismatches`. Each model runs twice: with ``fusestatic="false"`` injected (tests
-the reader: one body per link) and with URDF's defaults (fusestatic on), which xfails while the
-compiler cannot fuse bodies with an explicit <inertial>.
+the reader: one body per link) and with URDF's defaults (fusestatic on: static links fused into
+their parents, as MuJoCo loads a URDF).
 """
 from __future__ import annotations
 
@@ -147,9 +147,10 @@ def test_example_robot_data_matches_mujoco(rel, tmp_path):
     compare(_erd(rel), tmp_path, fuse=False)
 
 
-@pytest.mark.parametrize("rel", ["ur_description/urdf/ur5_robot.urdf",
-                                 "solo_description/robots/solo12.urdf"])
+@pytest.mark.parametrize("rel", ERD_MODELS)
 def test_example_robot_data_default_fusestatic(rel, tmp_path):
+    """As MuJoCo loads a URDF: static links fused into their parents (ur3_gripper: two fixed
+    children of one link, their geoms in child order)."""
     compare(_erd(rel), tmp_path, fuse=True)
 
 
