@@ -242,6 +242,38 @@ def test_sphere_rests_at_the_penetration_solref_solimp_predict():
     assert -d.contact.dist[0] == pytest.approx(r, rel=1e-6)
 
 
+def test_box_rests_on_four_corners_at_the_predicted_penetration():
+    """A box on a plane rests on 4 frictionless corner contacts, each bearing m g / 4. At rest
+    each row's soft-constraint force is f = k imp^2 |r| / ((1 - imp) diagApprox) (aref = -k imp r
+    balanced by R f, R = (1 - imp)/imp diagApprox; seed 004 solref/solimp), with diagApprox the
+    box's translational invweight (body_invweight0): |r| = (m g / 4)(1 - imp) diagApprox /
+    (k imp^2), the same at the four corners."""
+    timeconst, dampratio, mass = 0.02, 1.0, 3.0
+    solimp = (0.85, 0.97, 0.002, 0.4, 3.0)
+    xml = f"""<mujoco><option timestep="0.002"/><worldbody>
+      <geom type="plane" size="1 1 .1" condim="1" solref="{timeconst} {dampratio}"
+            solimp="{' '.join(map(str, solimp))}"/>
+      <body pos="0 0 .2"><freejoint/><geom type="box" size=".2 .1 .05" mass="{mass}" condim="1"
+            solref="{timeconst} {dampratio}" solimp="{' '.join(map(str, solimp))}"/></body>
+    </worldbody></mujoco>"""
+    m = engine.MjModel.from_xml_string(xml)
+    d = engine.MjData(m)
+    engine.mj_step(m, d, 3000)
+    assert d.ncon == 4
+    g, diag = 9.81, m.body_invweight0[1, 0]
+    k = 1.0 / (solimp[1] ** 2 * timeconst ** 2 * dampratio ** 2)
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        r = 0.5 * (lo + hi)
+        imp = _impedance(r, solimp)
+        if r - 0.25 * mass * g * (1 - imp) * diag / (k * imp * imp) > 0:
+            hi = r
+        else:
+            lo = r
+    assert abs(d.qvel).max() < 1e-9
+    np.testing.assert_allclose(-d.contact.dist[:4], r, rtol=1e-6)
+
+
 @pytest.mark.parametrize("slope_deg,slides", [(20.0, False), (40.0, True)])
 def test_friction_cone_holds_box_below_friction_angle(slope_deg, slides):
     mu = 0.6  # friction angle atan(0.6) = 31 degrees
