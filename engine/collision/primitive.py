@@ -18,6 +18,7 @@ from numba import njit
 
 from .._access import KERNEL as _J
 from .box import sphere_box_at
+from .convex import _quad_area
 mjMINVAL = 1e-15
 
 
@@ -351,12 +352,12 @@ def plane_mesh_poly(pos1, mat1, pos2, mat2, vert, hullvert, polyadr, polynum, po
     Rule found against mujoco 4.0.0 (seed 001 "Contacts" only says plane-mesh is analytic):
     the deepest hull vertex along -normal (first index on ties); of the polygons containing it
     (mesh_polymap), the one whose outward normal is most opposed to the plane normal; its
-    vertices are the candidates: all of them when it has <= 4 vertices, else 4 picked as
-    (deepest, the vertex farthest from it, the vertex farthest from that line, the vertex
-    farthest on the other side of the line). A candidate makes a contact when its distance to
-    the plane is <= margin and it lies below the mesh frame origin along the plane normal (a
-    vertex above the center never touches first, as for plane-box). Known gap: for polygons of
-    more than 4 vertices mujoco's choice of the 4 differs in ~20% of poses (see the report).
+    vertices are the candidates: all of them when it has <= 4 vertices, else 4 picked by a local
+    area search anchored at the deepest vertex (below). A candidate makes a contact when its
+    distance to the plane is <= margin and it lies below the mesh frame origin along the plane
+    normal (a vertex above the center never touches first, as for plane-box). Known gap: for
+    polygons of more than 4 vertices mujoco's choice of the 4 still differs in ~4% of random
+    poses (test_mesh_poly).
 
     vert: (nvert, 3) this mesh's vertices (mesh frame); hullvert: hull vertex ids (local), in
     mesh_graph's order (ties go to the first); empty when the model has no hull graph: then the
@@ -405,53 +406,42 @@ def plane_mesh_poly(pos1, mat1, pos2, mat2, vert, hullvert, polyadr, polynum, po
         for t in range(nv):
             sel[t] = polyvert[adr + t]
     else:
-        ax, ay, az = vert[ib, 0], vert[ib, 1], vert[ib, 2]
-        # farthest from the deepest vertex
-        jb = ib
-        db = -1.0
-        for t in range(nv):
-            i = polyvert[adr + t]
-            d = (vert[i, 0] - ax) ** 2 + (vert[i, 1] - ay) ** 2 + (vert[i, 2] - az) ** 2
-            if d > db:
-                db = d
-                jb = i
-        ux, uy, uz = vert[jb, 0] - ax, vert[jb, 1] - ay, vert[jb, 2] - az
-        un = math.sqrt(ux * ux + uy * uy + uz * uz)
+        # 4 of the polygon's vertices, as mujoco 4.0.0 picks them (probed): the deepest vertex
+        # a, then b, c, d from the three that follow it in polygon order, pushed forward (d,
+        # then c, then b, as long as each step grows the quadrilateral's area) while pushing d
+        # grows it; the same local search as nccd's pruning of a clipped polygon, anchored at a
+        s = 0
+        while polyvert[adr + s] != ib:
+            s += 1
+        b, c, d = 1, 2, 3
+        m = _quad_area(vert, 0, 0, ib, polyvert[adr + (s + b) % nv],
+                       polyvert[adr + (s + c) % nv], polyvert[adr + (s + d) % nv])
+        while True:
+            dn = (d + 1) % nv
+            mn = _quad_area(vert, 0, 0, ib, polyvert[adr + (s + b) % nv],
+                            polyvert[adr + (s + c) % nv], polyvert[adr + (s + dn) % nv])
+            if mn <= m:
+                break
+            m, d = mn, dn
+            while True:
+                cn = (c + 1) % nv
+                mn = _quad_area(vert, 0, 0, ib, polyvert[adr + (s + b) % nv],
+                                polyvert[adr + (s + cn) % nv], polyvert[adr + (s + d) % nv])
+                if mn <= m:
+                    break
+                m, c = mn, cn
+            while True:
+                bn = (b + 1) % nv
+                mn = _quad_area(vert, 0, 0, ib, polyvert[adr + (s + bn) % nv],
+                                polyvert[adr + (s + c) % nv], polyvert[adr + (s + d) % nv])
+                if mn <= m:
+                    break
+                m, b = mn, bn
         sel[0] = ib
-        nsel = 1
-        if un > 0:
-            ux, uy, uz = ux / un, uy / un, uz / un
-            sel[1] = jb
-            nsel = 2
-            # farthest from the line (ib, jb)
-            jc = ib
-            dc = -1.0
-            wx, wy, wz = 0.0, 0.0, 0.0
-            for t in range(nv):
-                i = polyvert[adr + t]
-                px, py, pz = vert[i, 0] - ax, vert[i, 1] - ay, vert[i, 2] - az
-                p = px * ux + py * uy + pz * uz
-                ox, oy, oz = px - p * ux, py - p * uy, pz - p * uz
-                d = ox * ox + oy * oy + oz * oz
-                if d > dc:
-                    dc = d
-                    jc = i
-                    wx, wy, wz = ox, oy, oz
-            if dc > 0:
-                sel[2] = jc
-                nsel = 3
-                # farthest on the other side of the line
-                jd = ib
-                dd = 1e300
-                for t in range(nv):
-                    i = polyvert[adr + t]
-                    px, py, pz = vert[i, 0] - ax, vert[i, 1] - ay, vert[i, 2] - az
-                    d = px * wx + py * wy + pz * wz
-                    if d < dd:
-                        dd = d
-                        jd = i
-                sel[3] = jd
-                nsel = 4
+        sel[1] = polyvert[adr + (s + b) % nv]
+        sel[2] = polyvert[adr + (s + c) % nv]
+        sel[3] = polyvert[adr + (s + d) % nv]
+        nsel = 4
     k = 0
     for t in range(nsel):
         i = sel[t]
