@@ -1743,6 +1743,16 @@ def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_po
 
 
 @njit(**_J)
+def _side_line(wx, wy, wz, pos, mat, h):
+    """Ends A, B of the line through w parallel to a round geom's axis (pose pos, mat), between
+    the axial coordinates -h and h: (Ax, Ay, Az, Bx, By, Bz)."""
+    ax, ay, az = mat[2], mat[5], mat[8]
+    s = (wx - pos[0]) * ax + (wy - pos[1]) * ay + (wz - pos[2]) * az
+    return (wx + (-h - s) * ax, wy + (-h - s) * ay, wz + (-h - s) * az,
+            wx + (h - s) * ax, wy + (h - s) * ay, wz + (h - s) * az)
+
+
+@njit(**_J)
 def round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
                        mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
                        mesh_polymap, tc, sc, pc, mc, d2, p2, m2, ia, ib, ic, nx, ny, nz,
@@ -1785,9 +1795,7 @@ def round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, m
     # carries its own half margin); a cylinder's side line does not move with the margin
     mh = 0.5 * margin if tc == _CAPSULE else 0.0
     # the side line through w parallel to the axis, over the whole axial extent [-h, h]
-    s = (wx - pc[0]) * ax + (wy - pc[1]) * ay + (wz - pc[2]) * az
-    Ax, Ay, Az = wx + (-h - s) * ax, wy + (-h - s) * ay, wz + (-h - s) * az
-    Bx, By, Bz = wx + (h - s) * ax, wy + (h - s) * ay, wz + (h - s) * az
+    Ax, Ay, Az, Bx, By, Bz = _side_line(wx, wy, wz, pc, mc, h)
     t0, t1_ = _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, R, 6, mp, fx, fy, fz, 1e-10)
     if t0 > t1_:
         return 0
@@ -1815,13 +1823,22 @@ def _cap_side(W, I, st, face, col, pos, mat):
 
 
 @njit(**_J)
-def _side_line(wx, wy, wz, pos, mat, h):
-    """Ends A, B of the line through w parallel to a round geom's axis, between the axial
-    coordinates -h and h: (Ax, Ay, Az, Bx, By, Bz)."""
-    ax, ay, az = mat[2], mat[5], mat[8]
-    s = (wx - pos[0]) * ax + (wy - pos[1]) * ay + (wz - pos[2]) * az
-    return (wx + (-h - s) * ax, wy + (-h - s) * ay, wz + (-h - s) * az,
-            wx + (h - s) * ax, wy + (h - s) * ay, wz + (h - s) * az)
+def _line_on_cap(sc, pc, mc, cs, sl, pl, ml, wx, wy, wz, mh, sg, margin, dist, pos, frame, W):
+    """Two contacts of a round geom's side line against the cap cs (+1 / -1) of a cylinder
+    (size sc, pose pc, mc): the line through w parallel to the round geom's axis (pose pl, ml)
+    over its axial extent [-sl[1], sl[1]] is clipped by the prism of the cap's 16-gon; each end
+    keeps its own distance to the cap plane (raised by mh: half a margin that w carries), pos
+    halfway, normal sg * the cap's outward normal. Returns the number written."""
+    R = _POFF
+    cx, cy, cz = cs * mc[2], cs * mc[5], cs * mc[8]
+    _cap_polygon(sc, pc, mc, cs, W, R, 6)
+    fo = cx * W[R, 6] + cy * W[R, 7] + cz * W[R, 8]
+    Ax, Ay, Az, Bx, By, Bz = _side_line(wx, wy, wz, pl, ml, sl[1])
+    t0, t1 = _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, R, 6, _NCAP, cx, cy, cz, 1e-10)
+    if t0 > t1:
+        return 0
+    return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1, cx, cy, cz, fo, mh, sg, margin, dist,
+                             pos, frame)
 
 
 @njit(**_J)
@@ -1884,29 +1901,15 @@ def cylinder_caps(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_gra
             return _emit_face_points(W, R, col, m, c2x, c2y, c2z, fo, 1e300, dist, pos, frame)
         if abs(m1[2] * c2x + m1[5] * c2y + m1[8] * c2z) < EDGE_TOL:
             # geom1's edge (capsule axis / cylinder side line) in the plane of geom2's cap
-            _cap_polygon(s2, p2, m2, sg2, W, R, 6)
-            fo = c2x * W[R, 6] + c2y * W[R, 7] + c2z * W[R, 8]
-            Ax, Ay, Az, Bx, By, Bz = _side_line(w1x, w1y, w1z, p1, m1, s1[1])
-            t0, t1_ = _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, R, 6, _NCAP, c2x, c2y, c2z,
-                                     1e-10)
-            if t0 > t1_:
-                return 0
-            return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1_, c2x, c2y, c2z, fo, mh,
-                                     -1.0, margin, dist, pos, frame)
+            return _line_on_cap(s2, p2, m2, sg2, s1, p1, m1, w1x, w1y, w1z, mh, -1.0, margin,
+                                dist, pos, frame, W)
         return 0
     if sg1 != 0:
         # geom2's side line in the plane of geom1's cap
         c1x, c1y, c1z = sg1 * m1[2], sg1 * m1[5], sg1 * m1[8]
         if abs(m2[2] * c1x + m2[5] * c1y + m2[8] * c1z) < EDGE_TOL:
-            _cap_polygon(s1, p1, m1, sg1, W, R, 6)
-            fo = c1x * W[R, 6] + c1y * W[R, 7] + c1z * W[R, 8]
-            Ax, Ay, Az, Bx, By, Bz = _side_line(w2x, w2y, w2z, p2, m2, s2[1])
-            t0, t1_ = _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, R, 6, _NCAP, c1x, c1y, c1z,
-                                     1e-10)
-            if t0 > t1_:
-                return 0
-            return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1_, c1x, c1y, c1z, fo, mh,
-                                     1.0, margin, dist, pos, frame)
+            return _line_on_cap(s1, p1, m1, sg1, s2, p2, m2, w2x, w2y, w2z, mh, 1.0, margin,
+                                dist, pos, frame, W)
     return 0
 
 
