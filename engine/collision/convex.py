@@ -420,6 +420,38 @@ _ONFACE = 1.0 - 1e-8           # cos: contact normal within 1.4e-4 rad of a face
 
 
 @njit(**_J)
+def _reverse_polygon(W, row, col, m):
+    """Reverse the vertex order of the polygon W[row:row+m, col:col+3] in place (counterclockwise
+    about n -> counterclockwise about -n)."""
+    for q in range(m // 2):
+        r = m - 1 - q
+        for k in range(col, col + 3):
+            tmp = W[row + q, k]
+            W[row + q, k] = W[row + r, k]
+            W[row + r, k] = tmp
+
+
+@njit(**_J)
+def _cap_polygon(size, pos, mat, cs, W, row, col):
+    """The cap of a cylinder (size = radius, half length) on side cs (+1: +z, -1: -z) as MuJoCo
+    4's multiccd sees it: the regular _NCAP-gon inscribed in the cap circle with a vertex on the
+    local +x axis, counterclockwise about the cap's outward normal cs * axis, into
+    W[row:row+_NCAP, col:col+3] (world frame)."""
+    h = size[1]
+    r = size[0]
+    cx, cy, cz = pos[0] + cs * h * mat[2], pos[1] + cs * h * mat[5], pos[2] + cs * h * mat[8]
+    ux, uy, uz = mat[0], mat[3], mat[6]
+    vx, vy, vz = mat[1], mat[4], mat[7]
+    for k in range(_NCAP):
+        th = 2.0 * math.pi * k / _NCAP
+        co = r * math.cos(th)
+        si = cs * r * math.sin(th)
+        W[row + k, col] = cx + co * ux + si * vx
+        W[row + k, col + 1] = cy + co * uy + si * vy
+        W[row + k, col + 2] = cz + co * uz + si * vz
+
+
+@njit(**_J)
 def _round_axis_feature(tc, sc, mc, tp, sp, pp, mp, vap, vnp, gap, mesh_vert, mesh_graph, fop, nfp,
                         dpx, dpy, dpz):
     """Face of the polytope (at its support feature along dp) best aligned with the round geom:
@@ -515,18 +547,7 @@ def _multiccd_round(mesh_vert, mesh_graph, tc, sc, pc, mc, tp, sp, pp, mp, vap, 
                                  margin, dist, pos, frame)
     # cylinder cap (16-gon) against face j of p; the cap facing p has outward normal -f
     cs = -1.0 if ax * fx + ay * fy + az * fz > 0 else 1.0
-    cx, cy, cz = pc[0] + cs * h * ax, pc[1] + cs * h * ay, pc[2] + cs * h * az
-    r = sc[0]
-    ux, uy, uz = mc[0], mc[3], mc[6]
-    vx, vy, vz = mc[1], mc[4], mc[7]
-    # cap polygon counterclockwise about its outward normal cs * axis
-    for k in range(_NCAP):
-        th = 2.0 * math.pi * k / _NCAP
-        co = r * math.cos(th)
-        si = cs * r * math.sin(th)
-        W[R + k, 0] = cx + co * ux + si * vx
-        W[R + k, 1] = cy + co * uy + si * vy
-        W[R + k, 2] = cz + co * uz + si * vz
+    _cap_polygon(sc, pc, mc, cs, W, R, 0)
     mpn = _face_polygon(tp, sp, pp, mp, vap, vnp, gap, mesh_vert, mesh_graph, fx, fy, fz,
                         W, R, 6, R + _PMAX, 1)
     if mpn < 3:
@@ -534,12 +555,7 @@ def _multiccd_round(mesh_vert, mesh_graph, tc, sc, pc, mc, tp, sp, pp, mp, vap, 
     # the cap is geom1's face (the round geom comes first: capsule 3, cylinder 5 < box 6,
     # mesh 7): clip it by the prism of p's face along the cap normal (as for polytopes)
     g1x, g1y, g1z = cs * ax, cs * ay, cs * az
-    for q in range(mpn // 2):      # p's face ccw about f -> ccw about the cap normal (~ -f)
-        rr = mpn - 1 - q
-        for k in range(6, 9):
-            tmp = W[R + q, k]
-            W[R + q, k] = W[R + rr, k]
-            W[R + rr, k] = tmp
+    _reverse_polygon(W, R, 6, mpn)    # p's face ccw about f -> ccw about the cap normal (~ -f)
     m, col = _clip_polygon(W, R, 0, _NCAP, 6, mpn, g1x, g1y, g1z)
     rfx, rfy, rfz, rfo = fx, fy, fz, fo
     if m == 0:

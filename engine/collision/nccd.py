@@ -29,14 +29,17 @@ choice among equal support points) are the same as MuJoCo's:
     segment), face map of candidate faces, horizon by depth-first search over face adjacency;
     discrete pairs (boxes, meshes, no margin) stop on a repeated support point.
   * multi-contact (box / mesh pairs): the features of both shapes at the EPA face (from the
-    support indices) give candidate face normals through mjModel.mesh_polymap /
-    mesh_polynormal; a face pair anti-parallel (or an edge in a face's plane) within the
-    alignment tolerance is clipped (Sutherland-Hodgman against the face's side planes), at most
-    4 points (largest quadrilateral).
+    support indices; for a pair with a margin separated within it, the final GJK simplex of the
+    core pass) give candidate face normals through mjModel.mesh_polymap / mesh_polynormal; a
+    face pair anti-parallel (or an edge in a face's plane) within the alignment tolerance is
+    clipped (Sutherland-Hodgman against the face's side planes), at most 4 points (largest
+    quadrilateral). The features are the shapes' own vertices, without the margin.
   * capsule / cylinder against a mesh: the mesh feature (GJK simplex of the core pass, or the
     EPA face) gives the candidate polygons; one whose plane holds the axis gives two contacts
     along the side line. Cylinder against a box: the box faces at the witness (convex.py's
-    _multiccd_round): the side line along a face, or the cap (16-gon) facing one.
+    _multiccd_round): the side line along a face, or the cap (16-gon) facing one. Capsule /
+    cylinder against a cylinder (cylinder_caps): a cap holding the cylinder's final feature is
+    a 16-gon face against the other's axis / side line (2 contacts) or cap (up to 4).
 
 Measured against MuJoCo 4.0.0 where it departs from the published description (each found by
 probing the oracle on real Menagerie meshes; see test/engine/test_nccd.py):
@@ -64,7 +67,8 @@ from numba import njit
 from .._access import KERNEL as _J
 from .convex import (CCD_VMAX, CCD_FMAX, CCD_EMAX, _VOFF, _FOFF, _POFF, _AOFF, _HOFF, _SKOFF,
                      FACE_TOL, EDGE_TOL, _PMAX, _clip_polygon, _clip_edge, _clip_edge_tol,
-                     _emit_face_points, _emit_edge_points, _multiccd_round, _quad_area)
+                     _emit_face_points, _emit_edge_points, _multiccd_round, _quad_area,
+                     _cap_polygon, _reverse_polygon, _NCAP)
 
 _PRISM = 1       # one triangular prism of a height field (engine/collision/hfield.py)
 _SPHERE = 2
@@ -1208,6 +1212,24 @@ def _feature(a, b, c):
 
 
 @njit(**_J)
+def _feat_point(t, size, pos, mat, vadr, mesh_vert, idx):
+    """World position of support index idx of a box (corner bits x=1, y=2, z=4) or mesh (vertex
+    id): the shape itself, without margin (the same expression as _sup, so the same rounding)."""
+    if t == _BOX:
+        tx = size[0] if idx & 1 else -size[0]
+        ty = size[1] if idx & 2 else -size[1]
+        tz = size[2] if idx & 4 else -size[2]
+    else:
+        v = mesh_vert[vadr + idx]
+        tx = v[0]
+        ty = v[1]
+        tz = v[2]
+    return (mat[0] * tx + mat[1] * ty + mat[2] * tz + pos[0],
+            mat[3] * tx + mat[4] * ty + mat[5] * tz + pos[1],
+            mat[6] * tx + mat[7] * ty + mat[8] * tz + pos[2])
+
+
+@njit(**_J)
 def _box_normals2(mat, dx, dy, dz, W, col, I, icol):
     """The box face whose outward normal is within FACE_TOL of direction d (local test)."""
     lx = mat[0] * dx + mat[3] * dy + mat[6] * dz
@@ -1578,23 +1600,27 @@ def _emit_clipped(W, R, col, m, n1x, n1y, n1z, n2x, n2y, n2z, margin, dist, pos,
 @njit(**_J)
 def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
                  mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap,
-                 t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, face, x1x, x1y, x1z, x2x, x2y, x2z,
-                 margin, dist, pos, frame, W, I):
+                 t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, a1, b1, c1, a2, b2, c2,
+                 x1x, x1y, x1z, x2x, x2y, x2z, margin, dist, pos, frame, W, I):
     """Several contacts between a face of one box / mesh and a face or edge of the other, chosen
-    from the features of the final EPA face ``face`` (MuJoCo's multiccd); returns the number
-    written, 0 when the features are not aligned (the caller keeps the single contact)."""
+    from the support indices of the final feature (MuJoCo's multiccd): (a1, b1, c1) on geom1 and
+    (a2, b2, c2) on geom2 are those of the three vertices of the final EPA face, or of the final
+    GJK simplex (repeated to three) of a pair separated within its margin. The feature points
+    are the shapes' own vertices, without the margin (measured against MuJoCo 4: with a margin
+    its edge-face contacts lie on the shapes, not on the inflated EPA vertices). x2 - x1 (the
+    witnesses) picks a box face when the feature alone does not. Returns the number written, 0
+    when the features are not aligned (the caller keeps the single contact)."""
     va1 = mesh_vertadr[d1] if t1 == _MESH else 0
     va2 = mesh_vertadr[d2] if t2 == _MESH else 0
     pa1 = mesh_polyadr[d1] if t1 == _MESH else 0
     pa2 = mesh_polyadr[d2] if t2 == _MESH else 0
-    f0, f1_, f2_ = I[face, 0], I[face, 1], I[face, 2]
-    a1, b1, c1 = I[_HOFF + f0, 2], I[_HOFF + f1_, 2], I[_HOFF + f2_, 2]
-    a2, b2, c2 = I[_HOFF + f0, 3], I[_HOFF + f1_, 3], I[_HOFF + f2_, 3]
-    dim1, i1a, i1b, r1 = _feature(a1, b1, c1)
-    dim2, i2a, i2b, r2 = _feature(a2, b2, c2)
-    V0 = W[_VOFF + f0]
-    V1b = W[_VOFF + (f1_ if r1 == 1 else f2_)]
-    V2b = W[_VOFF + (f1_ if r2 == 1 else f2_)]
+    dim1, i1a, i1b, _ = _feature(a1, b1, c1)
+    dim2, i2a, i2b, _ = _feature(a2, b2, c2)
+    # the first vertex's points (A) and the points of the second distinct index (B) on each geom
+    A1x, A1y, A1z = _feat_point(t1, s1, p1, m1, va1, mesh_vert, i1a)
+    B1x, B1y, B1z = _feat_point(t1, s1, p1, m1, va1, mesh_vert, i1b)
+    A2x, A2y, A2z = _feat_point(t2, s2, p2, m2, va2, mesh_vert, i2a)
+    B2x, B2y, B2z = _feat_point(t2, s2, p2, m2, va2, mesh_vert, i2b)
     dx, dy, dz = x2x - x1x, x2y - x1y, x2z - x1z
     if t1 == _BOX:
         nn1 = _box_normals(m1, dim1, i1a, i1b, c1, -dx, -dy, -dz, W, 0, I, 0)
@@ -1642,12 +1668,7 @@ def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_po
                                  frame)
         # otherwise geom2's face clips geom1's (side planes along n1); points on geom1's face
         o2 = n2x * W[R, 6] + n2y * W[R, 7] + n2z * W[R, 8]
-        for q in range(mB // 2):      # geom2's face ccw about n2 -> ccw about n1
-            r = mB - 1 - q
-            for k in range(6, 9):
-                tmp = W[R + q, k]
-                W[R + q, k] = W[R + r, k]
-                W[R + r, k] = tmp
+        _reverse_polygon(W, R, 6, mB)      # geom2's face ccw about n2 -> ccw about n1
         m, col = _clip_polygon(W, R, 0, mA, 6, mB, n1x, n1y, n1z)
         if m == 0:
             return 0
@@ -1665,8 +1686,7 @@ def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_po
                 continue     # the two vertices share no polygon: not an edge of the hull
             ne = _edge_dirs(t1, s1, p1, m1, va1, pa1, mesh_vert, mesh_polyvertadr,
                             mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
-                            mesh_polymap, dim1, i1a, i1b, V0[3], V0[4], V0[5], V1b[3], V1b[4],
-                            V1b[5], W, 0)
+                            mesh_polymap, dim1, i1a, i1b, A1x, A1y, A1z, B1x, B1y, B1z, W, 0)
             nf = nn2
             ecol, fcol = 0, 3
         else:
@@ -1684,8 +1704,7 @@ def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_po
                                         W, 0, I, 0)
             ne = _edge_dirs(t2, s2, p2, m2, va2, pa2, mesh_vert, mesh_polyvertadr,
                             mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
-                            mesh_polymap, dim2, i2a, i2b, V0[6], V0[7], V0[8], V2b[6], V2b[7],
-                            V2b[8], W, 3)
+                            mesh_polymap, dim2, i2a, i2b, A2x, A2y, A2z, B2x, B2y, B2z, W, 3)
             nf = nn1
             ecol, fcol = 3, 0
         # the first (face, edge) pair within the tolerance
@@ -1703,12 +1722,12 @@ def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_po
         return 0
     fx, fy, fz = W[_NRM + fk, fcol], W[_NRM + fk, fcol + 1], W[_NRM + fk, fcol + 2]
     if edge1:
-        Ax, Ay, Az = V0[3], V0[4], V0[5]
+        Ax, Ay, Az = A1x, A1y, A1z
         mp = _face_poly(t2, s2, p2, m2, va2, pa2, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
                         mesh_polyvert, I[fk, 1], W, R, 6)
         sg = -1.0
     else:
-        Ax, Ay, Az = V0[6], V0[7], V0[8]
+        Ax, Ay, Az = A2x, A2y, A2z
         mp = _face_poly(t1, s1, p1, m1, va1, pa1, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
                         mesh_polyvert, I[fk, 0], W, R, 6)
         sg = 1.0
@@ -1721,6 +1740,16 @@ def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_po
         return 0
     return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1_, fx, fy, fz, fo, 0.0, sg, margin,
                              dist, pos, frame)
+
+
+@njit(**_J)
+def _side_line(wx, wy, wz, pos, mat, h):
+    """Ends A, B of the line through w parallel to a round geom's axis (pose pos, mat), between
+    the axial coordinates -h and h: (Ax, Ay, Az, Bx, By, Bz)."""
+    ax, ay, az = mat[2], mat[5], mat[8]
+    s = (wx - pos[0]) * ax + (wy - pos[1]) * ay + (wz - pos[2]) * az
+    return (wx + (-h - s) * ax, wy + (-h - s) * ay, wz + (-h - s) * az,
+            wx + (h - s) * ax, wy + (h - s) * ay, wz + (h - s) * az)
 
 
 @njit(**_J)
@@ -1766,14 +1795,122 @@ def round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, m
     # carries its own half margin); a cylinder's side line does not move with the margin
     mh = 0.5 * margin if tc == _CAPSULE else 0.0
     # the side line through w parallel to the axis, over the whole axial extent [-h, h]
-    s = (wx - pc[0]) * ax + (wy - pc[1]) * ay + (wz - pc[2]) * az
-    Ax, Ay, Az = wx + (-h - s) * ax, wy + (-h - s) * ay, wz + (-h - s) * az
-    Bx, By, Bz = wx + (h - s) * ax, wy + (h - s) * ay, wz + (h - s) * az
+    Ax, Ay, Az, Bx, By, Bz = _side_line(wx, wy, wz, pc, mc, h)
     t0, t1_ = _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, R, 6, mp, fx, fy, fz, 1e-10)
     if t0 > t1_:
         return 0
     return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1_, fx, fy, fz, fo, mh, -1.0, margin,
                              dist, pos, frame)
+
+
+@njit(**_J)
+def _cap_side(W, I, st, face, col, pos, mat):
+    """Cap of a cylinder holding the final feature of a collision (ccd's status st and face):
+    +1 / -1 when every support point of it on the cylinder (W columns col:col+3 of the EPA face
+    vertices, or of the GJK simplex W[0:face] when st == 1) lies on the rim of the +z / -z cap
+    (the sign of its axial coordinate), else 0 (a side feature: points on both rims)."""
+    ax, ay, az = mat[2], mat[5], mat[8]
+    n = 3 if st == 2 else face
+    s = 0
+    for k in range(n):
+        r = _VOFF + I[face, k] if st == 2 else k
+        z = (W[r, col] - pos[0]) * ax + (W[r, col + 1] - pos[1]) * ay + (W[r, col + 2] - pos[2]) * az
+        sk = 1 if z > 0 else (-1 if z < 0 else 0)
+        if sk == 0 or (k > 0 and sk != s):
+            return 0
+        s = sk
+    return s
+
+
+@njit(**_J)
+def _line_on_cap(sc, pc, mc, cs, sl, pl, ml, wx, wy, wz, mh, sg, margin, dist, pos, frame, W):
+    """Two contacts of a round geom's side line against the cap cs (+1 / -1) of a cylinder
+    (size sc, pose pc, mc): the line through w parallel to the round geom's axis (pose pl, ml)
+    over its axial extent [-sl[1], sl[1]] is clipped by the prism of the cap's 16-gon; each end
+    keeps its own distance to the cap plane (raised by mh: half a margin that w carries), pos
+    halfway, normal sg * the cap's outward normal. Returns the number written."""
+    R = _POFF
+    cx, cy, cz = cs * mc[2], cs * mc[5], cs * mc[8]
+    _cap_polygon(sc, pc, mc, cs, W, R, 6)
+    fo = cx * W[R, 6] + cy * W[R, 7] + cz * W[R, 8]
+    Ax, Ay, Az, Bx, By, Bz = _side_line(wx, wy, wz, pl, ml, sl[1])
+    t0, t1 = _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, R, 6, _NCAP, cx, cy, cz, 1e-10)
+    if t0 > t1:
+        return 0
+    return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1, cx, cy, cz, fo, mh, sg, margin, dist,
+                             pos, frame)
+
+
+@njit(**_J)
+def cylinder_caps(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
+                  t1, d1, s1, p1, m1, d2, s2, p2, m2, st, face, x1x, x1y, x1z, x2x, x2y, x2z,
+                  margin, tol, kmax, dist, pos, frame, W, I):
+    """MuJoCo 4's multiccd with a cylinder's cap as a face against a capsule or cylinder
+    (geom1; geom2 the cylinder), calibrated on probes of mujoco 4.0.0: the cap (the regular
+    16-gon of convex._cap_polygon) of a cylinder whose final feature lies on that cap's rim
+    (_cap_side) is a face; a capsule's axis or the side line of a cylinder whose feature is on
+    both rims is an edge (the line through its witness parallel to the axis, over its axial
+    extent). An edge within EDGE_TOL of a cap's plane is clipped by the cap's prism: two
+    contacts, each end with its own distance to the cap plane, pos halfway, normal along the
+    cap normal (from geom1 to geom2); geom2's cap against geom1's edge is tried first, then
+    geom1's cap against geom2's side line. Two caps anti-parallel within FACE_TOL: geom1's cap
+    clipped by the prism of geom2's, at most 4 points (largest quadrilateral; mujoco's choice
+    of the 4 differs). A cylinder's contacts do not move with the margin (measured, as against
+    a box or mesh): its features and witnesses come from the collision without margin (when
+    that one penetrates; else the witnesses less margin / 2 along the normal). x1, x2: the
+    witnesses of ccd's answer (st, face). Returns the number written, 0 for none."""
+    nx, ny, nz = x1x - x2x, x1y - x2y, x1z - x2z
+    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if nn < MINVAL:
+        return 0
+    nx /= nn
+    ny /= nn
+    nz /= nn
+    sg2 = _cap_side(W, I, st, face, 6, p2, m2)
+    sg1 = _cap_side(W, I, st, face, 3, p1, m1) if t1 == _CYLINDER else 0
+    mh = 0.5 * margin
+    w1x, w1y, w1z, w2x, w2y, w2z = x1x, x1y, x1z, x2x, x2y, x2z
+    if t1 == _CYLINDER and margin > 0:
+        mh = 0.0
+        st0 = 0
+        if st == 2:
+            st0, _, a0x, a0y, a0z, b0x, b0y, b0z, f0 = ccd(
+                mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
+                t1, d1, s1, p1, m1, _CYLINDER, d2, s2, p2, m2, 0.0, tol, kmax, W, I)
+            if st0 == 2:
+                sg2 = _cap_side(W, I, 2, f0, 6, p2, m2)
+                sg1 = _cap_side(W, I, 2, f0, 3, p1, m1)
+                w1x, w1y, w1z, w2x, w2y, w2z = a0x, a0y, a0z, b0x, b0y, b0z
+        if st0 != 2:
+            h = 0.5 * margin
+            w1x, w1y, w1z = x1x - h * nx, x1y - h * ny, x1z - h * nz
+            w2x, w2y, w2z = x2x + h * nx, x2y + h * ny, x2z + h * nz
+    R = _POFF
+    if sg2 != 0:
+        c2x, c2y, c2z = sg2 * m2[2], sg2 * m2[5], sg2 * m2[8]
+        if sg1 != 0 and sg1 * (m1[2] * c2x + m1[5] * c2y + m1[8] * c2z) < -FACE_TOL:
+            # cap against cap: geom1's clipped by the prism of geom2's (ccw about c1 ~ -c2)
+            c1x, c1y, c1z = sg1 * m1[2], sg1 * m1[5], sg1 * m1[8]
+            _cap_polygon(s1, p1, m1, sg1, W, R, 0)
+            _cap_polygon(s2, p2, m2, sg2, W, R, 6)
+            _reverse_polygon(W, R, 6, _NCAP)
+            fo = c2x * W[R, 6] + c2y * W[R, 7] + c2z * W[R, 8]
+            m, col = _clip_polygon(W, R, 0, _NCAP, 6, _NCAP, c1x, c1y, c1z)
+            if m == 0:
+                return 0
+            return _emit_face_points(W, R, col, m, c2x, c2y, c2z, fo, 1e300, dist, pos, frame)
+        if abs(m1[2] * c2x + m1[5] * c2y + m1[8] * c2z) < EDGE_TOL:
+            # geom1's edge (capsule axis / cylinder side line) in the plane of geom2's cap
+            return _line_on_cap(s2, p2, m2, sg2, s1, p1, m1, w1x, w1y, w1z, mh, -1.0, margin,
+                                dist, pos, frame, W)
+        return 0
+    if sg1 != 0:
+        # geom2's side line in the plane of geom1's cap
+        c1x, c1y, c1z = sg1 * m1[2], sg1 * m1[5], sg1 * m1[8]
+        if abs(m2[2] * c1x + m2[5] * c1y + m2[8] * c1z) < EDGE_TOL:
+            return _line_on_cap(s1, p1, m1, sg1, s2, p2, m2, w2x, w2y, w2z, mh, 1.0, margin,
+                                dist, pos, frame, W)
+    return 0
 
 
 @njit(**_J)
@@ -1789,12 +1926,25 @@ def nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_grap
                                                t2, d2, s2, p2, m2, margin, tol, kmax, W, I)
     if st == 0:
         return 0
-    if (multiccd and st == 2 and margin == 0 and (t1 == _BOX or t1 == _MESH)
-            and (t2 == _BOX or t2 == _MESH)):
+    if multiccd and (t1 == _BOX or t1 == _MESH) and (t2 == _BOX or t2 == _MESH):
+        # the support indices of the final feature: the EPA face (penetrating), or (st == 1: a
+        # pair with a margin, separated within it) the core GJK simplex W[0:face], its last
+        # vertex repeated to three (MuJoCo 4 gives the polygon contacts in both cases, measured)
+        if st == 2:
+            r0, r1, r2 = _HOFF + I[face, 0], _HOFF + I[face, 1], _HOFF + I[face, 2]
+        else:
+            r0, r1, r2 = _SIDX, _SIDX + min(1, face - 1), _SIDX + min(2, face - 1)
         n = multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal,
                          mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr,
                          mesh_polymapnum, mesh_polymap, t1, d1, s1, p1, m1, t2, d2, s2, p2, m2,
-                         face, ax, ay, az, bx, by, bz, margin, dist, pos, frame, W, I)
+                         I[r0, 2], I[r1, 2], I[r2, 2], I[r0, 3], I[r1, 3], I[r2, 3],
+                         ax, ay, az, bx, by, bz, margin, dist, pos, frame, W, I)
+        if n > 0:
+            return n
+    if multiccd and t2 == _CYLINDER and (t1 == _CAPSULE or t1 == _CYLINDER):
+        n = cylinder_caps(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph,
+                          mesh_extrema, t1, d1, s1, p1, m1, d2, s2, p2, m2, st, face,
+                          ax, ay, az, bx, by, bz, margin, tol, kmax, dist, pos, frame, W, I)
         if n > 0:
             return n
     nx, ny, nz = ax - bx, ay - by, az - bz
