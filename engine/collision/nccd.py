@@ -45,6 +45,18 @@ Measured against MuJoCo 4.0.0 where it departs from the published description (e
 probing the oracle on real Menagerie meshes; see test/engine/test_nccd.py):
   * GJK in contact mode runs the distance sub-algorithm to the end (no switch to a tetrahedron
     intersection search at the 4th vertex); its distance is the norm of the final iterate;
+  * GJK's next iterate is the sub-algorithm's nearest point itself (the origin projected on the
+    segment / triangle), not the barycentric sum of the vertices: equal in exact arithmetic,
+    but mujoco's iterates are the projections bit for bit, and on curved shapes the last bits
+    decide where GJK stops (sphere / capsule against ellipsoid or cylinder: 1e-5 in the
+    normal); an iterate within ccd_tolerance of the origin ends GJK (mjMINVAL^2 for boxes /
+    meshes without margin); witness weights of a triangle are its signed sub-areas (_bary);
+  * EPA stops when the newest support point's bound is within ccd_tolerance of the nearest
+    face (upper_k - lower), not the best bound so far: at the default tolerance this is the
+    difference between 62 and 74 of 74 cylinder-cylinder contacts on MuJoCo's
+    spheres_cylinders.xml (deep contacts 1e-3 apart in the normal); the polytope is built at
+    distance 0 (mujoco's "assume touching" before it);
+  * a cylinder's support along a direction square to its axis is on the top cap's rim;
   * face and edge alignment tolerances are the cosine / sine of ~5.09 degrees (FACE_TOL,
     EDGE_TOL); among face pairs the best aligned wins, among (face, edge) pairs the first in
     polygon order, trying geom1's edge against geom2's faces and then the other way round; an
@@ -225,14 +237,14 @@ def _sup(t, size, pos, mat, vadr, vnum, gadr, md, margin, mode, mesh_vert, mesh_
             tz = sz * (inv * size[2])
     elif t == _CYLINDER:
         nn = lx * lx + ly * ly
-        if nn > MINVAL2:
+        if nn >= MINVAL2:
             nn = size[0] / math.sqrt(nn)
             tx = lx * nn
             ty = ly * nn
-        if lz > 0:
-            tz = size[1]
-        elif lz < 0:
-            tz = -size[1]
+        # a direction square to the axis picks the top cap's rim (not the side's middle):
+        # measured against MuJoCo 4.0, where GJK's iterate lands exactly square to a cylinder's
+        # axis between two rim points of one cap
+        tz = size[1] if lz >= 0 else -size[1]
     elif t == _BOX:
         tx = size[0] if lx >= 0 else -size[0]
         ty = size[1] if ly >= 0 else -size[1]
@@ -298,7 +310,11 @@ def _same(a, b):
 
 @njit(**_J)
 def _s1d(W, i1, i2):
-    """Barycentric weights of the point of segment (W[i1], W[i2]) nearest the origin."""
+    """Point of segment (W[i1], W[i2]) nearest the origin: (l1, l2, x, y, z), barycentric
+    weights and the point itself. The point is the origin's projection on the line (or W[i2]
+    when that falls outside), not the weighted sum: measured against MuJoCo 4.0, whose GJK
+    iterates are these projections bit for bit (the weighted sum differs in the last bits, which
+    on curved shapes steers GJK to a different stop)."""
     ax, ay, az = W[i1, 0], W[i1, 1], W[i1, 2]
     bx, by, bz = W[i2, 0], W[i2, 1], W[i2, 2]
     ex, ey, ez = bx - ax, by - ay, bz - az
@@ -322,8 +338,8 @@ def _s1d(W, i1, i2):
     else:
         c1, c2 = pz - bz, az - pz
     if _same(mx, c1) and _same(mx, c2):
-        return c1 / mx, c2 / mx
-    return 0.0, 1.0
+        return c1 / mx, c2 / mx, px, py, pz
+    return 0.0, 1.0, bx, by, bz
 
 
 @njit(**_J)
@@ -379,15 +395,39 @@ def _tri_minors(ax, ay, az, bx, by, bz, cx, cy, cz):
 
 
 @njit(**_J)
+def _bary(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz):
+    """Barycentric coordinates of point p (in the plane of triangle a, b, c): the signed areas of
+    the sub-triangles at p against the triangle's normal n = (b - a) x (c - a), over |n|^2.
+    MuJoCo 4.0's witness points (GJK triangle, EPA face) agree with this form to the last bits
+    or so, where the projected-cofactor form drifts by up to 1e-11 on thin triangles (measured
+    on sphere/capsule/ellipsoid pairs)."""
+    e1x, e1y, e1z = bx - ax, by - ay, bz - az
+    e2x, e2y, e2z = cx - ax, cy - ay, cz - az
+    nx = e1y * e2z - e1z * e2y
+    ny = e1z * e2x - e1x * e2z
+    nz = e1x * e2y - e1y * e2x
+    t = nx * nx + ny * ny + nz * nz
+    ux, uy, uz = ax - px, ay - py, az - pz
+    vx, vy, vz = bx - px, by - py, bz - pz
+    wx, wy, wz = cx - px, cy - py, cz - pz
+    l0 = (nx * (vy * wz - vz * wy) + ny * (vz * wx - vx * wz) + nz * (vx * wy - vy * wx)) / t
+    l1 = (nx * (wy * uz - wz * uy) + ny * (wz * ux - wx * uz) + nz * (wx * uy - wy * ux)) / t
+    l2 = (nx * (uy * vz - uz * vy) + ny * (uz * vx - ux * vz) + nz * (ux * vy - uy * vx)) / t
+    return l0, l1, l2
+
+
+@njit(**_J)
 def _s2d(W, i1, i2, i3):
-    """Barycentric weights of the point of triangle (W[i1], W[i2], W[i3]) nearest the origin."""
+    """Point of triangle (W[i1], W[i2], W[i3]) nearest the origin: (l1, l2, l3, x, y, z). Which
+    feature holds it is decided by the signs of the projected cofactors (Montanari et al.); the
+    point is the origin's projection on that feature (see _s1d), its weights from _bary."""
     ax, ay, az = W[i1, 0], W[i1, 1], W[i1, 2]
     bx, by, bz = W[i2, 0], W[i2, 1], W[i2, 2]
     cx, cy, cz = W[i3, 0], W[i3, 1], W[i3, 2]
     ok, px, py, pz = _proj_plane(ax, ay, az, bx, by, bz, cx, cy, cz)
     if ok == 0:
-        l0, l1 = _s1d(W, i1, i2)
-        return l0, l1, 0.0
+        l0, l1, x, y, z = _s1d(W, i1, i2)
+        return l0, l1, 0.0, x, y, z
     m14, m24, m34 = _tri_minors(ax, ay, az, bx, by, bz, cx, cy, cz)
     u1, u2, u3 = abs(m14), abs(m24), abs(m34)
     # drop the axis along which the triangle's shadow is largest
@@ -407,39 +447,36 @@ def _s2d(W, i1, i2, i3):
     k2 = _same(mmax, c32)
     k3 = _same(mmax, c33)
     if k1 and k2 and k3:
-        return c31 / mmax, c32 / mmax, c33 / mmax
+        l0, l1, l2 = _bary(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz)
+        return l0, l1, l2, px, py, pz
     l0 = l1 = l2 = 0.0
+    rx = ry = rz = 0.0
     dmin = BIG
     if not k1:
-        q0, q1 = _s1d(W, i2, i3)
-        x = q0 * bx + q1 * cx
-        y = q0 * by + q1 * cy
-        z = q0 * bz + q1 * cz
+        q0, q1, x, y, z = _s1d(W, i2, i3)
         l0, l1, l2 = 0.0, q0, q1
+        rx, ry, rz = x, y, z
         dmin = x * x + y * y + z * z
     if not k2:
-        q0, q1 = _s1d(W, i1, i3)
-        x = q0 * ax + q1 * cx
-        y = q0 * ay + q1 * cy
-        z = q0 * az + q1 * cz
+        q0, q1, x, y, z = _s1d(W, i1, i3)
         d = x * x + y * y + z * z
         if d < dmin:
             l0, l1, l2 = q0, 0.0, q1
+            rx, ry, rz = x, y, z
             dmin = d
     if not k3:
-        q0, q1 = _s1d(W, i1, i2)
-        x = q0 * ax + q1 * bx
-        y = q0 * ay + q1 * by
-        z = q0 * az + q1 * bz
+        q0, q1, x, y, z = _s1d(W, i1, i2)
         d = x * x + y * y + z * z
         if d < dmin:
             l0, l1, l2 = q0, q1, 0.0
-    return l0, l1, l2
+            rx, ry, rz = x, y, z
+    return l0, l1, l2, rx, ry, rz
 
 
 @njit(**_J)
 def _s3d(W):
-    """Barycentric weights of the point of tetrahedron W[0:4] nearest the origin."""
+    """Point of tetrahedron W[0:4] nearest the origin: (l1, l2, l3, l4, x, y, z); the origin
+    itself when inside, else the nearest face's point (_s2d)."""
     s1, s2, s3, s4 = W[0], W[1], W[2], W[3]
     c41 = -_det3(s2[0], s2[1], s2[2], s3[0], s3[1], s3[2], s4[0], s4[1], s4[2])
     c42 = _det3(s1[0], s1[1], s1[2], s3[0], s3[1], s3[2], s4[0], s4[1], s4[2])
@@ -451,8 +488,9 @@ def _s3d(W):
     k3 = _same(mdet, c43)
     k4 = _same(mdet, c44)
     if k1 and k2 and k3 and k4:
-        return c41 / mdet, c42 / mdet, c43 / mdet, c44 / mdet
+        return c41 / mdet, c42 / mdet, c43 / mdet, c44 / mdet, 0.0, 0.0, 0.0
     l0 = l1 = l2 = l3 = 0.0
+    rx = ry = rz = 0.0
     dmin = BIG
     for f in range(4):
         if f == 0:
@@ -471,13 +509,11 @@ def _s3d(W):
             if k4:
                 continue
             a, b, c = 0, 1, 2
-        q0, q1, q2 = _s2d(W, a, b, c)
-        x = q0 * W[a, 0] + q1 * W[b, 0] + q2 * W[c, 0]
-        y = q0 * W[a, 1] + q1 * W[b, 1] + q2 * W[c, 1]
-        z = q0 * W[a, 2] + q1 * W[b, 2] + q2 * W[c, 2]
+        q0, q1, q2, x, y, z = _s2d(W, a, b, c)
         d = x * x + y * y + z * z
         if d < dmin:
             dmin = d
+            rx, ry, rz = x, y, z
             r0 = r1 = r2 = r3 = 0.0
             for q in range(3):
                 vq = a if q == 0 else (b if q == 1 else c)
@@ -491,7 +527,7 @@ def _s3d(W):
                 else:
                     r3 = lq
             l0, l1, l2, l3 = r0, r1, r2, r3
-    return l0, l1, l2, l3
+    return l0, l1, l2, l3, rx, ry, rz
 
 
 @njit(**_J)
@@ -519,12 +555,16 @@ def _gjk(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2,
     l0, l1, l2, l3 = 1.0, 0.0, 0.0, 0.0
     n = 0
     eps = 0.0 if discrete else 0.5 * tol * tol
+    # an iterate within the tolerance of the origin ends GJK (touching or overlapping): measured
+    # against MuJoCo 4.0 (a deep capsule-cylinder pair with a margin, where going on to a
+    # tetrahedron starts EPA elsewhere); shapes with finite convergence use mjMINVAL^2
+    min2 = MINVAL2 if discrete else tol * tol
     c2 = cutoff * cutoff
     xn = 0.0
     k = 0
     while k < kmax:
         xn2 = xk0 * xk0 + xk1 * xk1 + xk2 * xk2
-        if xn2 < MINVAL2:
+        if xn2 < min2:
             break
         xn = math.sqrt(xn2)
         inv = 1.0 / xn
@@ -543,17 +583,19 @@ def _gjk(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2,
         elif cutoff < BIG:
             if vs > 0 and vs * vs / xn2 >= c2:
                 return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        # the next iterate is the sub-algorithm's nearest point itself (see _s1d)
         m = n + 1
         if m == 4:
-            l0, l1, l2, l3 = _s3d(W)
+            l0, l1, l2, l3, nx0, nx1, nx2 = _s3d(W)
         elif m == 3:
-            l0, l1, l2 = _s2d(W, 0, 1, 2)
+            l0, l1, l2, nx0, nx1, nx2 = _s2d(W, 0, 1, 2)
             l3 = 0.0
         elif m == 2:
-            l0, l1 = _s1d(W, 0, 1)
+            l0, l1, nx0, nx1, nx2 = _s1d(W, 0, 1)
             l2 = l3 = 0.0
         else:
             l0, l1, l2, l3 = 1.0, 0.0, 0.0, 0.0
+            nx0, nx1, nx2 = W[0, 0], W[0, 1], W[0, 2]
         # keep the vertices with nonzero weight
         n = 0
         for q in range(4):
@@ -580,12 +622,6 @@ def _gjk(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2,
                 l2 = 0.0
             elif q == 3:
                 l3 = 0.0
-        nx0 = nx1 = nx2 = 0.0
-        for q in range(n):
-            lq = l0 if q == 0 else (l1 if q == 1 else (l2 if q == 2 else l3))
-            nx0 += lq * W[q, 0]
-            nx1 += lq * W[q, 1]
-            nx2 += lq * W[q, 2]
         if abs(nx0 - xk0) < MINVAL and abs(nx1 - xk1) < MINVAL and abs(nx2 - xk2) < MINVAL:
             break
         xk0, xk1, xk2 = nx0, nx1, nx2
@@ -1005,7 +1041,10 @@ def _epa(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2,
         if upk < upper:
             upper = upk
             upper2 = upper * upper
-        if upper - lower < tol:
+        # stop on this iteration's bound, not the best one so far: measured against MuJoCo 4.0
+        # (its EPA on curved shapes runs on while the new support point is farther than the
+        # tolerance from the nearest face, though an earlier one already bounded the depth)
+        if upk - lower < tol:
             break
         if discrete:
             rep = False
@@ -1053,7 +1092,7 @@ def _epa(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2,
     A = W[_VOFF + I[face, 0]]
     B = W[_VOFF + I[face, 1]]
     C = W[_VOFF + I[face, 2]]
-    l0, l1, l2 = _tri_coords(A, B, C, F[0], F[1], F[2])
+    l0, l1, l2 = _bary(A[0], A[1], A[2], B[0], B[1], B[2], C[0], C[1], C[2], F[0], F[1], F[2])
     x1x = A[3] * l0 + B[3] * l1 + C[3] * l2
     x1y = A[4] * l0 + B[4] * l1 + C[4] * l2
     x1z = A[5] * l0 + B[5] * l1 + C[5] * l2
@@ -1142,8 +1181,10 @@ def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_e
                                            mesh_extrema, W, I, 0.0, tol, kmax, discrete)
     if not (dist <= tol and n > 1):
         return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
+    # the reference sets the distance to 0 ("touching") before building the polytope, so the
+    # origin-in-hexahedron test of _polytope3 never runs in contact mode
     st, nv, nf = _polytope(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2,
-                           md2, margin, mesh_vert, mesh_graph, mesh_extrema, W, I, n, dist)
+                           md2, margin, mesh_vert, mesh_graph, mesh_extrema, W, I, n, 0.0)
     if st != 0:
         return 0, BIG, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
     face, dist, ax, ay, az, bx, by, bz = _epa(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2,
