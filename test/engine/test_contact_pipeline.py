@@ -211,6 +211,20 @@ def _impedance(r, solimp):
     return d0 + y * (dw - d0)
 
 
+def _rest_depth(load, diag, solimp, k):
+    """The penetration |r| at which one frictionless row bears ``load`` at rest: the root of
+    |r| = load (1 - imp(r)) diag / (k imp(r)^2) on [0, 1], by bisection."""
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        r = 0.5 * (lo + hi)
+        imp = _impedance(r, solimp)
+        if r - load * (1 - imp) * diag / (k * imp * imp) > 0:
+            hi = r
+        else:
+            lo = r
+    return r
+
+
 def test_sphere_rests_at_the_penetration_solref_solimp_predict():
     """At rest a frictionless contact balances gravity: m g = D * k * imp * |r|, with
     D = imp / ((1 - imp) diagApprox) and diagApprox = 1/m, so |r| = g (1-imp) / (k imp^2) where
@@ -229,15 +243,7 @@ def test_sphere_rests_at_the_penetration_solref_solimp_predict():
     assert d.ncon == 1
     g = 9.81
     k = 1.0 / (solimp[1] ** 2 * timeconst ** 2 * dampratio ** 2)
-    # solve r = g (1 - imp(r)) / (k imp(r)^2) by bisection on [0, 1]
-    lo, hi = 0.0, 1.0
-    for _ in range(200):
-        r = 0.5 * (lo + hi)
-        imp = _impedance(r, solimp)
-        if r - g * (1 - imp) / (k * imp * imp) > 0:
-            hi = r
-        else:
-            lo = r
+    r = _rest_depth(g, 1.0, solimp, k)   # per unit mass: load g, diagApprox 1/m
     assert abs(d.qvel).max() < 1e-9
     assert -d.contact.dist[0] == pytest.approx(r, rel=1e-6)
 
@@ -262,14 +268,7 @@ def test_box_rests_on_four_corners_at_the_predicted_penetration():
     assert d.ncon == 4
     g, diag = 9.81, m.body_invweight0[1, 0]
     k = 1.0 / (solimp[1] ** 2 * timeconst ** 2 * dampratio ** 2)
-    lo, hi = 0.0, 1.0
-    for _ in range(200):
-        r = 0.5 * (lo + hi)
-        imp = _impedance(r, solimp)
-        if r - 0.25 * mass * g * (1 - imp) * diag / (k * imp * imp) > 0:
-            hi = r
-        else:
-            lo = r
+    r = _rest_depth(0.25 * mass * g, diag, solimp, k)
     assert abs(d.qvel).max() < 1e-9
     np.testing.assert_allclose(-d.contact.dist[:4], r, rtol=1e-6)
 
