@@ -35,6 +35,8 @@ from .collision import collision
 from .constraint import make_constraint, reference_constraint
 from .derivative import fluid_vel_derivative, single_free_tree
 from .errors import ArenaFullError
+from . import island as _island
+from .island import island
 from .passive import apply_ft, passive
 from .sensor import energy_pos, energy_vel, sensor_acc, sensor_pos, sensor_vel
 from .smooth import (com_vel_kernel, fwd_position_smooth, fwd_velocity_smooth, rne_kernel,
@@ -156,11 +158,12 @@ def check_acc(M, D):
 
 @njit(**_J)
 def fwd_position(M, D):
-    """mj_fwdPosition: kinematics, inertia, tendons, transmissions, then contacts and the
-    constraint rows."""
+    """mj_fwdPosition: kinematics, inertia, tendons, transmissions, then contacts, the
+    constraint rows and their islands (mj_island, unless mjDSBL_ISLAND)."""
     fwd_position_smooth(M, D)
     collision(M, D)
     make_constraint(M, D)
+    island(M, D)
     transmission_body(M, D)
 
 
@@ -981,6 +984,7 @@ def _raise_status(m, d):
             "or set <size nconmax/njmax>, and create a new MjData")
     _collision.raise_status(m, d)
     _constraint._check(d)
+    _island.raise_status(m, d)
     if int(d.fw_status[0]) != STATUS_OK:
         c = int(d.fw_status[0])
         d.fw_status[0] = 0

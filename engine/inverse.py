@@ -16,7 +16,7 @@ from ._layout import DF, MF
 from .forward import _prepare, _raise_status, position_velocity
 from .sensor import sensor_acc
 from .constraint import jac_rows
-from .solver import constraint_update, mul_j
+from .solver import all_rows, constraint_update, mul_j
 from .support import mul_m
 
 _ENBL_INVDISCRETE = 1 << 3
@@ -31,7 +31,8 @@ def inverse_constraint(M, D):
         f1(D, DF.qfrc_constraint)[:] = 0.0
         return
     jar = f1(D, DF.inv_jar)
-    mul_j(jac_rows(M, D), nefc, f1(D, DF.qacc), jar)
+    rows, nr, dofs, nd = all_rows(D)
+    mul_j(jac_rows(M, D), rows, nr, dofs, nd, f1(D, DF.qacc), jar)
     aref = f1(D, DF.efc_aref)
     for r in range(nefc):
         jar[r] -= aref[r]

@@ -6,8 +6,9 @@ import numpy as np
 
 
 def mj_resetData(m, d):
-    """Reset ``d`` to the model's defaults: zero everything, qpos = qpos0, mocap poses from the
-    model's body poses, equality constraints as defined in the model, warnings cleared."""
+    """Reset ``d`` to the model's defaults: zero everything (solver statistics included),
+    qpos = qpos0, mocap poses from the model's body poses, equality constraints as defined in
+    the model, warnings cleared, no constraint islands."""
     a = d._arena
     a.f[:] = 0.0
     a.i[:] = 0
@@ -22,7 +23,10 @@ def mj_resetData(m, d):
     for w in d.warning:
         w.lastinfo = 0
         w.number = 0
-    d.solver_niter[:] = 0
+    # solver statistics (solver_niter, solver_nnz, d.solver) are zero; no islands: as mujoco's
+    # reset shows them, trees and dofs in no island
+    d.tree_island[:] = -1
+    d.dof_island[:] = -1
 
 
 def mj_resetDataKeyframe(m, d, key):

@@ -311,6 +311,51 @@ def solve_m(
 
 
 @njit(**_J)
+def mul_m_sub(dof_Madr, dof_parentid, qM, vec, res, dofs, nd):
+    """mul_m on the dofs dofs[:nd] only: res = M vec there, for vec supported there. dofs is
+    a union of whole kinematic trees in increasing order (a constraint island, or all dofs):
+    M is block diagonal by tree, so nothing outside is read or written."""
+    for kk in range(nd):
+        i = dofs[kk]
+        res[i] = qM[dof_Madr[i]] * vec[i]
+    for kk in range(nd):
+        i = dofs[kk]
+        adr = dof_Madr[i] + 1
+        j = dof_parentid[i]
+        while j >= 0:
+            res[i] += qM[adr] * vec[j]
+            res[j] += qM[adr] * vec[i]
+            adr += 1
+            j = dof_parentid[j]
+
+
+@njit(**_J)
+def solve_m_sub(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, y, x, dofs, nd):
+    """solve_m on the dofs dofs[:nd] only (whole trees, increasing, as mul_m_sub): x = M^-1 y
+    there (x may alias y), the same operations in the same order as solve_m on those rows."""
+    for kk in range(nd):
+        i = dofs[kk]
+        x[i] = y[i]
+    for kk in range(nd - 1, -1, -1):
+        i = dofs[kk]
+        xi = x[i]
+        if xi != 0.0:
+            adr = M_rowadr[i]
+            for p in range(M_rownnz[i] - 1):
+                x[M_colind[adr + p]] -= qLD[adr + p] * xi
+    for kk in range(nd):
+        i = dofs[kk]
+        x[i] *= qLDiagInv[i]
+    for kk in range(nd):
+        i = dofs[kk]
+        adr = M_rowadr[i]
+        s = 0.0
+        for p in range(M_rownnz[i] - 1):
+            s += qLD[adr + p] * x[M_colind[adr + p]]
+        x[i] -= s
+
+
+@njit(**_J)
 def solve_m2(
     # Model:
     M_rownnz, M_rowadr, M_colind,
