@@ -94,6 +94,7 @@ tree_bodyadr i ntree 1
 tree_bodynum i ntree 1
 tree_dofadr i ntree 1
 tree_dofnum i ntree 1
+tree_sleep_policy i ntree 1
 geom_type i ngeom 1
 geom_contype i ngeom 1
 geom_conaffinity i ngeom 1
@@ -244,6 +245,8 @@ tendon_length0 f ntendon 1
 tendon_invweight0 f ntendon 1
 tendon_user f ntendon nuser_tendon
 tendon_rgba f ntendon 4
+tendon_treenum i ntendon 1
+tendon_treeid i ntendon 2
 wrap_type i nwrap 1
 wrap_objid i nwrap 1
 wrap_prm f nwrap 1
@@ -529,6 +532,16 @@ iefc_aref f njcap 1
 iefc_state i njcap 1
 iefc_force f njcap 1
 ifrc_constraint f nv 1
+tree_asleep i ntree 1
+tree_awake i ntree 1
+body_awake i nbody 1
+body_awake_ind i nbody 1
+parent_awake_ind i nbody 1
+dof_awake_ind i nv 1
+ntree_awake i 1 1
+nbody_awake i 1 1
+nparent_awake i 1 1
+nv_awake i 1 1
 """
 
 # Scratch space for the kernels (not part of mjData's public fields); sized per model.

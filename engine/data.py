@@ -202,6 +202,13 @@ class MjData(_Fields):
     nJ = property(lambda self: int(self.__dict__["_arena"].views["nJ"][0]))
     nisland = property(lambda self: int(self.__dict__["_arena"].views["nisland"][0]))
     nidof = property(lambda self: int(self.__dict__["_arena"].views["nidof"][0]))
+    # sleep counters (engine.sleep): awake trees, awake-or-static bodies, bodies whose parent
+    # is awake or static, awake dofs
+    ntree_awake = property(lambda self: int(self.__dict__["_arena"].views["ntree_awake"][0]))
+    nbody_awake = property(lambda self: int(self.__dict__["_arena"].views["nbody_awake"][0]))
+    nparent_awake = property(
+        lambda self: int(self.__dict__["_arena"].views["nparent_awake"][0]))
+    nv_awake = property(lambda self: int(self.__dict__["_arena"].views["nv_awake"][0]))
 
     @property
     def solver(self):

@@ -566,20 +566,33 @@ def mj_objectAcceleration(m, d, objtype, objid, res, flg_local):
 def integrate_pos(jnt_type, jnt_qposadr, jnt_dofadr, qpos, qvel, dt):
     """qpos <- qpos (+) qvel*dt: quaternions rotate by the local angular velocity."""
     for j in range(jnt_type.shape[0]):
-        t = jnt_type[j]
-        qa = jnt_qposadr[j]
-        da = jnt_dofadr[j]
-        if t == FREE:
-            for k in range(3):
-                qpos[qa + k] += dt * qvel[da + k]
-            qa += 3
-            da += 3
-        if t == FREE or t == BALL:
-            q = mm.quat_integrate((qpos[qa], qpos[qa + 1], qpos[qa + 2], qpos[qa + 3]),
-                                  (qvel[da], qvel[da + 1], qvel[da + 2]), dt)
-            mm.set4(qpos[qa:qa + 4], q)
-        else:
-            qpos[qa] += dt * qvel[da]
+        _integrate_joint(jnt_type[j], jnt_qposadr[j], jnt_dofadr[j], qpos, qvel, dt)
+
+
+@njit(**_J)
+def integrate_pos_awake(jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, body_awake, qpos, qvel,
+                        dt):
+    """integrate_pos on the joints of awake bodies only (body_awake == mjS_AWAKE): sleeping
+    trees keep their qpos (seed 001, "Sleeping islands")."""
+    for j in range(jnt_type.shape[0]):
+        if body_awake[jnt_bodyid[j]] == 1:
+            _integrate_joint(jnt_type[j], jnt_qposadr[j], jnt_dofadr[j], qpos, qvel, dt)
+
+
+@njit(**_J)
+def _integrate_joint(t, qa, da, qpos, qvel, dt):
+    """One joint of integrate_pos."""
+    if t == FREE:
+        for k in range(3):
+            qpos[qa + k] += dt * qvel[da + k]
+        qa += 3
+        da += 3
+    if t == FREE or t == BALL:
+        q = mm.quat_integrate((qpos[qa], qpos[qa + 1], qpos[qa + 2], qpos[qa + 3]),
+                              (qvel[da], qvel[da + 1], qvel[da + 2]), dt)
+        mm.set4(qpos[qa:qa + 4], q)
+    else:
+        qpos[qa] += dt * qvel[da]
 
 
 @njit(**_J)

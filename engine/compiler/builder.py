@@ -14,7 +14,7 @@ import os
 import numpy as np
 
 from .. import enums
-from ..enums import mjtObj
+from ..enums import mjtObj, mjtSleepPolicy
 from ..errors import CompileError
 from ..model import MjModel
 from ..xml import schema as S
@@ -114,6 +114,7 @@ class Compiler:
         self.compile_tendons()
         self.compile_equalities()
         self.compile_actuators()
+        self.compile_sleep_policy()
         self.compile_sensors()
         self.compile_pairs_excludes()
         self.compile_custom()
@@ -1083,6 +1084,85 @@ class Compiler:
                       tree_dofadr=tree_dofadr, tree_dofnum=tree_dofnum)
         self.sz["ntree"] = len(trees)
         self.dof_parent, self.simplenum = dof_parent, simplenum
+
+    # ==== phase: sleep policy =====================================================================
+    def compile_sleep_policy(self):
+        """tendon_treeid / tendon_treenum (the distinct trees a tendon's wraps touch, first two
+        listed) and tree_sleep_policy (seed 001 "Sleeping islands"; seed 000 body/@sleep).
+
+        The user's body/@sleep (never, allowed, init) applies to the root body of a movable
+        tree; on any other body it is an error. A tree left at auto gets the compiler's choice,
+        as MuJoCo 4.0.0 makes it: never (mjSLEEP_AUTO_NEVER) when an actuator acts on it
+        (joint, site, slider-crank or body transmission, or a tendon through it), when a tendon
+        with stiffness or damping couples it to another tree or any tendon spans more than two
+        trees; else allowed (mjSLEEP_AUTO_ALLOWED). A user-allowed (or init) tree on such a
+        tendon is an error."""
+        v = self.v
+        treeid = np.asarray(v["body_treeid"])
+        par = self.parent
+        ntree = self.sz["ntree"]
+        codes = {"never": int(mjtSleepPolicy.mjSLEEP_NEVER),
+                 "allowed": int(mjtSleepPolicy.mjSLEEP_ALLOWED),
+                 "init": int(mjtSleepPolicy.mjSLEEP_INIT)}
+        auto = int(mjtSleepPolicy.mjSLEEP_AUTO)
+        auto_never = int(mjtSleepPolicy.mjSLEEP_AUTO_NEVER)
+        policy = np.full(ntree, auto, int)
+        for b, el in enumerate(self.bodies[1:], 1):
+            want = el.attrs.get("sleep", "auto")
+            if want == "auto":
+                continue
+            if treeid[b] < 0 or treeid[par[b]] >= 0:
+                raise err(el, "sleep policy only allowed for movable root bodies", "sleep")
+            policy[treeid[b]] = codes[want]
+        jbody, sbody, gbody = v["jnt_bodyid"], v["site_bodyid"], v["geom_bodyid"]
+
+        def wrap_tree(w):
+            t, o = int(v["wrap_type"][w]), int(v["wrap_objid"][w])
+            b = {1: jbody, 3: sbody, 4: gbody, 5: gbody}.get(t)
+            return int(treeid[b[o]]) if b is not None else -1
+
+        ntendon = self.sz.get("ntendon", 0)
+        tadr, tnum = v.get("tendon_adr", []), v.get("tendon_num", [])
+        ten_trees = []
+        for i in range(ntendon):
+            seen = []
+            for w in range(tadr[i], tadr[i] + tnum[i]):
+                t = wrap_tree(w)
+                if t >= 0 and t not in seen:
+                    seen.append(t)
+            ten_trees.append(seen)
+        v["tendon_treenum"] = [len(t) for t in ten_trees]
+        v["tendon_treeid"] = [(t + [-1, -1])[:2] for t in ten_trees]
+        for a in range(self.sz.get("nu", 0)):
+            tt, tid = int(v["actuator_trntype"][a]), int(v["actuator_trnid"][a][0])
+            if tt == 3:        # tendon: every tree it passes through
+                trees = [wrap_tree(w) for w in range(tadr[tid], tadr[tid] + tnum[tid])]
+            elif tt in (0, 1):
+                trees = [int(treeid[jbody[tid]])]
+            elif tt in (2, 4):
+                trees = [int(treeid[sbody[tid]])]
+            elif tt == 5:
+                trees = [int(treeid[tid])]
+            else:
+                trees = []
+            for t in trees:
+                if t >= 0 and policy[t] == auto:
+                    policy[t] = auto_never
+        for i, trees in enumerate(ten_trees):
+            n = len(trees)
+            stiff = v["tendon_stiffness"][i] != 0 or v["tendon_damping"][i] != 0
+            if n < 2 or (n == 2 and not stiff):
+                continue
+            for t in trees:
+                if policy[t] == auto:
+                    policy[t] = auto_never
+                elif policy[t] in (codes["allowed"], codes["init"]):
+                    why = ("which spans more than 2 trees" if n > 2
+                           else "with non-zero stiffness or damping")
+                    raise CompileError(f"tree {t} connected to tendon {i} {why}, sleeping not "
+                                       "allowed", self.spec.file, None, "tendon", None)
+        policy[policy == auto] = int(mjtSleepPolicy.mjSLEEP_AUTO_ALLOWED)
+        v["tree_sleep_policy"] = policy
 
     # ==== phase: mass matrix sparsity ================================================================
     def compile_mass_sparsity(self):
