@@ -49,15 +49,44 @@ STACK = f"""<mujoco>{SLEEP}
   <geom type="capsule" fromto="0 0 0 .3 0 0" size=".05"/></body>
 </worldbody></mujoco>"""
 
+def _without_insidesite(path):
+    """sensor.xml without its insidesite sensor (not built in this engine yet)."""
+    if not path.exists():
+        return path
+    return "\n".join(line for line in path.read_text().splitlines() if "<insidesite" not in line)
+
+
+# scene -> (model, steps, qpos/qvel tolerance); each comment says why a scene deviates from
+# 1500 steps at 1e-9. Measured with sleep disabled: our engine leaves mujoco's trajectory at the
+# same step, so those limits are the engine's, not sleep's.
 SCENES = {
-    "pile": PILE,
-    "stack": STACK,
-    "init": SLEEPDATA / "init.xml",
-    "init_island": SLEEPDATA / "init_island.xml",
-    "contact": SLEEPDATA / "contact.xml",
-    "tendon": SLEEPDATA / "tendon.xml",
-    "dominos": SLEEPMODELS / "dominos.xml",
+    "pile": (PILE, 1500, 1e-9),
+    "pile_rk4": (PILE.replace(SLEEP, '<option integrator="RK4"><flag sleep="enable"/></option>'),
+                 1500, 1e-9),
+    # implicit(fast): from step 106 ours differs from mujoco's by up to 7e-5, sleep or not
+    "pile_implicit": (PILE.replace(SLEEP, '<option integrator="implicit">'
+                                   '<flag sleep="enable"/></option>'), 1500, 1e-4),
+    "pile_implicitfast": (PILE.replace(SLEEP, '<option integrator="implicitfast">'
+                                       '<flag sleep="enable"/></option>'), 1500, 1e-4),
+    "stack": (STACK, 1500, 1e-9),
+    "init": (SLEEPDATA / "init.xml", 1500, 1e-9),
+    "init_island": (SLEEPDATA / "init_island.xml", 1500, 1e-9),
+    "contact": (SLEEPDATA / "contact.xml", 1500, 1e-9),
+    "contactpair": (SLEEPDATA / "contactpair.xml", 1500, 1e-9),
+    "tendon": (SLEEPDATA / "tendon.xml", 1500, 1e-9),
+    # tendon2: at step 347 two boxes meet 2.5 cm deep, which our box-box collision resolves
+    # into 3 contacts where mujoco makes 1 (a collision difference, not sleep's)
+    "tendon2": (SLEEPDATA / "tendon2.xml", 340, 1e-9),
+    "sensor": (_without_insidesite(SLEEPDATA / "sensor.xml"), 1500, 1e-9),
+    # dominos: from step 970 ours leaves mujoco's by more than 1e-9 (96 boxes toppling with
+    # elliptic cones amplify rounding); trees fall asleep from step 55
+    "dominos": (SLEEPMODELS / "dominos.xml", 950, 1e-9),
+    "humanoid": (SLEEPMODELS / "humanoid.xml", 1500, 1e-9),
+    # on mujoco's compiled model: our compiler's joint springdamper conversion differs from
+    # mujoco's (a compiler issue, with sleep disabled too; not what this tests)
+    "smooth": (SLEEPDATA / "smooth.xml", 1500, 1e-9),
 }
+ON_MUJOCO_MODEL = {"smooth"}
 
 
 def load(src):
@@ -84,8 +113,14 @@ def check_state(d, mjd, what=""):
 
 
 def check_traj(d, mjd, what="", tol=1e-9):
+    """qpos, qvel within ``tol``; sensordata too (sleeping objects' sensors keep their values),
+    to ``tol`` relative to the largest value."""
     np.testing.assert_allclose(d.qpos, mjd.qpos, rtol=0, atol=tol, err_msg=f"{what} qpos")
     np.testing.assert_allclose(d.qvel, mjd.qvel, rtol=0, atol=tol, err_msg=f"{what} qvel")
+    if mjd.sensordata.size:
+        scale = max(1.0, np.abs(mjd.sensordata).max())
+        np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=0, atol=tol * scale,
+                                   err_msg=f"{what} sensordata")
 
 
 def both_data(mjm, m):
@@ -203,14 +238,13 @@ def test_init_island_fail_warns():
 def test_sleep_trajectory(scene):
     """Sleep state identical and qpos, qvel within 1e-9 after every step, through falling
     asleep (and the scenes' own waking)."""
-    mjm, m = load(SCENES[scene])
+    src, nstep, tol = SCENES[scene]
+    mjm, m = load(src)
+    if scene in ON_MUJOCO_MODEL:
+        m = model_from_mujoco(mjm)
     mjd, d = both_data(mjm, m)
     check_state(d, mjd, "reset")
-    # dominos: from step 970 on our trajectory leaves mujoco's by more than 1e-9 with sleep
-    # disabled too (96 boxes toppling with elliptic cones: the scene amplifies rounding), so
-    # the comparison stops before; trees fall asleep from step 55
-    nstep = 1500 if scene != "dominos" else 950
-    nasleep = run(mjm, mjd, m, d, nstep, scene)
+    nasleep = run(mjm, mjd, m, d, nstep, scene, tol)
     assert nasleep > 0, "nothing fell asleep: the scene tests nothing"
 
 
