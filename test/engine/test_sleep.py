@@ -286,34 +286,30 @@ def _perturb_and_run(edit, nstep=300, what=""):
     assert run(mjm, mjd, m, d, nstep, what) > 0
 
 
-def test_wake_qpos():
-    def edit(m, d, b):
-        d.qpos[m.jnt_qposadr[m.body_jntadr[b]] + 0] += 1e-3
-    _perturb_and_run(edit, what="qpos")
+# (field, offset in the body's free joint (qpos or dof address), value): each a user edit of a
+# sleeping body that wakes its island -- a moved pose, a velocity (-0.0 too: the test is
+# bytewise), an applied force
+USER_EDITS = {
+    "qpos": ("qpos", 0, None),
+    "qvel": ("qvel", 5, 2.0),
+    "negative_zero_qvel": ("qvel", 1, -0.0),
+    "qfrc_applied": ("qfrc_applied", 2, 30.0),
+    "xfrc_applied": ("xfrc_applied", 0, 10.0),
+}
 
 
-def test_wake_qvel():
-    def edit(m, d, b):
-        d.qvel[m.jnt_dofadr[m.body_jntadr[b]] + 5] = 2.0
-    _perturb_and_run(edit, what="qvel")
+@pytest.mark.parametrize("edit", sorted(USER_EDITS))
+def test_wake_by_user(edit):
+    field, k, value = USER_EDITS[edit]
 
-
-def test_wake_negative_zero_qvel():
-    def edit(m, d, b):
-        d.qvel[m.jnt_dofadr[m.body_jntadr[b]] + 1] = -0.0
-    _perturb_and_run(edit, what="-0.0")
-
-
-def test_wake_qfrc_applied():
-    def edit(m, d, b):
-        d.qfrc_applied[m.jnt_dofadr[m.body_jntadr[b]] + 2] = 30.0
-    _perturb_and_run(edit, what="qfrc_applied")
-
-
-def test_wake_xfrc_applied():
-    def edit(m, d, b):
-        d.xfrc_applied[b, 0] = 10.0
-    _perturb_and_run(edit, what="xfrc_applied")
+    def apply(m, d, b):
+        if field == "xfrc_applied":
+            d.xfrc_applied[b, k] = value
+        elif field == "qpos":
+            d.qpos[m.jnt_qposadr[m.body_jntadr[b]] + k] += 1e-3
+        else:
+            getattr(d, field)[m.jnt_dofadr[m.body_jntadr[b]] + k] = value
+    _perturb_and_run(apply, what=edit)
 
 
 def test_wake_by_contact():
@@ -391,3 +387,16 @@ def test_tendon_equality_with_sleep_is_an_error():
         mujoco.mj_step(mjm, mujoco.MjData(mjm))
     with pytest.raises(NotImplementedError, match="tendon equality"):
         engine.mj_step(m, engine.MjData(m))
+
+
+def test_sleep_flag_toggled():
+    """Disabling sleep wakes every tree at the next step; enabling it again after a step lets
+    the scene fall asleep again, as in mujoco."""
+    mjm, mjd, m, d = _asleep_scene()
+    for mm in (mjm, m):
+        mm.opt.enableflags &= ~int(mujoco.mjtEnableBit.mjENBL_SLEEP)
+    run(mjm, mjd, m, d, 5, "disabled")
+    assert mjd.ntree_awake == mjm.ntree
+    for mm in (mjm, m):
+        mm.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_SLEEP)
+    assert run(mjm, mjd, m, d, 300, "enabled again") > 0
