@@ -224,6 +224,8 @@ eq_solimp f neq 5
 eq_data f neq 12
 tendon_adr i ntendon 1
 tendon_num i ntendon 1
+tendon_treenum i ntendon 1
+tendon_treeid i ntendon 2
 tendon_matid i ntendon 1
 tendon_group i ntendon 1
 tendon_limited u ntendon 1

@@ -45,7 +45,8 @@ Termination (diagnostics ``solver_niter``/``solver_nnz``/``d.solver``: seed 001,
 solved, no longer stat.meaninertia) turns the improvement (cost decrease of the iteration) and the
 gradient norm into dimensionless numbers compared with ``opt.tolerance``: the primal solvers stop
 when either is below it (Newton also on the decrement ``0.5 g' H^-1 g``), PGS on the improvement;
-``opt.iterations`` bounds the iterations.
+``opt.iterations`` bounds the iterations. MuJoCo 4's primal improvement is the line search's
+decrease of the shifted cost (_ls_eval), and only a positive one ends the solve.
 
 Constraint islands (seed 001 "Constraint islands"; engine.island builds them in the position
 stage): the problem splits into independent ones, an island's rows over its trees' dofs, and
@@ -332,14 +333,37 @@ def constraint_update(M, D, jar, flg_coneHessian):
 # =================================================================================================
 # line search: 1-D cost along the search direction
 # =================================================================================================
+@njit(inline="always", cache=True, nogil=True)
+def _friction_cost(x, Di, fl, rf):
+    """Cost of a friction loss row at jar = x: quadratic inside (-rf, rf), linear outside."""
+    if x <= -rf:
+        return -fl * x - 0.5 * rf * fl
+    if x >= rf:
+        return fl * x - 0.5 * rf * fl
+    return 0.5 * Di * x * x
+
+
 @njit(**_J)
 def _ls_eval(alpha, ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionloss,
-             contact_mu, contact_friction, contact_dim, jar, jv, g0, g1, g2):
-    """Total cost and its first two derivatives at ``alpha`` (gauss part g0 + g1 a + g2 a^2)
-    over the rows rows[:nr]."""
-    c = g0 + alpha * (g1 + alpha * g2)
-    d1 = g1 + 2.0 * g2 * alpha
-    d2 = 2.0 * g2
+             contact_mu, contact_friction, contact_dim, jar, jv, g1, g2):
+    """The cost change from alpha = 0 (cost(alpha) - cost(0)) and the first two derivatives of
+    the cost at ``alpha``, over the rows rows[:nr]; g1 a + g2 a^2 is the Gauss part's change.
+
+    MuJoCo 4 (3.10 on; seed 001 "Solver") evaluates the line search on this shifted cost: near
+    the optimum the change of an iteration is far below the rounding of the total cost, which a
+    difference of totals loses (at tolerance 0 it decides when the solver stops). The rows in
+    the quadratic state at ``alpha`` add their polynomial q0 + q1 a + q2 a^2 (q0 = 0.5 D jar^2,
+    q1 = D jv jar, q2 = 0.5 D jv^2) to one total (Q0, Q1, Q2) with the Gauss part (0, g1, g2),
+    which gives the cost and both derivatives (so a Newton point of a quadratic piece has slope
+    0 up to the rounding of Q1); q0 counts only for a row not quadratic at 0 (its change is its
+    whole cost), and a row quadratic at 0 only subtracts its q0. Friction loss rows and elliptic
+    contacts outside the bottom zone add the difference of their costs at both points."""
+    Q0 = 0.0
+    Q1 = g1
+    Q2 = g2
+    c = 0.0
+    d1 = 0.0
+    d2 = 0.0
     k = 0
     while k < nr:
         i = rows[k]
@@ -349,29 +373,51 @@ def _ls_eval(alpha, ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_fricti
             dim = contact_dim[cid]
             mu = contact_mu[cid]
             fr = contact_friction[cid]
+            # the contact's vector quadratic (bottom zone), its cone quantities at alpha and 0
+            q0 = 0.0
+            q1 = 0.0
+            q2 = 0.0
+            for j in range(dim):
+                DJ = efc_D[i + j] * jar[i + j]
+                q0 += jar[i + j] * DJ
+                q1 += jv[i + j] * DJ
+                q2 += jv[i + j] * efc_D[i + j] * jv[i + j]
+            q0 *= 0.5
+            q2 *= 0.5
             N = mu * (jar[i] + alpha * jv[i])
+            N0 = mu * jar[i]
             N1 = mu * jv[i]
             T2 = 0.0
+            T02 = 0.0
             UU1 = 0.0
             U1U1 = 0.0
             for j in range(1, dim):
                 u = fr[j - 1] * (jar[i + j] + alpha * jv[i + j])
+                u0 = fr[j - 1] * jar[i + j]
                 u1 = fr[j - 1] * jv[i + j]
                 T2 += u * u
+                T02 += u0 * u0
                 UU1 += u * u1
                 U1U1 += u1 * u1
+            Dm = efc_D[i] / (mu * mu * (1.0 + mu * mu))
+            # zone at 0: 0 top, 1 bottom, 2 middle
+            T0 = np.sqrt(T02)
+            z0 = 2
+            if N0 >= mu * T0 or (T0 <= 0.0 and N0 >= 0.0):
+                z0 = 0
+            elif mu * N0 + T0 <= 0.0 or (T0 <= 0.0 and N0 < 0.0):
+                z0 = 1
             T = np.sqrt(T2)
+            bottom = False
             if N >= mu * T or (T <= 0.0 and N >= 0.0):
                 pass  # inside the cone (separating): no force, no cost
             elif mu * N + T <= 0.0 or (T <= 0.0 and N < 0.0):
-                for j in range(dim):
-                    x = jar[i + j] + alpha * jv[i + j]
-                    Dj = efc_D[i + j]
-                    c += 0.5 * Dj * x * x
-                    d1 += Dj * x * jv[i + j]
-                    d2 += Dj * jv[i + j] * jv[i + j]
+                bottom = True
+                Q1 += q1
+                Q2 += q2
+                if z0 != 1:
+                    Q0 += q0
             else:
-                Dm = efc_D[i] / (mu * mu * (1.0 + mu * mu))
                 NmT = N - mu * T
                 T1 = UU1 / T
                 T11 = (U1U1 - T1 * T1) / T
@@ -379,15 +425,22 @@ def _ls_eval(alpha, ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_fricti
                 c += 0.5 * Dm * NmT * NmT
                 d1 += Dm * NmT * g
                 d2 += Dm * (g * g - NmT * mu * T11)
+            # minus the contact's cost at 0 (the bottom zone's is q0: nothing when the contact is
+            # in the bottom zone at both points)
+            if z0 == 1 and not bottom:
+                Q0 -= q0
+            elif z0 == 2:
+                c -= 0.5 * Dm * (N0 - mu * T0) * (N0 - mu * T0)
             k += dim
             continue
-        x = jar[i] + alpha * jv[i]
+        x0 = jar[i]
         v = jv[i]
+        x = x0 + alpha * v
         Di = efc_D[i]
+        DJ = Di * x0
         if i < ne:
-            c += 0.5 * Di * x * x
-            d1 += Di * x * v
-            d2 += Di * v * v
+            Q1 += v * DJ
+            Q2 += 0.5 * (v * Di * v)
         elif i < ne + nf:
             fl = efc_frictionloss[i]
             rf = efc_R[i] * fl
@@ -398,25 +451,32 @@ def _ls_eval(alpha, ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_fricti
                 c += fl * x - 0.5 * rf * fl
                 d1 += fl * v
             else:
-                c += 0.5 * Di * x * x
-                d1 += Di * x * v
-                d2 += Di * v * v
+                Q1 += v * DJ
+                Q2 += 0.5 * (v * Di * v)
+                Q0 += 0.5 * (x0 * DJ)
+            c -= _friction_cost(x0, Di, fl, rf)
         elif x < 0.0:
-            c += 0.5 * Di * x * x
-            d1 += Di * x * v
-            d2 += Di * v * v
+            Q1 += v * DJ
+            Q2 += 0.5 * (v * Di * v)
+            if x0 >= 0.0:
+                Q0 += 0.5 * (x0 * DJ)
+        elif x0 < 0.0:
+            Q0 -= 0.5 * (x0 * DJ)
         k += 1
+    c += alpha * alpha * Q2 + alpha * Q1 + Q0
+    d1 += 2.0 * alpha * Q2 + Q1
+    d2 += 2.0 * Q2
     return c, d1, d2
 
 
 @njit(**_J)
 def _ls_point(alpha, ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionloss,
-              contact_mu, contact_friction, contact_dim, jar, jv, g0, g1, g2):
-    """(alpha, cost, d cost/d alpha, d2 cost/d alpha2) with the curvature kept positive (a flat
-    direction would make the Newton step of the line search undefined)."""
+              contact_mu, contact_friction, contact_dim, jar, jv, g1, g2):
+    """(alpha, cost(alpha) - cost(0), d cost/d alpha, d2 cost/d alpha2) with the curvature kept
+    positive (a flat direction would make the Newton step of the line search undefined)."""
     c, d1, d2 = _ls_eval(alpha, ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R,
-                         efc_frictionloss, contact_mu, contact_friction, contact_dim, jar, jv, g0,
-                         g1, g2)
+                         efc_frictionloss, contact_mu, contact_friction, contact_dim, jar, jv, g1,
+                         g2)
     if d2 <= 0.0:
         d2 = _MINVAL
     return (alpha, c, d1, d2)
@@ -441,9 +501,10 @@ def _bracket_update(p, c0, c1, c2):
 
 @njit(**_J)
 def linesearch(ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
-               contact_friction, contact_dim, jar, jv, g0, g1, g2, gtol, slopescl, ls_iterations):
+               contact_friction, contact_dim, jar, jv, g1, g2, gtol, slopescl, ls_iterations):
     """Exact line search on the convex piecewise-smooth 1-D cost (seed 001, "Solver": the
-    linesearch of the primal solvers). Evaluation points are (alpha, cost, d1, d2):
+    linesearch of the primal solvers). Evaluation points are (alpha, cost, d1, d2), the cost
+    shifted by its value at alpha = 0 (_ls_eval):
 
     1. one Newton step from alpha = 0 (kept even when it raises the cost: MuJoCo 4 continues
        from it, which sets the evaluation counts of the stats); converged when |d1| < gtol;
@@ -454,14 +515,15 @@ def linesearch(ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionlos
        wins), otherwise each end moves to a better candidate on its side; when neither moves,
        the midpoint is returned.
     The number of evaluations is bounded by ``ls_iterations``. Returns (alpha, evaluations,
-    |d1| * slopescl at the returned point, or 1 when no slope was computed)."""
+    |d1| * slopescl at the returned point, or 1 when no slope was computed, cost(alpha) -
+    cost(0) there: minus the iteration's improvement)."""
     args = (ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
-            contact_friction, contact_dim, jar, jv, g0, g1, g2)
+            contact_friction, contact_dim, jar, jv, g1, g2)
     p0 = _ls_point(0.0, *args)
     p1 = _ls_point(-p0[2] / p0[3], *args)
     neval = 2
     if abs(p1[2]) < gtol:
-        return p1[0], neval, abs(p1[2]) * slopescl
+        return p1[0], neval, abs(p1[2]) * slopescl, p1[1]
     direction = 1.0 if p1[2] < 0.0 else -1.0
     p2 = p1
     have_p2 = False
@@ -471,9 +533,9 @@ def linesearch(ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionlos
         p1 = _ls_point(p1[0] - p1[2] / p1[3], *args)
         neval += 1
         if abs(p1[2]) < gtol:
-            return p1[0], neval, abs(p1[2]) * slopescl
+            return p1[0], neval, abs(p1[2]) * slopescl, p1[1]
     if neval >= ls_iterations or not have_p2:
-        return p1[0], neval, abs(p1[2]) * slopescl
+        return p1[0], neval, abs(p1[2]) * slopescl, p1[1]
     p2next = p1
     p1next = _ls_point(p1[0] - p1[2] / p1[3], *args)
     neval += 1
@@ -490,7 +552,7 @@ def linesearch(ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionlos
                 best = k
         if best >= 0:
             c = c0 if best == 0 else (c1 if best == 1 else c2)
-            return c[0], neval, abs(c[2]) * slopescl
+            return c[0], neval, abs(c[2]) * slopescl, c[1]
         p1, b1 = _bracket_update(p1, c0, c1, c2)
         if b1:
             p1next = _ls_point(p1[0] - p1[2] / p1[3], *args)
@@ -500,12 +562,12 @@ def linesearch(ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionlos
             p2next = _ls_point(p2[0] - p2[2] / p2[3], *args)
             neval += 1
         if not b1 and not b2:
-            return pmid[0], neval, abs(pmid[2]) * slopescl
+            return pmid[0], neval, abs(pmid[2]) * slopescl, pmid[1]
     if p1[1] <= p2[1] and p1[1] < p0[1]:
-        return p1[0], neval, abs(p1[2]) * slopescl
+        return p1[0], neval, abs(p1[2]) * slopescl, p1[1]
     if p2[1] <= p1[1] and p2[1] < p0[1]:
-        return p2[0], neval, abs(p2[2]) * slopescl
-    return 0.0, neval, 1.0
+        return p2[0], neval, abs(p2[2]) * slopescl, p2[1]
+    return 0.0, neval, 1.0, 0.0
 
 
 # =================================================================================================
@@ -725,8 +787,7 @@ def solve_primal(M, D, newton, maxiter, rows, nr, dofs, nd, efc_state, isl):
 
     mul_m_sub(dof_Madr, dof_parentid, qM, qacc, Ma, dofs, nd)
     _jar(efc_J, aref, rows, nr, dofs, nd, qacc, jar)
-    cost = _gauss(qacc, qacc_smooth, Ma, qfrc_smooth, dofs, nd) + \
-        _update(M, D, rows, nr, dofs, nd, jar, flg_hess, efc_state)
+    _update(M, D, rows, nr, dofs, nd, jar, flg_hess, efc_state)
     for kk in range(nd):
         k = dofs[kk]
         grad[k] = Ma[k] - qfrc_smooth[k] - qfrc_constraint[k]
@@ -750,20 +811,18 @@ def solve_primal(M, D, newton, maxiter, rows, nr, dofs, nd, efc_state, isl):
         mul_m_sub(dof_Madr, dof_parentid, qM, search, Mv, dofs, nd)
         mul_j(efc_J, rows, nr, dofs, nd, search, jv)
         snorm = np.sqrt(_dot_sub(search, search, dofs, nd))
-        g1 = 0.0
-        for kk in range(nd):
-            k = dofs[kk]
-            g1 += search[k] * (Ma[k] - qfrc_smooth[k])
+        # the Gauss part's polynomial: g1 = v'(M qacc - qfrc_smooth), g2 = 0.5 v'M v
+        g1 = _dot_sub(search, Ma, dofs, nd) - _dot_sub(qfrc_smooth, search, dofs, nd)
         g2 = 0.5 * _dot_sub(search, Mv, dofs, nd)
-        g0 = _gauss(qacc, qacc_smooth, Ma, qfrc_smooth, dofs, nd)
         alpha = 0.0
         neval = 0
         slope = 0.0
+        dcost = 0.0
         if snorm >= _MINVAL:
-            alpha, neval, slope = linesearch(ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R,
-                                             efc_fl, contact_mu, contact_friction, contact_dim,
-                                             jar, jv, g0, g1, g2, gtol_base * snorm,
-                                             scale / snorm, ls_iter)
+            alpha, neval, slope, dcost = linesearch(ne, nf, rows, nr, efc_type, efc_id, efc_D,
+                                                    efc_R, efc_fl, contact_mu, contact_friction,
+                                                    contact_dim, jar, jv, g1, g2,
+                                                    gtol_base * snorm, scale / snorm, ls_iter)
         if alpha == 0.0:
             break
         for kk in range(nd):
@@ -775,9 +834,7 @@ def solve_primal(M, D, newton, maxiter, rows, nr, dofs, nd, efc_state, isl):
             i = rows[kk]
             jar[i] += alpha * jv[i]
             oldstate[i] = efc_state[i]
-        oldcost = cost
-        cost = _gauss(qacc, qacc_smooth, Ma, qfrc_smooth, dofs, nd) + \
-            _update(M, D, rows, nr, dofs, nd, jar, flg_hess, efc_state)
+        _update(M, D, rows, nr, dofs, nd, jar, flg_hess, efc_state)
         nchange = 0
         nactive = 0
         nquad = 0          # rows entering or leaving the quadratic state (Hessian rank-1 updates)
@@ -807,12 +864,16 @@ def solve_primal(M, D, newton, maxiter, rows, nr, dofs, nd, efc_state, isl):
                 k = dofs[kk]
                 Mgold[k] = Mgrad[k]
             solve_m_sub(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, grad, Mgrad, dofs, nd)
-        improvement = scale * (oldcost - cost)
+        # the improvement is the line search's cost decrease (MuJoCo 4: the shifted cost at the
+        # step, not a difference of totals, see _ls_eval); it ends the solve only when positive:
+        # a step the line search took without decreasing the cost (rounding, at the optimum) is
+        # no sign of convergence, the gradient test and the iteration limit decide then
+        improvement = -scale * dcost
         gradient = scale * np.sqrt(_dot_sub(grad, grad, dofs, nd))
         _save_stat(stat, isl, it, improvement, gradient, slope, nactive, nchange, neval,
                    nupdate)
         niter = it + 1
-        if improvement < tol or gradient < tol:
+        if (improvement > 0.0 and improvement < tol) or gradient < tol:
             break
         # Newton: the decrement 0.5 g' H^-1 g (the quadratic model's predicted improvement of
         # the next step) is the third stopping test

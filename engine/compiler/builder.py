@@ -1285,7 +1285,9 @@ class Compiler:
             # one value means a single spring length (both ends of the dead band)
             lspring.append((sl[0], sl[0]) if sl[1] == -1 and sl[0] != -1 else tuple(sl))
         self.sz.update(ntendon=len(tendons), nwrap=len(wtype))
+        treenum, treeid = self._tendon_trees(adr, num, wtype, wobj)
         v.update(tendon_adr=adr, tendon_num=num, wrap_type=wtype, wrap_objid=wobj, wrap_prm=wprm,
+                 tendon_treenum=treenum, tendon_treeid=treeid,
                  tendon_limited=limited, tendon_actfrclimited=actfrclimited,
                  tendon_lengthspring=lspring,
                  tendon_actfrcrange=[el.attrs["actuatorfrcrange"] for el in tendons],
@@ -1302,6 +1304,28 @@ class Compiler:
                  tendon_matid=[-1] * len(tendons))
         self.names["tendon"] = [el.name for el in tendons]
         self._user("tendon", [el.attrs.get("user", ()) for el in tendons])
+
+    def _tendon_trees(self, adr, num, wtype, wobj):
+        """tendon_treenum and tendon_treeid (ntendon x 2): the kinematic trees of the objects
+        along each tendon's path (a joint's, a site's or a wrapping geom's body tree; pulleys,
+        side sites and static bodies count none), each tree once, in path order; treeid holds
+        the first two, -1 past the count. Structural, like mujoco 4.0.0's: a joint with a zero
+        coefficient counts (the island of a tendon row comes from its Jacobian instead)."""
+        body_treeid = self.v["body_treeid"]
+        owner = {1: self.v["jnt_bodyid"], 3: self.v["site_bodyid"], 4: self.v["geom_bodyid"],
+                 5: self.v["geom_bodyid"]}
+        treenum, treeid = [], []
+        for a, n in zip(adr, num):
+            trees = []
+            for w in range(a, a + n):
+                if wtype[w] not in owner:
+                    continue
+                t = int(body_treeid[owner[wtype[w]][wobj[w]]])
+                if t >= 0 and t not in trees:
+                    trees.append(t)
+            treenum.append(len(trees))
+            treeid.append((trees + [-1, -1])[:2])
+        return treenum, treeid
 
     def _check_spatial(self, el):
         kinds = [p.tag for p in el.path]

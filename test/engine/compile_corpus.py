@@ -97,7 +97,8 @@ FIELDS = {
     "site_pos": (1e-9, 1e-9), "site_quat": (1e-9, 1e-9), "site_size": (1e-9, 1e-9),
     "site_type": (0, 0),
     # tendons, equalities
-    "tendon_adr": (0, 0), "tendon_num": (0, 0), "wrap_type": (0, 0), "wrap_objid": (0, 0),
+    "tendon_adr": (0, 0), "tendon_num": (0, 0), "tendon_treenum": (0, 0),
+    "tendon_treeid": (0, 0), "wrap_type": (0, 0), "wrap_objid": (0, 0),
     "wrap_prm": (0, 1e-12), "tendon_limited": (0, 0), "tendon_range": (0, 1e-12),
     "tendon_stiffness": (0, 1e-12), "tendon_damping": (0, 1e-12),
     "tendon_frictionloss": (0, 1e-12), "tendon_lengthspring": (1e-9, 1e-9),

@@ -172,6 +172,46 @@ def test_constraint_update(name, cone):
                 assert rel(d.contact_H[c, :n], mjd.contact.H[c, :n]) < 1e-12
 
 
+@pytest.mark.parametrize("name,cone", [("dm_quadruped", 1), ("features", 0), ("features", 1),
+                                       ("humanoid", 1), ("islands", 0)])
+def test_linesearch_shifted_cost(name, cone):
+    """The primal line search's 1-D cost (S._ls_eval) is MuJoCo 4's shifted cost: at each alpha
+    it equals mujoco's mj_constraintUpdate cost at jar + alpha jv minus the one at jar, plus the
+    Gauss change g1 a + g2 a^2 (1e-9 of the costs' size), for rows changing state in every
+    way (jar random around 0, and pushed down so elliptic contacts sit in the bottom zone at
+    both points); at alpha = 0 zero to rounding (friction loss rows add the difference of their
+    costs, measured 8e-16); the slope is the cost's difference quotient."""
+    mjm, mjd = scene(name, cone)
+    m, d = inject(mjm, mjd)
+    n = mjd.nefc
+    rows = np.arange(n, dtype=np.int32)
+    v = d._arena.views
+    rng = np.random.default_rng(5)
+
+    def mj_cost(jar):
+        c = np.zeros(1)
+        mujoco.mj_constraintUpdate(mjm, mjd, jar, c, 0)
+        return c[0]
+
+    for shift in (0.0, -3.0):
+        for _ in range(5):
+            jar = rng.normal(size=n) + shift * np.abs(rng.normal(size=n))
+            jv = rng.normal(size=n)
+            g1, g2 = rng.normal(), abs(rng.normal())
+            args = (d.ne, d.nf, rows, n, np.asarray(d.efc_type), np.asarray(d.efc_id),
+                    np.asarray(d.efc_D), np.asarray(d.efc_R), np.asarray(d.efc_frictionloss),
+                    v["contact_mu"], v["contact_friction"], v["contact_dim"], jar, jv, g1, g2)
+            c0 = mj_cost(jar)
+            assert abs(S._ls_eval(0.0, *args)[0]) <= 1e-14 * max(1.0, abs(c0))
+            for alpha in (1e-3, 0.1, 0.5, 2.0):
+                c, d1, _ = S._ls_eval(alpha, *args)
+                ref = mj_cost(jar + alpha * jv) - c0 + alpha * (g1 + alpha * g2)
+                assert abs(c - ref) <= 1e-9 * max(1.0, abs(c0)), (alpha, c, ref)
+                h = 1e-6 * max(alpha, 1e-3)
+                fd = (S._ls_eval(alpha + h, *args)[0] - S._ls_eval(alpha - h, *args)[0]) / (2 * h)
+                assert abs(d1 - fd) <= 1e-4 * max(1.0, abs(d1)), (alpha, d1, fd)
+
+
 CONVERGED_CASES = [(n, c, s) for n in ("ant", "humanoid", "hopper", "walker2d", "half_cheetah",
                                        "pusher", "dm_quadruped", "dm_humanoid", "dm_finger",
                                        "features")
