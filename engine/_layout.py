@@ -247,8 +247,6 @@ tendon_length0 f ntendon 1
 tendon_invweight0 f ntendon 1
 tendon_user f ntendon nuser_tendon
 tendon_rgba f ntendon 4
-tendon_treenum i ntendon 1
-tendon_treeid i ntendon 2
 wrap_type i nwrap 1
 wrap_objid i nwrap 1
 wrap_prm f nwrap 1

@@ -1087,8 +1087,7 @@ class Compiler:
 
     # ==== phase: sleep policy =====================================================================
     def compile_sleep_policy(self):
-        """tendon_treeid / tendon_treenum (the distinct trees a tendon's wraps touch, first two
-        listed) and tree_sleep_policy (seed 001 "Sleeping islands"; seed 000 body/@sleep).
+        """tree_sleep_policy (seed 001 "Sleeping islands"; seed 000 body/@sleep).
 
         The user's body/@sleep (never, allowed, init) applies to the root body of a movable
         tree; on any other body it is an error. A tree left at auto gets the compiler's choice,
@@ -1100,13 +1099,12 @@ class Compiler:
         v = self.v
         treeid = np.asarray(v["body_treeid"])
         par = self.parent
-        ntree = self.sz["ntree"]
         codes = {"never": int(mjtSleepPolicy.mjSLEEP_NEVER),
                  "allowed": int(mjtSleepPolicy.mjSLEEP_ALLOWED),
                  "init": int(mjtSleepPolicy.mjSLEEP_INIT)}
         auto = int(mjtSleepPolicy.mjSLEEP_AUTO)
         auto_never = int(mjtSleepPolicy.mjSLEEP_AUTO_NEVER)
-        policy = np.full(ntree, auto, int)
+        policy = np.full(self.sz["ntree"], auto, int)
         for b, el in enumerate(self.bodies[1:], 1):
             want = el.attrs.get("sleep", "auto")
             if want == "auto":
@@ -1114,29 +1112,12 @@ class Compiler:
             if treeid[b] < 0 or treeid[par[b]] >= 0:
                 raise err(el, "sleep policy only allowed for movable root bodies", "sleep")
             policy[treeid[b]] = codes[want]
-        jbody, sbody, gbody = v["jnt_bodyid"], v["site_bodyid"], v["geom_bodyid"]
-
-        def wrap_tree(w):
-            t, o = int(v["wrap_type"][w]), int(v["wrap_objid"][w])
-            b = {1: jbody, 3: sbody, 4: gbody, 5: gbody}.get(t)
-            return int(treeid[b[o]]) if b is not None else -1
-
-        ntendon = self.sz.get("ntendon", 0)
-        tadr, tnum = v.get("tendon_adr", []), v.get("tendon_num", [])
-        ten_trees = []
-        for i in range(ntendon):
-            seen = []
-            for w in range(tadr[i], tadr[i] + tnum[i]):
-                t = wrap_tree(w)
-                if t >= 0 and t not in seen:
-                    seen.append(t)
-            ten_trees.append(seen)
-        v["tendon_treenum"] = [len(t) for t in ten_trees]
-        v["tendon_treeid"] = [(t + [-1, -1])[:2] for t in ten_trees]
+        ten_trees = getattr(self, "tendon_trees", [])
+        jbody, sbody = v["jnt_bodyid"], v["site_bodyid"]
         for a in range(self.sz.get("nu", 0)):
             tt, tid = int(v["actuator_trntype"][a]), int(v["actuator_trnid"][a][0])
             if tt == 3:        # tendon: every tree it passes through
-                trees = [wrap_tree(w) for w in range(tadr[tid], tadr[tid] + tnum[tid])]
+                trees = ten_trees[tid]
             elif tt in (0, 1):
                 trees = [int(treeid[jbody[tid]])]
             elif tt in (2, 4):
@@ -1315,6 +1296,7 @@ class Compiler:
         owner = {1: self.v["jnt_bodyid"], 3: self.v["site_bodyid"], 4: self.v["geom_bodyid"],
                  5: self.v["geom_bodyid"]}
         treenum, treeid = [], []
+        self.tendon_trees = []     # every tree of each tendon (the sleep policy needs them all)
         for a, n in zip(adr, num):
             trees = []
             for w in range(a, a + n):
@@ -1325,6 +1307,7 @@ class Compiler:
                     trees.append(t)
             treenum.append(len(trees))
             treeid.append((trees + [-1, -1])[:2])
+            self.tendon_trees.append(trees)
         return treenum, treeid
 
     def _check_spatial(self, el):

@@ -63,7 +63,7 @@ FIELDS = {
                            "D_rownnz", "D_rowadr", "D_colind", "D_diag", "tree_bodyadr",
                            "tree_bodynum", "tree_dofadr", "tree_dofnum",
                            # sleeping islands: the compiler's policy choice, tendon trees
-                           "tree_sleep_policy", "tendon_treenum", "tendon_treeid")},
+                           "tree_sleep_policy")},
     # bodies
     "body_pos": (1e-9, 1e-9), "body_quat": (1e-9, 1e-9), "body_mass": (1e-6, 1e-9),
     "body_subtreemass": (1e-6, 1e-9), "body_ipos": (1e-6, 1e-7),
