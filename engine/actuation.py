@@ -18,6 +18,8 @@ from numba import njit
 from ._access import f1, f2, fs, i1, i2, is_, u1
 from ._access import KERNEL as _J
 from ._layout import DF, MF
+from .math import vcopy
+from . import sleep
 
 _MINVAL = 1e-15
 _MAXVAL = 1e10
@@ -325,6 +327,11 @@ def fwd_actuation(M, D):
     act_dot = f1(D, DF.act_dot)
     force = f1(D, DF.actuator_force)
     qfrc_actuator = f1(D, DF.qfrc_actuator)
+    # sleeping actuators (seed 001 "Sleeping actuators"): no force, act_dot as it was
+    sfilt = sleep.filtering(M, D)
+    saved = f2(D, DF.scratch_a)[11]
+    if sfilt:
+        vcopy(saved, act_dot)
     act_dot[:] = 0.0
     force[:] = 0.0
     nu = force.shape[0]
@@ -348,6 +355,14 @@ def fwd_actuation(M, D):
             fs(M, MF.opt_timestep),
             f1(D, DF.ctrl), f1(D, DF.act), f1(D, DF.actuator_length),
             f1(D, DF.actuator_velocity), act_dot, force)
+        if sfilt:
+            actadr = i1(M, MF.actuator_actadr)
+            actnum = i1(M, MF.actuator_actnum)
+            for i in range(nu):
+                if sleep.actuator_state(M, D, i) == sleep.S_ASLEEP:
+                    force[i] = 0.0
+                    for j in range(actadr[i], actadr[i] + actnum[i]):
+                        act_dot[j] = saved[j]
         tendon_force_clamp(trntype, trnid, u1(M, MF.tendon_actfrclimited),
                            f2(M, MF.tendon_actfrcrange), force)
     from_passive_gravcomp = _gravcomp_on(M)

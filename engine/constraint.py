@@ -40,6 +40,7 @@ from ._access import f1, f2, fs, i1, i2, is_, u1
 from ._layout import DF, MF
 from .enums import mjtDisableBit, mjtEq, mjtObj, mjtWarning
 from .support import add_jac_rows, last_dof
+from . import sleep
 
 from ._access import KERNEL as _J
 
@@ -350,6 +351,12 @@ def make_constraint(M, D):
         contact_efc_address[c] = -1
     if status[0] == STATUS_CNSTRFULL:
         status[0] = 0
+    # sleeping trees make no equality, friction-loss or joint-limit rows (their contacts are
+    # not detected: engine.collision); tendon rows are made as without sleep, as in MuJoCo
+    sfilt = sleep.filtering(M, D)
+    body_awake = i1(D, DF.body_awake)
+    dof_bodyid = i1(M, MF.dof_bodyid)
+    jnt_bodyid = i1(M, MF.jnt_bodyid)
 
     if disable & _DSBL_CONSTRAINT:
         ncon = 0
@@ -358,6 +365,8 @@ def make_constraint(M, D):
         if not (disable & _DSBL_EQUALITY):
             for i in range(eq_type.shape[0]):
                 if not eq_active[i] or full:
+                    continue
+                if sfilt and sleep.equality_state(M, D, i) == sleep.S_ASLEEP:
                     continue
                 et = eq_type[i]
                 o1 = eq_obj1id[i]
@@ -480,6 +489,8 @@ def make_constraint(M, D):
         if not (disable & _DSBL_FRICTIONLOSS):
             for k in range(nv):
                 if dof_frictionloss[k] > 0.0 and not full:
+                    if sfilt and body_awake[dof_bodyid[k]] == sleep.S_ASLEEP:
+                        continue
                     if not _room(r, 1, njcap, status, warn_num, warn_info):
                         full = True
                         continue
@@ -516,6 +527,8 @@ def make_constraint(M, D):
         if not (disable & _DSBL_LIMIT):
             for j in range(jnt_type.shape[0]):
                 if not jnt_limited[j] or full:
+                    continue
+                if sfilt and body_awake[jnt_bodyid[j]] == sleep.S_ASLEEP:
                     continue
                 jt = jnt_type[j]
                 qa = jnt_qposadr[j]

@@ -47,7 +47,9 @@ class MjWarningStat:
 # Bytes one contact and one constraint row (beside its Jacobian row) take in the arena.
 DEFAULT_MEMORY = 16 << 20   # bytes of contacts and constraint rows without <size memory>
 _CONTACT_BYTES = 8 * (1 + 3 + 9 + 1 + 5 + 2 + 2 + 5 + 1 + 36) + 4 * 12
-_EFC_BYTES = 8 * 16 + 4 * 6
+# (a row's island copies: efc_island, map_efc2iefc, map_iefc2efc, iefc_type/id/state and the
+# five iefc_* floats, as mujoco's arena holds them too)
+_EFC_BYTES = 8 * 21 + 4 * 12
 
 
 def capacity(model):
@@ -84,6 +86,61 @@ def capacity(model):
     else:
         nj = max(fixed + 6 * guess, nj_mem)
     return int(ncon), int(nj)
+
+
+mjNISLAND, mjNSOLVER = 20, 200   # solver_niter/solver_nnz per island; stat records per island
+
+
+class MjSolverStat:
+    """One solver iteration's statistics (seed 001 "Diagnostics"; mujoco's MjSolverStat): a view
+    of one row of the arena's solver_stat (improvement, gradient, lineslope, nactive, nchange,
+    neval, nupdate)."""
+
+    __slots__ = ("_r",)
+    _FLOAT = ("improvement", "gradient", "lineslope")
+    _INT = ("nactive", "nchange", "neval", "nupdate")
+
+    def __init__(self, row):
+        object.__setattr__(self, "_r", row)
+
+    def __getattr__(self, name):
+        if name in MjSolverStat._FLOAT:
+            return float(self._r[MjSolverStat._FLOAT.index(name)])
+        if name in MjSolverStat._INT:
+            return int(self._r[3 + MjSolverStat._INT.index(name)])
+        raise AttributeError(name)
+
+    def __setattr__(self, name, value):
+        cols = MjSolverStat._FLOAT + MjSolverStat._INT
+        if name not in cols:
+            raise AttributeError(name)
+        self._r[cols.index(name)] = value
+
+    def __repr__(self):
+        body = "\n".join(f"  {n}: {getattr(self, n)}" for n in sorted(
+            MjSolverStat._FLOAT + MjSolverStat._INT))
+        return f"<MjSolverStat\n{body}\n>"
+
+
+class _SolverStatList:
+    """``d.solver``: mjNISLAND*mjNSOLVER MjSolverStat views (island i, iteration k at
+    i*mjNSOLVER + k), like mujoco's list."""
+
+    __slots__ = ("_s",)
+
+    def __init__(self, stat):
+        self._s = stat
+
+    def __len__(self):
+        return self._s.shape[0]
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [MjSolverStat(self._s[j]) for j in range(*k.indices(len(self)))]
+        return MjSolverStat(self._s[k])
+
+    def __iter__(self):
+        return (MjSolverStat(r) for r in self._s)
 
 
 class _ContactView:
@@ -143,6 +200,22 @@ class MjData(_Fields):
     nl = property(lambda self: int(self.__dict__["_arena"].views["nl"][0]))
     nefc = property(lambda self: int(self.__dict__["_arena"].views["nefc"][0]))
     nJ = property(lambda self: int(self.__dict__["_arena"].views["nJ"][0]))
+    nisland = property(lambda self: int(self.__dict__["_arena"].views["nisland"][0]))
+    nidof = property(lambda self: int(self.__dict__["_arena"].views["nidof"][0]))
+    # sleep counters (engine.sleep): awake trees, awake-or-static bodies, bodies whose parent
+    # is awake or static, awake dofs
+    ntree_awake = property(lambda self: int(self.__dict__["_arena"].views["ntree_awake"][0]))
+    nbody_awake = property(lambda self: int(self.__dict__["_arena"].views["nbody_awake"][0]))
+    nparent_awake = property(
+        lambda self: int(self.__dict__["_arena"].views["nparent_awake"][0]))
+    nv_awake = property(lambda self: int(self.__dict__["_arena"].views["nv_awake"][0]))
+
+    @property
+    def solver(self):
+        """Solver statistics, mjNISLAND*mjNSOLVER records (island i's iteration k at
+        i*mjNSOLVER + k), each with improvement, gradient, lineslope, nactive, nchange, neval,
+        nupdate as mujoco's MjSolverStat (a view of the arena's solver_stat rows)."""
+        return _SolverStatList(self.__dict__["_arena"].views["solver_stat"])
 
     # ---- named access: d.joint('elbow').qpos ----------------------------------------------------
     def _named(self, kind, key):
@@ -224,7 +297,23 @@ def _efc_property(name):
     return property(get, doc=f"d.{name} for the nefc active constraint rows")
 
 
+def _counted_property(name, count):
+    # Island arrays are allocated for the largest case (ntree islands, nv dofs, njcap rows);
+    # like mujoco, d.<name> shows the first nisland / nidof / nefc entries.
+    def get(self):
+        v = self.__dict__["_arena"].views
+        return v[name][:int(v[count][0])]
+    return property(get, doc=f"d.{name}: its first {count} entries")
+
+
 for _name, *_ in DATA_FIELDS:
     if _name.startswith("efc_"):
         setattr(MjData, _name, _efc_property(_name))
-__all__ = ["MjData", "MjWarningStat", "NAMED_KINDS", "capacity"]
+    elif _name.startswith(("iefc_", "map_efc2iefc", "map_iefc2efc")):
+        setattr(MjData, _name, _counted_property(_name, "nefc"))
+    elif _name.startswith("island_"):
+        setattr(MjData, _name, _counted_property(_name, "nisland"))
+    elif _name in ("ifrc_smooth", "iacc_smooth", "iacc", "ifrc_constraint"):
+        setattr(MjData, _name, _counted_property(_name, "nidof"))
+__all__ = ["MjData", "MjWarningStat", "MjSolverStat", "NAMED_KINDS", "capacity", "mjNISLAND",
+           "mjNSOLVER"]

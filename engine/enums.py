@@ -54,6 +54,10 @@ mjtDisableBit = IntEnum("mjtDisableBit", [(f"mjDSBL_{n}", 1 << i) for i, n in en
     "CONSTRAINT EQUALITY FRICTIONLOSS LIMIT CONTACT SPRING DAMPER GRAVITY CLAMPCTRL WARMSTART "
     "FILTERPARENT ACTUATION REFSAFE SENSOR MIDPHASE EULERDAMP AUTORESET NATIVECCD ISLAND "
     "MULTICCD".split())] + [("mjNDISABLE", 20)])
+mjtSleepPolicy = _enum("mjtSleepPolicy", "mjSLEEP_", (
+    "AUTO AUTO_NEVER AUTO_ALLOWED NEVER ALLOWED INIT".split()))
+mjtSleepState = IntEnum("mjtSleepState", [("mjS_STATIC", -1), ("mjS_ASLEEP", 0), ("mjS_AWAKE", 1)])
+mjMINAWAKE = 10   # timesteps a tree stays below sleep_tolerance before it may sleep (seed 001)
 mjtEnableBit = IntEnum("mjtEnableBit", [(f"mjENBL_{n}", 1 << i) for i, n in enumerate(
     "OVERRIDE ENERGY FWDINV INVDISCRETE SLEEP DIAGEXACT IPC SPECULATIVE".split())]
     + [("mjNENABLE", 8)])

@@ -35,13 +35,16 @@ from .collision import collision
 from .constraint import make_constraint, reference_constraint
 from .derivative import fluid_vel_derivative, single_free_tree
 from .errors import ArenaFullError
+from . import island as _island
+from .island import island
 from .passive import apply_ft, passive
 from .sensor import energy_pos, energy_vel, sensor_acc, sensor_pos, sensor_vel
-from .smooth import (com_vel_kernel, fwd_position_smooth, fwd_velocity_smooth, rne_kernel,
-                     transmission_body)
+from .smooth import (camlight, com_pos, com_vel_kernel, fwd_position_smooth,
+                     fwd_velocity_smooth, kinematics, rne_kernel, tendon, transmission_body)
 from .solver import solve
 from .math import vcopy
-from .support import integrate_pos, solve_m
+from .support import integrate_pos, integrate_pos_awake, solve_m
+from . import sleep
 
 _MINVAL = 1e-15
 _MAXVAL = 1e10
@@ -62,10 +65,11 @@ _BIAS_AFFINE = 1
 _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = 0, 1, 3
 
 _ENBL_FWDINV = 1 << 2
-# <option><flag> settings this engine does not simulate: mjtEnableBit sleep, diagexact, ipc,
+_SLEEP_INIT = 5   # mjtSleepPolicy mjSLEEP_INIT
+# <option><flag> settings this engine does not simulate: mjtEnableBit diagexact, ipc,
 # speculative and mjtDisableBit nativeccd (libccd's MPR). Forward dynamics stops on them and the
 # Python wrappers raise NotImplementedError naming the flags.
-_ENBL_UNSUPPORTED = (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7)
+_ENBL_UNSUPPORTED = (1 << 5) | (1 << 6) | (1 << 7)
 _DSBL_UNSUPPORTED = 1 << 17
 
 # fw_status[0] codes set by compiled stages (fw_status[1:]: details); raised by `_raise_status`
@@ -93,12 +97,20 @@ def _warning(D, w, info):
 
 @njit(**_J)
 def reset_data(M, D):
-    """mj_resetData: zero all of Data, qpos = qpos0, mocap poses from the model, equality
-    activity from eq_active0, warnings cleared."""
+    """mj_resetData: zero all of Data, qpos = qpos0, equality activity from eq_active0,
+    warnings cleared, no islands, every tree fully awake -- with sleep enabled the static
+    bodies' poses computed once and the sleep="init" trees put to sleep (`reset_sleep`) --
+    then mocap poses from the model (after the sleep setup, as MuJoCo orders it). Returns
+    (trees marked init, trees put to sleep)."""
     D[0][:] = 0.0
     D[1][:] = 0
     D[2][:] = 0
     vcopy(f1(D, DF.qpos), f1(M, MF.qpos0))
+    ea = u1(D, DF.eq_active)
+    vcopy(ea, u1(M, MF.eq_active0))
+    i1(D, DF.tree_island)[:] = -1
+    i1(D, DF.dof_island)[:] = -1
+    ninit, nslept = reset_sleep(M, D)
     mocapid = i1(M, MF.body_mocapid)
     bpos = f2(M, MF.body_pos)
     bquat = f2(M, MF.body_quat)
@@ -109,8 +121,55 @@ def reset_data(M, D):
         if k >= 0:
             vcopy(mpos[k], bpos[b])
             vcopy(mquat[k], bquat[b])
-    ea = u1(D, DF.eq_active)
-    vcopy(ea, u1(M, MF.eq_active0))
+    return ninit, nslept
+
+
+@njit(**_J)
+def reset_sleep(M, D):
+    """The sleep part of mj_resetData (seed 001, "Sleeping islands"): all trees fully awake;
+    with sleep enabled, the poses of static bodies computed once (kinematics, comPos,
+    camlight, tendons with static bodies counted awake), or, when trees are marked
+    sleep="init", a whole forward pass after which those trees are made ready and mj_sleep
+    puts them to sleep; one that cannot sleep (its island holds a tree not marked init) is
+    left fully awake, the other trees keep what mj_sleep counted. Returns (trees marked init,
+    trees put to sleep)."""
+    tree_asleep = i1(D, DF.tree_asleep)
+    policy = i1(M, MF.tree_sleep_policy)
+    ntree = tree_asleep.shape[0]
+    for t in range(ntree):
+        tree_asleep[t] = sleep.AWAKE_COUNT
+    ninit = 0
+    nslept = 0
+    if sleep.enabled(M):
+        for t in range(ntree):
+            if policy[t] == _SLEEP_INIT:
+                ninit += 1
+        sleep.update_sleep(M, D, True)
+        if ninit == 0:
+            kinematics(M, D)
+            com_pos(M, D)
+            camlight(M, D)
+            tendon(M, D)
+        else:
+            forward_skip(M, D, 0, False)
+            for t in range(ntree):
+                tree_asleep[t] = -1 if policy[t] == _SLEEP_INIT else sleep.AWAKE_COUNT
+            nslept = sleep.sleep(M, D)
+            for t in range(ntree):
+                if policy[t] == _SLEEP_INIT and tree_asleep[t] < 0:
+                    tree_asleep[t] = sleep.AWAKE_COUNT
+            f1(D, DF.qacc_smooth)[:] = 0.0
+            f1(D, DF.qfrc_smooth)[:] = 0.0
+            # no constraint rows (the contacts found stay listed, as in MuJoCo)
+            i1(D, DF.ne)[0] = 0
+            i1(D, DF.nf)[0] = 0
+            i1(D, DF.nl)[0] = 0
+            i1(D, DF.nefc)[0] = 0
+            i1(D, DF.nJ)[0] = 0
+            i1(D, DF.nisland)[0] = 0
+            i1(D, DF.nidof)[0] = 0
+    sleep.update_sleep(M, D, False)
+    return ninit, nslept
 
 
 @njit(**_J)
@@ -156,11 +215,19 @@ def check_acc(M, D):
 
 @njit(**_J)
 def fwd_position(M, D):
-    """mj_fwdPosition: kinematics, inertia, tendons, transmissions, then contacts and the
-    constraint rows."""
+    """mj_fwdPosition: kinematics, inertia, tendons, transmissions, then contacts, the
+    constraint rows and their islands (mj_island, unless mjDSBL_ISLAND)."""
     fwd_position_smooth(M, D)
     collision(M, D)
+    # a sleeping tree touched by an awake one wakes; collision runs again to find the contacts
+    # of the woken island that were skipped as sleeping (seed 001, "Sleeping islands")
+    if sleep.wake_collision(M, D):
+        sleep.update_sleep(M, D, False)
+        collision(M, D)
+    if sleep.wake_equality(M, D):
+        sleep.update_sleep(M, D, False)
     make_constraint(M, D)
+    island(M, D)
     transmission_body(M, D)
 
 
@@ -201,11 +268,18 @@ def fwd_acceleration(M, D):
     qfrc_bias = f1(D, DF.qfrc_bias)
     qfrc_applied = f1(D, DF.qfrc_applied)
     qfrc_actuator = f1(D, DF.qfrc_actuator)
-    for i in range(qfrc_smooth.shape[0]):
+    # sleeping dofs keep the forces (and so the accelerations) they had when they fell asleep
+    sfilt = sleep.filtering(M, D)
+    n = is_(D, DF.nv_awake) if sfilt else qfrc_smooth.shape[0]
+    ind = i1(D, DF.dof_awake_ind)
+    for j in range(n):
+        i = ind[j] if sfilt else j
         qfrc_smooth[i] = qfrc_passive[i] - qfrc_bias[i] + qfrc_applied[i] + qfrc_actuator[i]
     xfrc_to_qfrc(i1(M, MF.body_parentid), i1(M, MF.body_rootid), i1(M, MF.body_dofnum),
                  i1(M, MF.body_dofadr), i1(M, MF.dof_parentid), f2(D, DF.xfrc_applied),
                  f2(D, DF.xipos), f2(D, DF.cdof), f2(D, DF.subtree_com), qfrc_smooth)
+    # all dofs: the factor is block diagonal by tree and a sleeping tree's qpos and forces are
+    # unchanged, so its qacc_smooth comes out bitwise as it was
     solve_m(i1(M, MF.M_rownnz), i1(M, MF.M_rowadr), i1(M, MF.M_colind), f1(D, DF.qLD),
             f1(D, DF.qLDiagInv), qfrc_smooth, f1(D, DF.qacc_smooth))
 
@@ -271,7 +345,13 @@ def forward_skip(M, D, skipstage, skipsensor):
 @njit(**_J)
 def advance(M, D, act_dot, qacc, qvel_pos):
     """mj_advance: act += act_dot*h (exact for filterexact, clamped to actrange), qvel += qacc*h,
-    qpos integrated with ``qvel_pos`` (the new qvel when None-like: pass D's qvel), time += h."""
+    qpos integrated with ``qvel_pos`` (the new qvel when None-like: pass D's qvel), time += h.
+    ``qacc`` and ``qvel_pos`` must not be D's qacc (forward_skip may recompute it).
+
+    Sleep (seed 001, "Sleeping islands"): after the activations, slow islands are put to sleep
+    (mj_sleep zeroes their qvel and qacc), and if any was, the velocity stages run again
+    (mj_forwardSkip from mjSTAGE_POS) before the sleep arrays are updated; then only the awake
+    dofs' velocities and positions advance."""
     h = fs(M, MF.opt_timestep)
     act = f1(D, DF.act)
     if act.shape[0] > 0:
@@ -285,11 +365,18 @@ def advance(M, D, act_dot, qacc, qvel_pos):
             for j in range(actadr[i], actadr[i] + actnum[i]):
                 act[j] = next_activation(dyntype[i], dynprm[i], actlimited[i], actrange[i],
                                          act[j], act_dot[j], h)
+    if sleep.sleep(M, D):
+        forward_skip(M, D, 1, False)
+        sleep.update_sleep(M, D, False)
     qvel = f1(D, DF.qvel)
-    for i in range(qvel.shape[0]):
-        qvel[i] += qacc[i] * h
-    integrate_pos(i1(M, MF.jnt_type), i1(M, MF.jnt_qposadr), i1(M, MF.jnt_dofadr),
-                  f1(D, DF.qpos), qvel_pos, h)
+    sleep.add_scaled_awake(M, D, qvel, qacc, h)
+    if sleep.filtering(M, D):
+        integrate_pos_awake(i1(M, MF.jnt_type), i1(M, MF.jnt_qposadr), i1(M, MF.jnt_dofadr),
+                            i1(M, MF.jnt_bodyid), i1(D, DF.body_awake), f1(D, DF.qpos),
+                            qvel_pos, h)
+    else:
+        integrate_pos(i1(M, MF.jnt_type), i1(M, MF.jnt_qposadr), i1(M, MF.jnt_dofadr),
+                      f1(D, DF.qpos), qvel_pos, h)
     t = f1(D, DF.time)
     t[0] += h
     # the next step's solver starts from this step's constrained acceleration
@@ -392,7 +479,9 @@ def euler(M, D):
     if not is_(M, MF.opt_disableflags) & (_DSBL_EULERDAMP | _DSBL_DAMPER):
         dampers = dof_damping_derivative(M, D, diag)
     if not dampers:
-        advance(M, D, f1(D, DF.act_dot), f1(D, DF.qacc), f1(D, DF.qvel))
+        qacc = f2(D, DF.scratch_v)[0]
+        vcopy(qacc, f1(D, DF.qacc))
+        advance(M, D, f1(D, DF.act_dot), qacc, f1(D, DF.qvel))
         return
     dof_Madr = i1(M, MF.dof_Madr)
     parent = i1(M, MF.dof_parentid)
@@ -979,8 +1068,19 @@ def _raise_status(m, d):
             f"{cap}: increase <size memory> (now "
             f"{'the default guess' if m.__dict__.get('narena', -1) < 0 else m.narena} bytes), "
             "or set <size nconmax/njmax>, and create a new MjData")
+    if code == sleep.STATUS_SLEEP_TENDONEQ:
+        eq = int(d.fw_status[1])
+        d.fw_status[0] = 0
+        raise NotImplementedError(
+            f"tendon equality {eq} with sleep enabled: MuJoCo 4.0.0 stops there too "
+            "(mj_wakeEquality: tendon equality does not yet support sleeping)")
+    if code == sleep.STATUS_SLEEP_CONTACT:
+        b1, b2 = int(d.fw_status[1]), int(d.fw_status[2])
+        d.fw_status[0] = 0
+        raise RuntimeError(f"internal: contact between sleeping bodies {b1} and {b2}")
     _collision.raise_status(m, d)
     _constraint._check(d)
+    _island.raise_status(m, d)
     if int(d.fw_status[0]) != STATUS_OK:
         c = int(d.fw_status[0])
         d.fw_status[0] = 0
@@ -1129,7 +1229,8 @@ def mj_compareFwdInv(m, d):
     without constraint rows). mj_step and mj_step2 call it when opt.enableflags has fwdinv
     (seed 001, "Forward and inverse dynamics" diagnostics). Leaves qfrc_inverse and the rows'
     efc_state from the inverse pass, as MuJoCo does."""
-    from .inverse import inverse_skip
+    from .inverse import inverse_skip, check_inverse_options
+    check_inverse_options(m)
     d.solver_fwdinv[:] = 0.0
     nefc = d.nefc
     if nefc == 0:

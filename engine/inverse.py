@@ -16,10 +16,11 @@ from ._layout import DF, MF
 from .forward import _prepare, _raise_status, position_velocity
 from .sensor import sensor_acc
 from .constraint import jac_rows
-from .solver import constraint_update, mul_j
+from .solver import all_rows, constraint_update, mul_j
 from .support import mul_m
 
 _ENBL_INVDISCRETE = 1 << 3
+_ENBL_SLEEP = 1 << 4
 
 
 @njit(**_J)
@@ -31,7 +32,8 @@ def inverse_constraint(M, D):
         f1(D, DF.qfrc_constraint)[:] = 0.0
         return
     jar = f1(D, DF.inv_jar)
-    mul_j(jac_rows(M, D), nefc, f1(D, DF.qacc), jar)
+    rows, nr, dofs, nd = all_rows(D)
+    mul_j(jac_rows(M, D), rows, nr, dofs, nd, f1(D, DF.qacc), jar)
     aref = f1(D, DF.efc_aref)
     for r in range(nefc):
         jar[r] -= aref[r]
@@ -54,11 +56,19 @@ def inverse_skip(M, D, skipstage, skipsensor):
         sensor_acc(M, D)
 
 
-def mj_inverseSkip(m, d, skipstage=0, skipsensor=0):
-    """Inverse dynamics skipping the stages below ``skipstage``."""
+def check_inverse_options(m):
+    """NotImplementedError for the options inverse dynamics does not support yet."""
     if int(m.opt.enableflags) & _ENBL_INVDISCRETE:
         raise NotImplementedError('<option><flag invdiscrete="enable"/> (discrete-time inverse '
                                   "dynamics) is not supported yet")
+    if int(m.opt.enableflags) & _ENBL_SLEEP:
+        raise NotImplementedError('inverse dynamics with <option><flag sleep="enable"/> '
+                                  "(sleeping islands) is not supported yet")
+
+
+def mj_inverseSkip(m, d, skipstage=0, skipsensor=0):
+    """Inverse dynamics skipping the stages below ``skipstage``."""
+    check_inverse_options(m)
     _prepare(m, d)
     d.fw_status[0] = 0
     inverse_skip(m._A, d._A, int(skipstage), bool(skipsensor))

@@ -2,27 +2,30 @@
 "state and control")."""
 from __future__ import annotations
 
-import numpy as np
+import warnings
 
 
 def mj_resetData(m, d):
-    """Reset ``d`` to the model's defaults: zero everything, qpos = qpos0, mocap poses from the
-    model's body poses, equality constraints as defined in the model, warnings cleared."""
-    a = d._arena
-    a.f[:] = 0.0
-    a.i[:] = 0
-    a.u[:] = 0
-    d.qpos[:] = m.qpos0
-    mocap = np.flatnonzero(m.body_mocapid >= 0)
-    if mocap.size:
-        ids = m.body_mocapid[mocap]
-        d.mocap_pos[ids] = m.body_pos[mocap]
-        d.mocap_quat[ids] = m.body_quat[mocap]
-    d.eq_active[:] = m.eq_active0
-    for w in d.warning:
-        w.lastinfo = 0
-        w.number = 0
-    d.solver_niter[:] = 0
+    """Reset ``d`` to the model's defaults: zero everything (solver statistics included),
+    qpos = qpos0, equality constraints as defined in the model, warnings cleared, no
+    constraint islands, mocap poses from the model's body poses; with sleep enabled the
+    static bodies' poses computed and the sleep="init" trees asleep (engine.forward.reset_data;
+    seed 001 "Sleeping islands"). Warns, as MuJoCo does, when a tree marked init could not be
+    put to sleep."""
+    from .forward import reset_data
+    ninit, nslept = reset_data(m._A, d._A)
+    if nslept != ninit:
+        _warn_init(m, d, ninit, nslept)
+
+
+def _warn_init(m, d, ninit, nslept):
+    from .names import mj_id2name
+    root = next(int(m.tree_bodyadr[t]) for t in range(m.ntree)
+                if m.tree_sleep_policy[t] == 5 and d.tree_asleep[t] < 0)
+    name = mj_id2name(m, 1, root) or ""
+    warnings.warn(f"{ninit} trees were marked as sleep='init' but only {nslept} could be slept. "
+                  f"Body '{name}' (id={root}) is the root of the first tree that could not be "
+                  "slept.", RuntimeWarning, stacklevel=3)
 
 
 def mj_resetDataKeyframe(m, d, key):

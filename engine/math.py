@@ -33,6 +33,13 @@ def vcopy(dst, src):
 
 
 @njit(**_J)
+def gather(dst, src, index, n):
+    """dst[k] = src[index[k]] for k < n (mju_gather: e.g. an island-ordered copy)."""
+    for k in range(n):
+        dst[k] = src[index[k]]
+
+
+@njit(**_J)
 def set3(dst, v):
     """dst[0:3] = v."""
     dst[0] = v[0]

@@ -34,6 +34,7 @@ from .constraint import contact_force
 from .ray import ray, ray_geom
 from .collision.distance import geom_distance
 from .support import object_acceleration, object_velocity
+from . import sleep
 
 # mjtSensor
 (TOUCH, ACCELEROMETER, VELOCIMETER, GYRO, FORCE, TORQUE, MAGNETOMETER, RANGEFINDER, CAMPROJECTION,
@@ -805,8 +806,12 @@ def _run(M, D, stage):
                                          or t == FRAMELINACC or t == FRAMEANGACC):
                 rne_post_constraint(M, D)
                 break
+    # sensors of sleeping objects keep their last values (seed 001 "Sleeping sensors")
+    sfilt = sleep.filtering(M, D)
     for s in range(nsensor):
         if need[s] != stage:
+            continue
+        if sfilt and sleep.sensor_state(M, D, s) == sleep.S_ASLEEP:
             continue
         out = data[adr[s]:adr[s] + dim[s]]
         # each kernel writes only its own types; the model's needstage decides when they run

@@ -25,6 +25,8 @@ from .support import add_point_jac_dot, add_wrench_jac_dot, last_dof
 from ._access import f1, f2, i1, i2, is_, u1
 from ._layout import DF, MF
 from .constraint import contact_force, contact_jac, eq_anchors
+from . import sleep
+from .sleep import S_ASLEEP, S_AWAKE, S_STATIC
 
 from ._access import KERNEL as _J
 
@@ -45,16 +47,20 @@ mjMINVAL = 1e-15
 def kinematics_bodies(
     # Model:
     body_parentid, body_mocapid, body_jntnum, body_jntadr, body_pos, body_quat, body_ipos,
-    body_iquat, jnt_type, jnt_qposadr, jnt_pos, jnt_axis, qpos0,
+    body_iquat, jnt_type, jnt_qposadr, jnt_pos, jnt_axis, qpos0, body_treeid,
     # Data in:
-    qpos, mocap_pos, mocap_quat,
+    qpos, mocap_pos, mocap_quat, body_awake, sleep_filter,
     # Data out:
-    xpos, xquat, xmat, xipos, ximat, xiquat, xanchor, xaxis,
+    xpos, xquat, xmat, xipos, ximat, xiquat, xanchor, xaxis, tree_awake,
 ):
     """Global poses of bodies, their inertial frames, joint anchors and axes (mj_kinematics).
 
     Joint positions are applied in the body's joint order; hinge and slide displacements are
     measured from qpos0, ball and free quaternions are normalised (qpos itself is not changed).
+
+    With ``sleep_filter`` (sleep enabled; seed 001 "Sleeping islands"): static bodies keep the
+    poses computed at reset, and a sleeping body with joints keeps its stored pose when the
+    new one is bitwise the same; otherwise its tree is marked (tree_awake = 1) to be woken.
     """
     nbody = body_parentid.shape[0]
     mm.set3(xpos[0], (0.0, 0.0, 0.0))
@@ -64,6 +70,8 @@ def kinematics_bodies(
     mm.set4(xiquat[0], (1.0, 0.0, 0.0, 0.0))
     mm.set9(ximat[0], (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0))
     for i in range(1, nbody):
+        if sleep_filter and body_awake[i] == S_STATIC:
+            continue
         p = body_parentid[i]
         mid = body_mocapid[i]
         if mid >= 0:
@@ -110,6 +118,13 @@ def kinematics_bodies(
                         if offset:
                             pos = mm.sub3(anchor, mm.rot_vec_quat(jp, quat))
         quat = mm.quat_normalize(quat)
+        if sleep_filter and body_jntnum[i] > 0 and body_awake[i] == S_ASLEEP:
+            old = xpos[i]
+            oq = xquat[i]
+            if (pos[0] == old[0] and pos[1] == old[1] and pos[2] == old[2] and quat[0] == oq[0]
+                    and quat[1] == oq[1] and quat[2] == oq[2] and quat[3] == oq[3]):
+                continue
+            tree_awake[body_treeid[i]] = 1     # moved by the user: mj_wake wakes its island
         mat = mm.quat2mat(quat)
         mm.set3(xpos[i], pos)
         mm.set4(xquat[i], quat)
@@ -126,13 +141,16 @@ def local_to_global(
     # Model:
     obj_bodyid, obj_pos, obj_quat, obj_sameframe,
     # Data in:
-    xpos, xquat, xmat, xipos, xiquat, ximat,
+    xpos, xquat, xmat, xipos, xiquat, ximat, body_awake, sleep_filter,
     # Data out:
     obj_xpos, obj_xmat, obj_xquat,
 ):
-    """Global poses of objects fixed to bodies (geoms, sites): mj_local2Global for each."""
+    """Global poses of objects fixed to bodies (geoms, sites): mj_local2Global for each; with
+    ``sleep_filter`` only those of awake bodies (the others keep their poses)."""
     for k in range(obj_bodyid.shape[0]):
         b = obj_bodyid[k]
+        if sleep_filter and body_awake[b] != S_AWAKE:
+            continue
         sf = obj_sameframe[k]
         if sf == SAME_BODY:
             mm.set3(obj_xpos[k], xpos[b])
@@ -158,23 +176,31 @@ def local_to_global(
 
 @njit(**_J)
 def kinematics(M, D):
-    """mj_kinematics: body, inertial-frame, joint, geom and site poses from qpos and mocap."""
+    """mj_kinematics: body, inertial-frame, joint, geom and site poses from qpos and mocap.
+    Between the bodies and the geoms and sites, sleeping trees the user moved, set moving or
+    pushed are woken (mj_wake; see engine.sleep)."""
+    filt = sleep.enabled(M)
+    body_awake = i1(D, DF.body_awake)
     kinematics_bodies(
         i1(M, MF.body_parentid), i1(M, MF.body_mocapid), i1(M, MF.body_jntnum),
         i1(M, MF.body_jntadr), f2(M, MF.body_pos), f2(M, MF.body_quat), f2(M, MF.body_ipos),
         f2(M, MF.body_iquat), i1(M, MF.jnt_type), i1(M, MF.jnt_qposadr), f2(M, MF.jnt_pos),
-        f2(M, MF.jnt_axis), f1(M, MF.qpos0),
-        f1(D, DF.qpos), f2(D, DF.mocap_pos), f2(D, DF.mocap_quat),
+        f2(M, MF.jnt_axis), f1(M, MF.qpos0), i1(M, MF.body_treeid),
+        f1(D, DF.qpos), f2(D, DF.mocap_pos), f2(D, DF.mocap_quat), body_awake, filt,
         f2(D, DF.xpos), f2(D, DF.xquat), f2(D, DF.xmat), f2(D, DF.xipos), f2(D, DF.ximat),
-        f2(D, DF.xiquat), f2(D, DF.xanchor), f2(D, DF.xaxis))
+        f2(D, DF.xiquat), f2(D, DF.xanchor), f2(D, DF.xaxis), i1(D, DF.tree_awake))
+    if sleep.wake(M, D):
+        sleep.update_sleep(M, D, False)
     xpos, xquat, xmat = f2(D, DF.xpos), f2(D, DF.xquat), f2(D, DF.xmat)
     xipos, xiquat, ximat = f2(D, DF.xipos), f2(D, DF.xiquat), f2(D, DF.ximat)
     local_to_global(i1(M, MF.geom_bodyid), f2(M, MF.geom_pos), f2(M, MF.geom_quat),
                     u1(M, MF.geom_sameframe), xpos, xquat, xmat, xipos, xiquat, ximat,
-                    f2(D, DF.geom_xpos), f2(D, DF.geom_xmat), f2(D, DF.geom_xquat))
+                    body_awake, filt, f2(D, DF.geom_xpos), f2(D, DF.geom_xmat),
+                    f2(D, DF.geom_xquat))
     local_to_global(i1(M, MF.site_bodyid), f2(M, MF.site_pos), f2(M, MF.site_quat),
                     u1(M, MF.site_sameframe), xpos, xquat, xmat, xipos, xiquat, ximat,
-                    f2(D, DF.site_xpos), f2(D, DF.site_xmat), f2(D, DF.site_xquat))
+                    body_awake, filt, f2(D, DF.site_xpos), f2(D, DF.site_xmat),
+                    f2(D, DF.site_xquat))
 
 
 # =================================================================================================
@@ -1601,6 +1627,8 @@ def fwd_position_smooth(M, D):
     com_pos(M, D)
     camlight(M, D)
     tendon(M, D)
+    if sleep.wake_tendon(M, D):
+        sleep.update_sleep(M, D, False)
     make_m(M, D)
     factor_m(M, D)
     transmission(M, D)

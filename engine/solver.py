@@ -40,12 +40,22 @@ The exact line search minimises the 1-D convex piecewise-smooth cost along the s
 Newton steps from alpha = 0 while the slope keeps its sign, then a bracketed search, stopping when
 |d cost/d alpha| is below ``tolerance * ls_tolerance * |search| / scale`` (linesearch).
 
-Termination (diagnostics ``solver_niter``/``solver_stat``: seed 001, "诊断"): ``scale`` =
-``1 / trace(M)`` (MuJoCo 4: the trace of the current inertia matrix, no longer
-stat.meaninertia) turns the improvement (cost decrease of the iteration) and the gradient norm
-into dimensionless numbers compared with ``opt.tolerance``: the primal solvers stop when either is
-below it (Newton also on the decrement ``0.5 g' H^-1 g``), PGS on the improvement;
-``opt.iterations`` bounds the iterations.
+Termination (diagnostics ``solver_niter``/``solver_nnz``/``d.solver``: seed 001, "诊断"):
+``scale`` = ``1 / trace(M)`` (MuJoCo 4: the trace of the current inertia matrix of the problem
+solved, no longer stat.meaninertia) turns the improvement (cost decrease of the iteration) and the
+gradient norm into dimensionless numbers compared with ``opt.tolerance``: the primal solvers stop
+when either is below it (Newton also on the decrement ``0.5 g' H^-1 g``), PGS on the improvement;
+``opt.iterations`` bounds the iterations. MuJoCo 4's primal improvement is the line search's
+decrease of the shifted cost (_ls_eval), and only a positive one ends the solve.
+
+Constraint islands (seed 001 "Constraint islands"; engine.island builds them in the position
+stage): the problem splits into independent ones, an island's rows over its trees' dofs, and
+unless opt.disableflags has mjDSBL_ISLAND each is solved alone as MuJoCo 4 does (PGS, CG, Newton
+and noslip): its own iterations, early exits, scale (1 / trace of its inertia), PGS order, and
+statistics: ``solver_niter[i]``, ``solver_nnz[i]`` and the records ``d.solver[i*200 + k]`` (the
+arena's solver_stat rows) of island i < mjNISLAND = 20. The kernels take the island as index lists
+(its rows from map_iefc2efc, its dofs from map_idof2dof) into the global arrays; with islands
+disabled the same kernels run on every row and dof, the statistics in island 0's records.
 
 Jacobian: the dense rows given by constraint.jac_rows (efc_J itself in dense mode, the scratch
 cn_Jdense when mj_isSparse, where efc_J holds MuJoCo's compressed rows).
@@ -57,11 +67,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._access import f1, f2, fs, i1, i2, is_
+from ._access import f1, f2, fs, i1, is_
 from ._layout import DF, MF
-from .math import vcopy
-from .constraint import jac_rows
-from .support import full_m, mul_m, solve_m
+from .math import gather, vcopy
+from .constraint import is_sparse, jac_rows
+from .support import mul_m, mul_m_sub, solve_m, solve_m_sub
 
 from ._access import KERNEL as _J
 
@@ -74,8 +84,10 @@ SATISFIED, QUADRATIC, LINEARNEG, LINEARPOS, CONE = 0, 1, 2, 3, 4
 SOL_PGS, SOL_CG, SOL_NEWTON = 0, 1, 2
 _DSBL_WARMSTART = 1 << 9
 _DSBL_ISLAND = 1 << 18
+_CONE_ELLIPTIC = 1
+_JAC_DENSE = 0
 _MINVAL = 1e-15
-_NSTAT = 1000  # rows of solver_stat
+_NISLAND, _NSOLVER = 20, 200  # mjNISLAND islands of solver statistics, mjNSOLVER records each
 
 # rows of the sol_vec scratch (nv-vectors)
 _V_MA, _V_GRAD, _V_MGRAD, _V_SEARCH, _V_MV, _V_MGOLD, _V_TMP, _V_GOLD = 0, 1, 2, 3, 4, 5, 6, 7
@@ -188,17 +200,19 @@ def _elliptic_update(i, dim, mu, fr, D, jar, flg_hess, H, force, state):
 @njit(**_J)
 def update_rows(
     # Model:
-    ne, nf, nefc,
+    ne, nf, rows, nr,
     # Data in:
     efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu, contact_friction, contact_dim,
     jar, flg_coneHessian,
     # Data out:
     efc_force, efc_state, contact_H,
 ):
-    """Per-row state, force (-d cost/d jar) and the total constraint cost for ``jar``."""
+    """Per-row state, force (-d cost/d jar) and the total constraint cost for ``jar``, over the
+    rows rows[:nr] (increasing; an elliptic contact's rows are consecutive there too)."""
     cost = 0.0
-    i = 0
-    while i < nefc:
+    k = 0
+    while k < nr:
+        i = rows[k]
         t = efc_type[i]
         x = jar[i]
         if t == ELLIPTIC:
@@ -206,7 +220,7 @@ def update_rows(
             dim = contact_dim[c]
             cost += _elliptic_update(i, dim, contact_mu[c], contact_friction[c], efc_D, jar,
                                      flg_coneHessian, contact_H[c], efc_force, efc_state)
-            i += dim
+            k += dim
             continue
         if i < ne:
             efc_force[i] = -efc_D[i] * x
@@ -235,34 +249,76 @@ def update_rows(
             else:
                 efc_force[i] = 0.0
                 efc_state[i] = SATISFIED
-        i += 1
+        k += 1
     return cost
 
 
+@njit(inline="always", cache=True, nogil=True)
+def _span(dofs, nd):
+    """[lo, hi): from the first to the last of the (increasing) dofs dofs[:nd]."""
+    if nd == 0:
+        return 0, 0
+    return dofs[0], dofs[nd - 1] + 1
+
+
 @njit(**_J)
-def mul_jt(efc_J, nefc, force, res):
-    """res = J' force over the first nefc rows (dense rows)."""
-    nv = res.shape[0]
-    for k in range(nv):
-        res[k] = 0.0
-    for i in range(nefc):
+def mul_jt(efc_J, rows, nr, dofs, nd, force, res):
+    """res = J' force over the rows rows[:nr] (dense rows), written on the dofs dofs[:nd] (the
+    rows' Jacobians are zero elsewhere: the dofs of their island, or all). The sums run over
+    the span of those dofs, a plain range the compiler vectorises: other islands' dofs in it
+    get exact zeros added (their rows' columns here are zero), so nothing changes there."""
+    for kk in range(nd):
+        res[dofs[kk]] = 0.0
+    lo, hi = _span(dofs, nd)
+    for k in range(nr):
+        i = rows[k]
         f = force[i]
         if f != 0.0:
             row = efc_J[i]
-            for k in range(nv):
-                res[k] += row[k] * f
+            for p in range(lo, hi):
+                res[p] += row[p] * f
 
 
 @njit(**_J)
-def mul_j(efc_J, nefc, vec, res):
-    """res[:nefc] = J vec."""
-    nv = vec.shape[0]
-    for i in range(nefc):
+def mul_j(efc_J, rows, nr, dofs, nd, vec, res):
+    """res[i] = J_i vec for the rows i in rows[:nr], whose Jacobians are zero outside the dofs
+    dofs[:nd]: summed over the span of those dofs (see mul_jt; the terms added for other dofs
+    in it are exact zeros)."""
+    lo, hi = _span(dofs, nd)
+    for k in range(nr):
+        i = rows[k]
         row = efc_J[i]
         s = 0.0
-        for k in range(nv):
-            s += row[k] * vec[k]
+        for p in range(lo, hi):
+            s += row[p] * vec[p]
         res[i] = s
+
+
+@njit(**_J)
+def all_rows(D):
+    """(rows, nefc, dofs, nv): every constraint row and every dof, as the index lists the
+    kernels take (scratch sol_rows / sol_dofs, refilled here)."""
+    nefc = i1(D, DF.nefc)[0]
+    rows, dofs = i1(D, DF.sol_rows), i1(D, DF.sol_dofs)
+    for i in range(nefc):
+        rows[i] = i
+    nv = dofs.shape[0]
+    for k in range(nv):
+        dofs[k] = k
+    return rows[:nefc], nefc, dofs[:nv], nv
+
+
+@njit(**_J)
+def _update(M, D, rows, nr, dofs, nd, jar, flg_coneHessian, state):
+    """update_rows over rows[:nr] (states into ``state``, forces into efc_force), and
+    qfrc_constraint = J' efc_force on dofs[:nd]. Returns the constraint cost."""
+    cost = update_rows(i1(D, DF.ne)[0], i1(D, DF.nf)[0], rows, nr, i1(D, DF.efc_type),
+                       i1(D, DF.efc_id), f1(D, DF.efc_D), f1(D, DF.efc_R),
+                       f1(D, DF.efc_frictionloss), f1(D, DF.contact_mu),
+                       f2(D, DF.contact_friction), i1(D, DF.contact_dim), jar, flg_coneHessian,
+                       f1(D, DF.efc_force), state, f2(D, DF.contact_H))
+    mul_jt(jac_rows(M, D), rows, nr, dofs, nd, f1(D, DF.efc_force), f1(D, DF.qfrc_constraint))
+    return cost
 
 
 @njit(**_J)
@@ -270,56 +326,98 @@ def constraint_update(M, D, jar, flg_coneHessian):
     """mj_constraintUpdate: efc_state, efc_force from ``jar = J qacc - aref`` (nefc,), and
     qfrc_constraint = J' efc_force; cone Hessians into contact_H when flg_coneHessian.
     Returns the constraint cost s(jar)."""
-    ne, nf, nefc = i1(D, DF.ne)[0], i1(D, DF.nf)[0], i1(D, DF.nefc)[0]
-    cost = update_rows(ne, nf, nefc, i1(D, DF.efc_type), i1(D, DF.efc_id), f1(D, DF.efc_D),
-                       f1(D, DF.efc_R), f1(D, DF.efc_frictionloss), f1(D, DF.contact_mu),
-                       f2(D, DF.contact_friction), i1(D, DF.contact_dim), jar, flg_coneHessian,
-                       f1(D, DF.efc_force), i1(D, DF.efc_state), f2(D, DF.contact_H))
-    mul_jt(jac_rows(M, D), nefc, f1(D, DF.efc_force), f1(D, DF.qfrc_constraint))
-    return cost
+    rows, nr, dofs, nd = all_rows(D)
+    return _update(M, D, rows, nr, dofs, nd, jar, flg_coneHessian, i1(D, DF.efc_state))
 
 
 # =================================================================================================
 # line search: 1-D cost along the search direction
 # =================================================================================================
+@njit(inline="always", cache=True, nogil=True)
+def _friction_cost(x, Di, fl, rf):
+    """Cost of a friction loss row at jar = x: quadratic inside (-rf, rf), linear outside."""
+    if x <= -rf:
+        return -fl * x - 0.5 * rf * fl
+    if x >= rf:
+        return fl * x - 0.5 * rf * fl
+    return 0.5 * Di * x * x
+
+
 @njit(**_J)
-def _ls_eval(alpha, ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
-             contact_friction, contact_dim, jar, jv, g0, g1, g2):
-    """Total cost and its first two derivatives at ``alpha`` (gauss part g0 + g1 a + g2 a^2)."""
-    c = g0 + alpha * (g1 + alpha * g2)
-    d1 = g1 + 2.0 * g2 * alpha
-    d2 = 2.0 * g2
-    i = 0
-    while i < nefc:
+def _ls_eval(alpha, ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionloss,
+             contact_mu, contact_friction, contact_dim, jar, jv, g1, g2):
+    """The cost change from alpha = 0 (cost(alpha) - cost(0)) and the first two derivatives of
+    the cost at ``alpha``, over the rows rows[:nr]; g1 a + g2 a^2 is the Gauss part's change.
+
+    MuJoCo 4 (3.10 on; seed 001 "Solver") evaluates the line search on this shifted cost: near
+    the optimum the change of an iteration is far below the rounding of the total cost, which a
+    difference of totals loses (at tolerance 0 it decides when the solver stops). The rows in
+    the quadratic state at ``alpha`` add their polynomial q0 + q1 a + q2 a^2 (q0 = 0.5 D jar^2,
+    q1 = D jv jar, q2 = 0.5 D jv^2) to one total (Q0, Q1, Q2) with the Gauss part (0, g1, g2),
+    which gives the cost and both derivatives (so a Newton point of a quadratic piece has slope
+    0 up to the rounding of Q1); q0 counts only for a row not quadratic at 0 (its change is its
+    whole cost), and a row quadratic at 0 only subtracts its q0. Friction loss rows and elliptic
+    contacts outside the bottom zone add the difference of their costs at both points."""
+    Q0 = 0.0
+    Q1 = g1
+    Q2 = g2
+    c = 0.0
+    d1 = 0.0
+    d2 = 0.0
+    k = 0
+    while k < nr:
+        i = rows[k]
         t = efc_type[i]
         if t == ELLIPTIC:
             cid = efc_id[i]
             dim = contact_dim[cid]
             mu = contact_mu[cid]
             fr = contact_friction[cid]
+            # the contact's vector quadratic (bottom zone), its cone quantities at alpha and 0
+            q0 = 0.0
+            q1 = 0.0
+            q2 = 0.0
+            for j in range(dim):
+                DJ = efc_D[i + j] * jar[i + j]
+                q0 += jar[i + j] * DJ
+                q1 += jv[i + j] * DJ
+                q2 += jv[i + j] * efc_D[i + j] * jv[i + j]
+            q0 *= 0.5
+            q2 *= 0.5
             N = mu * (jar[i] + alpha * jv[i])
+            N0 = mu * jar[i]
             N1 = mu * jv[i]
             T2 = 0.0
+            T02 = 0.0
             UU1 = 0.0
             U1U1 = 0.0
             for j in range(1, dim):
                 u = fr[j - 1] * (jar[i + j] + alpha * jv[i + j])
+                u0 = fr[j - 1] * jar[i + j]
                 u1 = fr[j - 1] * jv[i + j]
                 T2 += u * u
+                T02 += u0 * u0
                 UU1 += u * u1
                 U1U1 += u1 * u1
+            Dm = efc_D[i] / (mu * mu * (1.0 + mu * mu))
+            # zone at 0: 0 top, 1 bottom, 2 middle
+            T0 = np.sqrt(T02)
+            z0 = 2
+            if N0 >= mu * T0 or (T0 <= 0.0 and N0 >= 0.0):
+                z0 = 0
+            elif mu * N0 + T0 <= 0.0 or (T0 <= 0.0 and N0 < 0.0):
+                z0 = 1
             T = np.sqrt(T2)
+            bottom = False
             if N >= mu * T or (T <= 0.0 and N >= 0.0):
                 pass  # inside the cone (separating): no force, no cost
             elif mu * N + T <= 0.0 or (T <= 0.0 and N < 0.0):
-                for j in range(dim):
-                    x = jar[i + j] + alpha * jv[i + j]
-                    Dj = efc_D[i + j]
-                    c += 0.5 * Dj * x * x
-                    d1 += Dj * x * jv[i + j]
-                    d2 += Dj * jv[i + j] * jv[i + j]
+                bottom = True
+                Q1 += q1
+                Q2 += q2
+                if z0 != 1:
+                    Q0 += q0
             else:
-                Dm = efc_D[i] / (mu * mu * (1.0 + mu * mu))
                 NmT = N - mu * T
                 T1 = UU1 / T
                 T11 = (U1U1 - T1 * T1) / T
@@ -327,15 +425,22 @@ def _ls_eval(alpha, ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionlo
                 c += 0.5 * Dm * NmT * NmT
                 d1 += Dm * NmT * g
                 d2 += Dm * (g * g - NmT * mu * T11)
-            i += dim
+            # minus the contact's cost at 0 (the bottom zone's is q0: nothing when the contact is
+            # in the bottom zone at both points)
+            if z0 == 1 and not bottom:
+                Q0 -= q0
+            elif z0 == 2:
+                c -= 0.5 * Dm * (N0 - mu * T0) * (N0 - mu * T0)
+            k += dim
             continue
-        x = jar[i] + alpha * jv[i]
+        x0 = jar[i]
         v = jv[i]
+        x = x0 + alpha * v
         Di = efc_D[i]
+        DJ = Di * x0
         if i < ne:
-            c += 0.5 * Di * x * x
-            d1 += Di * x * v
-            d2 += Di * v * v
+            Q1 += v * DJ
+            Q2 += 0.5 * (v * Di * v)
         elif i < ne + nf:
             fl = efc_frictionloss[i]
             rf = efc_R[i] * fl
@@ -346,24 +451,32 @@ def _ls_eval(alpha, ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionlo
                 c += fl * x - 0.5 * rf * fl
                 d1 += fl * v
             else:
-                c += 0.5 * Di * x * x
-                d1 += Di * x * v
-                d2 += Di * v * v
+                Q1 += v * DJ
+                Q2 += 0.5 * (v * Di * v)
+                Q0 += 0.5 * (x0 * DJ)
+            c -= _friction_cost(x0, Di, fl, rf)
         elif x < 0.0:
-            c += 0.5 * Di * x * x
-            d1 += Di * x * v
-            d2 += Di * v * v
-        i += 1
+            Q1 += v * DJ
+            Q2 += 0.5 * (v * Di * v)
+            if x0 >= 0.0:
+                Q0 += 0.5 * (x0 * DJ)
+        elif x0 < 0.0:
+            Q0 -= 0.5 * (x0 * DJ)
+        k += 1
+    c += alpha * alpha * Q2 + alpha * Q1 + Q0
+    d1 += 2.0 * alpha * Q2 + Q1
+    d2 += 2.0 * Q2
     return c, d1, d2
 
 
 @njit(**_J)
-def _ls_point(alpha, ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
-              contact_friction, contact_dim, jar, jv, g0, g1, g2):
-    """(alpha, cost, d cost/d alpha, d2 cost/d alpha2) with the curvature kept positive (a flat
-    direction would make the Newton step of the line search undefined)."""
-    c, d1, d2 = _ls_eval(alpha, ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss,
-                         contact_mu, contact_friction, contact_dim, jar, jv, g0, g1, g2)
+def _ls_point(alpha, ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionloss,
+              contact_mu, contact_friction, contact_dim, jar, jv, g1, g2):
+    """(alpha, cost(alpha) - cost(0), d cost/d alpha, d2 cost/d alpha2) with the curvature kept
+    positive (a flat direction would make the Newton step of the line search undefined)."""
+    c, d1, d2 = _ls_eval(alpha, ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R,
+                         efc_frictionloss, contact_mu, contact_friction, contact_dim, jar, jv, g1,
+                         g2)
     if d2 <= 0.0:
         d2 = _MINVAL
     return (alpha, c, d1, d2)
@@ -387,10 +500,11 @@ def _bracket_update(p, c0, c1, c2):
 
 
 @njit(**_J)
-def linesearch(ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
-               contact_friction, contact_dim, jar, jv, g0, g1, g2, gtol, slopescl, ls_iterations):
+def linesearch(ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
+               contact_friction, contact_dim, jar, jv, g1, g2, gtol, slopescl, ls_iterations):
     """Exact line search on the convex piecewise-smooth 1-D cost (seed 001, "Solver": the
-    linesearch of the primal solvers). Evaluation points are (alpha, cost, d1, d2):
+    linesearch of the primal solvers). Evaluation points are (alpha, cost, d1, d2), the cost
+    shifted by its value at alpha = 0 (_ls_eval):
 
     1. one Newton step from alpha = 0 (kept even when it raises the cost: MuJoCo 4 continues
        from it, which sets the evaluation counts of the stats); converged when |d1| < gtol;
@@ -401,14 +515,15 @@ def linesearch(ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, c
        wins), otherwise each end moves to a better candidate on its side; when neither moves,
        the midpoint is returned.
     The number of evaluations is bounded by ``ls_iterations``. Returns (alpha, evaluations,
-    |d1| * slopescl at the returned point, or 1 when no slope was computed)."""
-    args = (ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
-            contact_friction, contact_dim, jar, jv, g0, g1, g2)
+    |d1| * slopescl at the returned point, or 1 when no slope was computed, cost(alpha) -
+    cost(0) there: minus the iteration's improvement)."""
+    args = (ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
+            contact_friction, contact_dim, jar, jv, g1, g2)
     p0 = _ls_point(0.0, *args)
     p1 = _ls_point(-p0[2] / p0[3], *args)
     neval = 2
     if abs(p1[2]) < gtol:
-        return p1[0], neval, abs(p1[2]) * slopescl
+        return p1[0], neval, abs(p1[2]) * slopescl, p1[1]
     direction = 1.0 if p1[2] < 0.0 else -1.0
     p2 = p1
     have_p2 = False
@@ -418,9 +533,9 @@ def linesearch(ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, c
         p1 = _ls_point(p1[0] - p1[2] / p1[3], *args)
         neval += 1
         if abs(p1[2]) < gtol:
-            return p1[0], neval, abs(p1[2]) * slopescl
+            return p1[0], neval, abs(p1[2]) * slopescl, p1[1]
     if neval >= ls_iterations or not have_p2:
-        return p1[0], neval, abs(p1[2]) * slopescl
+        return p1[0], neval, abs(p1[2]) * slopescl, p1[1]
     p2next = p1
     p1next = _ls_point(p1[0] - p1[2] / p1[3], *args)
     neval += 1
@@ -437,7 +552,7 @@ def linesearch(ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, c
                 best = k
         if best >= 0:
             c = c0 if best == 0 else (c1 if best == 1 else c2)
-            return c[0], neval, abs(c[2]) * slopescl
+            return c[0], neval, abs(c[2]) * slopescl, c[1]
         p1, b1 = _bracket_update(p1, c0, c1, c2)
         if b1:
             p1next = _ls_point(p1[0] - p1[2] / p1[3], *args)
@@ -447,26 +562,54 @@ def linesearch(ne, nf, nefc, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, c
             p2next = _ls_point(p2[0] - p2[2] / p2[3], *args)
             neval += 1
         if not b1 and not b2:
-            return pmid[0], neval, abs(pmid[2]) * slopescl
+            return pmid[0], neval, abs(pmid[2]) * slopescl, pmid[1]
     if p1[1] <= p2[1] and p1[1] < p0[1]:
-        return p1[0], neval, abs(p1[2]) * slopescl
+        return p1[0], neval, abs(p1[2]) * slopescl, p1[1]
     if p2[1] <= p1[1] and p2[1] < p0[1]:
-        return p2[0], neval, abs(p2[2]) * slopescl
-    return 0.0, neval, 1.0
+        return p2[0], neval, abs(p2[2]) * slopescl, p2[1]
+    return 0.0, neval, 1.0, 0.0
 
 
 # =================================================================================================
 # primal solvers: CG and Newton
 # =================================================================================================
 @njit(**_J)
+def _dot_sub(a, b, dofs, nd):
+    """a . b over the dofs dofs[:nd]."""
+    s = 0.0
+    for kk in range(nd):
+        p = dofs[kk]
+        s += a[p] * b[p]
+    return s
+
+
+@njit(**_J)
 def _hessian(dof_Madr, dof_parentid, qM, efc_J, efc_D, efc_type, efc_id, efc_state, contact_dim,
-             contact_H, nefc, H):
-    """H = M + sum_quadratic D_i J_i' J_i + sum_cone J_c' H_c J_c, then its Cholesky factor
-    in place (lower). Returns the number of clamped pivots."""
-    nv = H.shape[0]
-    full_m(dof_Madr, dof_parentid, qM, H)
-    i = 0
-    while i < nefc:
+             contact_H, rows, nr, dofs, nd, loc, H):
+    """H = M + sum_quadratic D_i J_i' J_i + sum_cone J_c' H_c J_c over the rows rows[:nr] and
+    the dofs dofs[:nd] (local indices: H[a, b] is dofs[a], dofs[b]; loc[dofs[a]] = a), then its
+    Cholesky factor in place (lower). Returns the number of clamped pivots."""
+    for a in range(nd):
+        for b in range(nd):
+            H[a, b] = 0.0
+    # local index b is dof d0 + b when the dofs are contiguous (always without islands): rows
+    # are then read directly, which the compiler vectorises
+    d0 = dofs[0]
+    contig = dofs[nd - 1] - d0 == nd - 1
+    for a in range(nd):
+        # M's row: the dof and its ancestors (same tree, so in dofs, at lower local indices)
+        p = dofs[a]
+        adr = dof_Madr[p]
+        H[a, a] = qM[adr]
+        adr += 1
+        j = dof_parentid[p]
+        while j >= 0:
+            H[a, loc[j]] = qM[adr]
+            adr += 1
+            j = dof_parentid[j]
+    k = 0
+    while k < nr:
+        i = rows[k]
         st = efc_state[i]
         if efc_type[i] == ELLIPTIC and st == CONE:
             c = efc_id[i]
@@ -479,29 +622,53 @@ def _hessian(dof_Madr, dof_parentid, qM, efc_J, efc_D, efc_type, efc_id, efc_sta
                     if h == 0.0:
                         continue
                     rb = efc_J[i + b]
-                    for p in range(nv):
+                    for pa in range(nd):
+                        p = dofs[pa]
                         if ra[p] != 0.0:
-                            s = h * ra[p]
-                            for q in range(p + 1):
-                                H[p, q] += s * rb[q]
-            i += dim
+                            _add_row(H, pa, h * ra[p], rb, dofs, d0, contig)
+            k += dim
             continue
         if st == QUADRATIC:
             row = efc_J[i]
             Di = efc_D[i]
-            for p in range(nv):
+            for pa in range(nd):
+                p = dofs[pa]
                 if row[p] != 0.0:
-                    s = Di * row[p]
-                    for q in range(p + 1):
-                        H[p, q] += s * row[q]
-        i += 1
-    return _cholesky(H, nv)
+                    _add_row(H, pa, Di * row[p], row, dofs, d0, contig)
+        k += 1
+    return _cholesky(H, nd)
+
+
+@njit(inline="always", cache=True, nogil=True)
+def _add_row(H, pa, s, row, dofs, d0, contig):
+    """H[pa, :pa+1] += s * row at the local dofs 0..pa (dofs[qb], or d0 + qb when contig)."""
+    Hr = H[pa]
+    if contig:
+        for qb in range(pa + 1):
+            Hr[qb] += s * row[d0 + qb]
+    else:
+        for qb in range(pa + 1):
+            Hr[qb] += s * row[dofs[qb]]
 
 
 @njit(**_J)
-def _save_stat(stat, it, improvement, gradient, lineslope, nactive, nchange, neval, nupdate):
-    if it < stat.shape[0]:
-        s = stat[it]
+def _hess_solve(H, dofs, nd, grad, tmp, Mgrad):
+    """Mgrad = H^-1 grad on dofs[:nd] (H the local Cholesky factor of _hessian)."""
+    for a in range(nd):
+        tmp[a] = grad[dofs[a]]
+    _chol_solve(H, nd, tmp)
+    for a in range(nd):
+        Mgrad[dofs[a]] = tmp[a]
+
+
+@njit(**_J)
+def _save_stat(stat, isl, it, improvement, gradient, lineslope, nactive, nchange, neval,
+               nupdate):
+    """Statistics of iteration ``it`` of island ``isl`` (0 when monolithic) into the record
+    isl * mjNSOLVER + it of solver_stat (d.solver); islands >= mjNISLAND and iterations >=
+    mjNSOLVER are not recorded, as in MuJoCo."""
+    if isl < _NISLAND and it < _NSOLVER:
+        s = stat[isl * _NSOLVER + it]
         s[0] = improvement
         s[1] = gradient
         s[2] = lineslope
@@ -512,62 +679,75 @@ def _save_stat(stat, it, improvement, gradient, lineslope, nactive, nchange, nev
 
 
 @njit(**_J)
-def _trace_scale(dof_Madr, qM, nv):
-    """1 / trace(M): turns a cost decrease or a gradient norm into the dimensionless quantity
-    compared with opt.tolerance (seed 001, "Solver" termination; MuJoCo 4 scales by the trace of
-    the current inertia matrix, no longer by stat.meaninertia)."""
+def _trace_scale(dof_Madr, qM, dofs, nd):
+    """1 / trace(M) over the dofs dofs[:nd] (an island's, or all): turns a cost decrease or a
+    gradient norm into the dimensionless quantity compared with opt.tolerance (seed 001,
+    "Solver" termination; MuJoCo 4 scales by the trace of the current inertia matrix of the
+    island solved, no longer by stat.meaninertia)."""
     t = 0.0
-    for k in range(nv):
-        t += qM[dof_Madr[k]]
+    for kk in range(nd):
+        t += qM[dof_Madr[dofs[kk]]]
     return 1.0 / t if t > _MINVAL else 1.0
 
 
 @njit(**_J)
-def _gauss(qacc, qacc_smooth, Ma, qfrc_smooth):
-    """0.5 (qacc - qacc_smooth)' M (qacc - qacc_smooth) given Ma = M qacc, M qacc_smooth = qfrc_smooth."""
+def _gauss(qacc, qacc_smooth, Ma, qfrc_smooth, dofs, nd):
+    """0.5 (qacc - qacc_smooth)' M (qacc - qacc_smooth) over dofs[:nd], given Ma = M qacc,
+    M qacc_smooth = qfrc_smooth."""
     s = 0.0
-    for k in range(qacc.shape[0]):
+    for kk in range(nd):
+        k = dofs[kk]
         s += (qacc[k] - qacc_smooth[k]) * (Ma[k] - qfrc_smooth[k])
     return 0.5 * s
 
 
 @njit(**_J)
-def _jar(efc_J, efc_aref, nefc, qacc, jar):
-    mul_j(efc_J, nefc, qacc, jar)
-    for i in range(nefc):
+def _jar(efc_J, efc_aref, rows, nr, dofs, nd, qacc, jar):
+    """jar = J qacc - aref for the rows rows[:nr]."""
+    mul_j(efc_J, rows, nr, dofs, nd, qacc, jar)
+    for k in range(nr):
+        i = rows[k]
         jar[i] -= efc_aref[i]
 
 
 @njit(**_J)
-def _warmstart_primal(M, D, flg_hess):
-    """qacc = the better (lower total cost) of qacc_warmstart and qacc_smooth, or qacc_smooth
-    when the warmstart flag is disabled."""
+def _warmstart_primal(M, D):
+    """qacc = the better (lower total cost, over the whole problem) of qacc_warmstart and
+    qacc_smooth, or qacc_smooth when the warmstart flag is disabled. efc_state, efc_force and
+    qfrc_constraint are left at qacc_smooth's evaluation (MuJoCo's warm start evaluates it
+    last)."""
     qacc = f1(D, DF.qacc)
     qacc_smooth = f1(D, DF.qacc_smooth)
     V = f2(D, DF.sol_vec)
     jar = f2(D, DF.sol_efc)[_E_JAR]
     efc_J = jac_rows(M, D)
     aref = f1(D, DF.efc_aref)
-    nefc = i1(D, DF.nefc)[0]
     vcopy(qacc, qacc_smooth)
     if is_(M, MF.opt_disableflags) & _DSBL_WARMSTART:
         return
+    rows, nr, dofs, nd = all_rows(D)
     ws = f1(D, DF.qacc_warmstart)
     mul_m(i1(M, MF.dof_Madr), i1(M, MF.dof_parentid), f1(D, DF.qM), ws, V[_V_MA])
-    _jar(efc_J, aref, nefc, ws, jar)
-    cws = _gauss(ws, qacc_smooth, V[_V_MA], f1(D, DF.qfrc_smooth)) + \
+    _jar(efc_J, aref, rows, nr, dofs, nd, ws, jar)
+    cws = _gauss(ws, qacc_smooth, V[_V_MA], f1(D, DF.qfrc_smooth), dofs, nd) + \
         constraint_update(M, D, jar, False)
-    _jar(efc_J, aref, nefc, qacc_smooth, jar)
+    _jar(efc_J, aref, rows, nr, dofs, nd, qacc_smooth, jar)
     csm = constraint_update(M, D, jar, False)
     if cws < csm:
         vcopy(qacc, ws)
 
 
 @njit(**_J)
-def solve_primal(M, D, newton, maxiter):
-    """CG (newton=False) or Newton from the current d.qacc; returns the iteration count."""
-    nv = f1(D, DF.qacc).shape[0]
-    ne, nf, nefc = i1(D, DF.ne)[0], i1(D, DF.nf)[0], i1(D, DF.nefc)[0]
+def solve_primal(M, D, newton, maxiter, rows, nr, dofs, nd, efc_state, isl):
+    """CG (newton=False) or Newton from the current d.qacc over the rows rows[:nr] and the
+    dofs dofs[:nd]: one constraint island (its rows and dofs: the problem restricted to them
+    is independent of the others, MuJoCo 4 solves each alone) or everything (islands disabled).
+    Row states go to ``efc_state`` (d.efc_state, or a scratch for an island: MuJoCo keeps an
+    island's states apart, in iefc_state); qacc, efc_force, qfrc_constraint and the cone
+    Hessians are written in place for those rows and dofs. Statistics go to island isl's
+    records. Returns (iteration count, whether a Newton Hessian was made: not when the warm
+    start is accepted as converged)."""
+    ne, nf = i1(D, DF.ne)[0], i1(D, DF.nf)[0]
     qacc = f1(D, DF.qacc)
     qacc_smooth = f1(D, DF.qacc_smooth)
     qfrc_smooth = f1(D, DF.qfrc_smooth)
@@ -580,83 +760,87 @@ def solve_primal(M, D, newton, maxiter):
     efc_type, efc_id = i1(D, DF.efc_type), i1(D, DF.efc_id)
     efc_D, efc_R = f1(D, DF.efc_D), f1(D, DF.efc_R)
     efc_fl, aref = f1(D, DF.efc_frictionloss), f1(D, DF.efc_aref)
-    efc_state = i1(D, DF.efc_state)
     contact_mu, contact_friction = f1(D, DF.contact_mu), f2(D, DF.contact_friction)
     contact_dim, contact_H = i1(D, DF.contact_dim), f2(D, DF.contact_H)
     stat = f2(D, DF.solver_stat)
     V = f2(D, DF.sol_vec)
     E = f2(D, DF.sol_efc)
     oldstate = i1(D, DF.sol_state)
+    loc = i1(D, DF.sol_loc)
     Hm = f2(D, DF.sol_H)
     Ma, grad, Mgrad, search, Mv, Mgold = V[_V_MA], V[_V_GRAD], V[_V_MGRAD], V[_V_SEARCH], \
         V[_V_MV], V[_V_MGOLD]
-    gold = V[_V_GOLD]
+    gold, tmp = V[_V_GOLD], V[_V_TMP]
     jar, jv = E[_E_JAR], E[_E_JV]
     elliptic = False
-    for i in range(nefc):
-        if efc_type[i] == ELLIPTIC:
+    for k in range(nr):
+        if efc_type[rows[k]] == ELLIPTIC:
             elliptic = True
             break
     flg_hess = newton and elliptic
-    scale = _trace_scale(dof_Madr, qM, nv)
+    for a in range(nd):
+        loc[dofs[a]] = a
+    scale = _trace_scale(dof_Madr, qM, dofs, nd)
     tol = fs(M, MF.opt_tolerance)
     gtol_base = tol * fs(M, MF.opt_ls_tolerance) / scale
     ls_iter = is_(M, MF.opt_ls_iterations)
 
-    mul_m(dof_Madr, dof_parentid, qM, qacc, Ma)
-    _jar(efc_J, aref, nefc, qacc, jar)
-    cost = _gauss(qacc, qacc_smooth, Ma, qfrc_smooth) + constraint_update(M, D, jar, flg_hess)
-    for k in range(nv):
+    mul_m_sub(dof_Madr, dof_parentid, qM, qacc, Ma, dofs, nd)
+    _jar(efc_J, aref, rows, nr, dofs, nd, qacc, jar)
+    _update(M, D, rows, nr, dofs, nd, jar, flg_hess, efc_state)
+    for kk in range(nd):
+        k = dofs[kk]
         grad[k] = Ma[k] - qfrc_smooth[k] - qfrc_constraint[k]
     # converged warm start: the cost is strongly convex in the M-norm, so the suboptimality is at
     # most 0.5 g' M^-1 g (the duality-gap certificate); below tolerance the solver does no
     # iteration (Newton also needs the gradient test), and skips the Hessian.
-    solve_m(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, grad, Mgrad)
-    if scale * 0.5 * _dot(grad, Mgrad, nv) < tol and (
-            not newton or scale * np.sqrt(_dot(grad, grad, nv)) < tol):
-        return 0
+    solve_m_sub(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, grad, Mgrad, dofs, nd)
+    if scale * 0.5 * _dot_sub(grad, Mgrad, dofs, nd) < tol and (
+            not newton or scale * np.sqrt(_dot_sub(grad, grad, dofs, nd)) < tol):
+        return 0, False
     if newton:
         _hessian(dof_Madr, dof_parentid, qM, efc_J, efc_D, efc_type, efc_id, efc_state,
-                 contact_dim, contact_H, nefc, Hm)
-        vcopy(Mgrad, grad)
-        _chol_solve(Hm, nv, Mgrad)
-    for k in range(nv):
+                 contact_dim, contact_H, rows, nr, dofs, nd, loc, Hm)
+        _hess_solve(Hm, dofs, nd, grad, tmp, Mgrad)
+    for kk in range(nd):
+        k = dofs[kk]
         search[k] = -Mgrad[k]
     niter = 0
     for it in range(maxiter):
         # line search along `search`
-        mul_m(dof_Madr, dof_parentid, qM, search, Mv)
-        mul_j(efc_J, nefc, search, jv)
-        snorm = np.sqrt(_dot(search, search, nv))
-        g1 = 0.0
-        for k in range(nv):
-            g1 += search[k] * (Ma[k] - qfrc_smooth[k])
-        g2 = 0.5 * _dot(search, Mv, nv)
-        g0 = _gauss(qacc, qacc_smooth, Ma, qfrc_smooth)
+        mul_m_sub(dof_Madr, dof_parentid, qM, search, Mv, dofs, nd)
+        mul_j(efc_J, rows, nr, dofs, nd, search, jv)
+        snorm = np.sqrt(_dot_sub(search, search, dofs, nd))
+        # the Gauss part's polynomial: g1 = v'(M qacc - qfrc_smooth), g2 = 0.5 v'M v
+        g1 = _dot_sub(search, Ma, dofs, nd) - _dot_sub(qfrc_smooth, search, dofs, nd)
+        g2 = 0.5 * _dot_sub(search, Mv, dofs, nd)
         alpha = 0.0
         neval = 0
         slope = 0.0
+        dcost = 0.0
         if snorm >= _MINVAL:
-            alpha, neval, slope = linesearch(ne, nf, nefc, efc_type, efc_id, efc_D, efc_R,
-                                             efc_fl, contact_mu, contact_friction, contact_dim,
-                                             jar, jv, g0, g1, g2, gtol_base * snorm,
-                                             scale / snorm, ls_iter)
+            alpha, neval, slope, dcost = linesearch(ne, nf, rows, nr, efc_type, efc_id, efc_D,
+                                                    efc_R, efc_fl, contact_mu, contact_friction,
+                                                    contact_dim, jar, jv, g1, g2,
+                                                    gtol_base * snorm, scale / snorm, ls_iter)
         if alpha == 0.0:
             break
-        for k in range(nv):
+        for kk in range(nd):
+            k = dofs[kk]
             qacc[k] += alpha * search[k]
             Ma[k] += alpha * Mv[k]
-        for i in range(nefc):
+            gold[k] = grad[k]
+        for kk in range(nr):
+            i = rows[kk]
             jar[i] += alpha * jv[i]
             oldstate[i] = efc_state[i]
-        vcopy(gold, grad)
-        oldcost = cost
-        cost = _gauss(qacc, qacc_smooth, Ma, qfrc_smooth) + constraint_update(M, D, jar, flg_hess)
+        _update(M, D, rows, nr, dofs, nd, jar, flg_hess, efc_state)
         nchange = 0
         nactive = 0
         nquad = 0          # rows entering or leaving the quadratic state (Hessian rank-1 updates)
         ncone = 0          # rows of contacts in the cone state (their Hessian blocks are re-added)
-        for i in range(nefc):
+        for kk in range(nr):
+            i = rows[kk]
             if efc_state[i] != oldstate[i]:
                 nchange += 1
             if efc_state[i] != SATISFIED:
@@ -665,31 +849,39 @@ def solve_primal(M, D, newton, maxiter):
                 nquad += 1
             if efc_state[i] == CONE:
                 ncone += 1
-        for k in range(nv):
+        for kk in range(nd):
+            k = dofs[kk]
             grad[k] = Ma[k] - qfrc_smooth[k] - qfrc_constraint[k]
         nupdate = 0
         if newton:
             if nchange > 0 or flg_hess:
                 _hessian(dof_Madr, dof_parentid, qM, efc_J, efc_D, efc_type, efc_id, efc_state,
-                         contact_dim, contact_H, nefc, Hm)
+                         contact_dim, contact_H, rows, nr, dofs, nd, loc, Hm)
             nupdate = nquad + ncone
-            vcopy(Mgrad, grad)
-            _chol_solve(Hm, nv, Mgrad)
+            _hess_solve(Hm, dofs, nd, grad, tmp, Mgrad)
         else:
-            vcopy(Mgold, Mgrad)
-            solve_m(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, grad, Mgrad)
-        improvement = scale * (oldcost - cost)
-        gradient = scale * np.sqrt(_dot(grad, grad, nv))
-        _save_stat(stat, it, improvement, gradient, slope, nactive, nchange, neval, nupdate)
+            for kk in range(nd):
+                k = dofs[kk]
+                Mgold[k] = Mgrad[k]
+            solve_m_sub(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, grad, Mgrad, dofs, nd)
+        # the improvement is the line search's cost decrease (MuJoCo 4: the shifted cost at the
+        # step, not a difference of totals, see _ls_eval); it ends the solve only when positive:
+        # a step the line search took without decreasing the cost (rounding, at the optimum) is
+        # no sign of convergence, the gradient test and the iteration limit decide then
+        improvement = -scale * dcost
+        gradient = scale * np.sqrt(_dot_sub(grad, grad, dofs, nd))
+        _save_stat(stat, isl, it, improvement, gradient, slope, nactive, nchange, neval,
+                   nupdate)
         niter = it + 1
-        if improvement < tol or gradient < tol:
+        if (improvement > 0.0 and improvement < tol) or gradient < tol:
             break
         # Newton: the decrement 0.5 g' H^-1 g (the quadratic model's predicted improvement of
         # the next step) is the third stopping test
-        if newton and scale * 0.5 * _dot(grad, Mgrad, nv) < tol:
+        if newton and scale * 0.5 * _dot_sub(grad, Mgrad, dofs, nd) < tol:
             break
         if newton:
-            for k in range(nv):
+            for kk in range(nd):
+                k = dofs[kk]
                 search[k] = -Mgrad[k]
         else:
             # Hager-Zhang with the M^-1 preconditioner: y = g - g_old, My = M^-1 y,
@@ -699,7 +891,8 @@ def solve_primal(M, D, newton, maxiter):
             yMy = 0.0
             dg = 0.0
             Myg = 0.0
-            for k in range(nv):
+            for kk in range(nd):
+                k = dofs[kk]
                 y = grad[k] - gold[k]
                 My = Mgrad[k] - Mgold[k]
                 dy += search[k] * y
@@ -710,12 +903,65 @@ def solve_primal(M, D, newton, maxiter):
             if abs(dy) >= _MINVAL:
                 beta = (Myg - 2.0 * yMy * dg / dy) / dy
             # Hager-Zhang's lower bound -1 / (|d| min(0.01, |g_old|))
-            bound = np.sqrt(_dot(search, search, nv)) * min(0.01, np.sqrt(_dot(gold, gold, nv)))
+            bound = np.sqrt(_dot_sub(search, search, dofs, nd)) * min(
+                0.01, np.sqrt(_dot_sub(gold, gold, dofs, nd)))
             if bound > 0.0 and beta < -1.0 / bound:
                 beta = -1.0 / bound
-            for k in range(nv):
+            for kk in range(nd):
+                k = dofs[kk]
                 search[k] = -Mgrad[k] + beta * search[k]
-    return niter
+    return niter, newton
+
+
+@njit(**_J)
+def _hessian_nnz(M, D, rows, nr, dofs, nd, loc, P):
+    """solver_nnz of sparse Newton: the nonzeros MuJoCo's sparse Hessian and its factor take,
+    nL + nC + nJJ (+ nL again for the elliptic-cone factor): nJJ = structural nonzeros of the
+    lower triangle of J'J over the rows, nC = M's stored nonzeros on the dofs, nL = those of
+    the lower Cholesky factor of H = M + J'J with fill-in (eliminating from the last dof to the
+    first, MuJoCo's reverse order). Structural: stored Jacobian columns, not values. P:
+    nd x nd workspace (pattern, 1.0 = nonzero)."""
+    M_rownnz, M_rowadr, M_colind = i1(M, MF.M_rownnz), i1(M, MF.M_rowadr), i1(M, MF.M_colind)
+    rownnz, rowadr = i1(D, DF.efc_J_rownnz), i1(D, DF.efc_J_rowadr)
+    colind = i1(D, DF.efc_J_colind)
+    for a in range(nd):
+        loc[dofs[a]] = a
+        for b in range(nd):
+            P[a, b] = 0.0
+    njj = 0
+    for k in range(nr):
+        i = rows[k]
+        adr, n = rowadr[i], rownnz[i]
+        for p in range(n):
+            a = loc[colind[adr + p]]
+            for q in range(p + 1):
+                b = loc[colind[adr + q]]
+                lo, hi = (a, b) if a < b else (b, a)
+                if P[hi, lo] == 0.0:
+                    P[hi, lo] = 1.0
+                    njj += 1
+    nc = 0
+    for a in range(nd):
+        i = dofs[a]
+        nc += M_rownnz[i]
+        for p in range(M_rownnz[i]):
+            P[a, loc[M_colind[M_rowadr[i] + p]]] = 1.0
+    # symbolic factorization: eliminating dof k joins its lower neighbours into a clique
+    for k in range(nd - 1, -1, -1):
+        for a in range(k):
+            if P[k, a] == 0.0:
+                continue
+            for b in range(a):
+                if P[k, b] != 0.0:
+                    P[a, b] = 1.0
+    nl = 0
+    for a in range(nd):
+        for b in range(a + 1):
+            if P[a, b] != 0.0:
+                nl += 1
+    if is_(M, MF.opt_cone) == _CONE_ELLIPTIC:
+        nl *= 2
+    return nl + nc + njj
 
 
 # =================================================================================================
@@ -984,16 +1230,17 @@ def _pgs_block(i, dim, ne, nf, elliptic, efc_J, MinvJ, efc_R, efc_fl, aref, diag
 
 
 @njit(**_J)
-def _project_dual(ne, nf, nefc, efc_type, efc_id, efc_fl, contact_dim, contact_friction, force,
-                  efc_island, isl):
+def _project_dual(ne, nf, rows, nr, efc_type, efc_id, efc_fl, contact_dim, contact_friction,
+                  force):
     """Project forces onto the dual feasible set: friction loss to [-floss, floss], limits and
     frictionless/pyramidal contacts to >= 0, elliptic contacts to the cone (a negative normal
     clears the contact, a friction outside the ellipse |f_t / mu_t| <= f_n is scaled onto it).
-    Only rows of island isl."""
-    i = ne
-    while i < nefc:
-        if efc_island[i] != isl:
-            i += 1
+    Only the rows rows[:nr]."""
+    k = 0
+    while k < nr:
+        i = rows[k]
+        if i < ne:
+            k += 1
             continue
         if i < ne + nf:
             fl = efc_fl[i]
@@ -1001,12 +1248,12 @@ def _project_dual(ne, nf, nefc, efc_type, efc_id, efc_fl, contact_dim, contact_f
                 force[i] = -fl
             elif force[i] > fl:
                 force[i] = fl
-            i += 1
+            k += 1
             continue
         if efc_type[i] != ELLIPTIC:
             if force[i] < 0.0:
                 force[i] = 0.0
-            i += 1
+            k += 1
             continue
         c = efc_id[i]
         dim = contact_dim[c]
@@ -1020,81 +1267,14 @@ def _project_dual(ne, nf, nefc, efc_type, efc_id, efc_fl, contact_dim, contact_f
                 u = force[i + j] / fr[j - 1]
                 s += u * u
             if s > force[i] * force[i]:
-                k = np.sqrt(force[i] * force[i] / s)
+                r = np.sqrt(force[i] * force[i] / s)
                 for j in range(1, dim):
-                    force[i + j] *= k
-        i += dim
+                    force[i + j] *= r
+        k += dim
 
 
 @njit(**_J)
-def find_islands(efc_J, nefc, efc_type, efc_id, dof_treeid, tree_work, dof_island, efc_island):
-    """Constraint islands (MuJoCo Computation chapter, "Constraint islands"): kinematic trees
-    joined by constraint rows; a row belongs to the island of the trees its Jacobian touches.
-    Islands are numbered by their smallest tree, ascending (as MuJoCo's). tree_work (ntree x 2):
-    union-find parent (-1: tree without constraint rows) and island index. Fills dof_island (nv,
-    -1 for dofs of unconstrained trees) and efc_island (nefc; -1 for a row of a constraint
-    touching no dof); returns the number of islands."""
-    nv = dof_treeid.shape[0]
-    ntree = tree_work.shape[0]
-    for t in range(ntree):
-        tree_work[t, 0] = -1
-        tree_work[t, 1] = -1
-    for i in range(nefc):
-        row = efc_J[i]
-        first = -1
-        for k in range(nv):
-            if row[k] == 0.0:
-                continue
-            t = dof_treeid[k]
-            if tree_work[t, 0] < 0:
-                tree_work[t, 0] = t
-            r = t
-            while tree_work[r, 0] != r:
-                r = tree_work[r, 0]
-            if first < 0:
-                first = r
-            elif r != first:
-                # union: the smaller root stays the root
-                if r < first:
-                    tree_work[first, 0] = r
-                    first = r
-                else:
-                    tree_work[r, 0] = first
-    n = 0
-    for t in range(ntree):
-        if tree_work[t, 0] < 0:
-            continue
-        r = t
-        while tree_work[r, 0] != r:
-            r = tree_work[r, 0]
-        if tree_work[r, 1] < 0:
-            tree_work[r, 1] = n
-            n += 1
-        tree_work[t, 1] = tree_work[r, 1]
-    for k in range(nv):
-        t = dof_treeid[k]
-        dof_island[k] = tree_work[t, 1] if t >= 0 else -1
-    for i in range(nefc):
-        efc_island[i] = -1
-        row = efc_J[i]
-        for k in range(nv):
-            if row[k] != 0.0 and dof_island[k] >= 0:
-                efc_island[i] = dof_island[k]
-                break
-    # a row whose Jacobian vanishes here (a connect at a singular pose) joins the island of
-    # the other rows of its constraint (MuJoCo assigns rows by the constraint's trees)
-    for i in range(nefc):
-        if efc_island[i] >= 0:
-            continue
-        for j in range(nefc):
-            if efc_island[j] >= 0 and efc_type[j] == efc_type[i] and efc_id[j] == efc_id[i]:
-                efc_island[i] = efc_island[j]
-                break
-    return n
-
-
-@njit(**_J)
-def solve_pgs(M, D, maxiter, isl, efc_island, dof_island):
+def solve_pgs(M, D, maxiter, rows, nr, dofs, nd, isl):
     """Projected Gauss-Seidel on the dual (seed 001, "Solver", PGS) from d.efc_force, keeping
     d.qacc = qacc_smooth + M^-1 J' f so that a row's residual (AR f + b)_i is J_i qacc - aref_i
     + R_i f_i. As MuJoCo 4 does it:
@@ -1114,11 +1294,11 @@ def solve_pgs(M, D, maxiter, isl, efc_island, dof_island):
       opt.tolerance, or maxiter sweeps; the forces returned are the last sweep's (not
       extrapolated). efc_state is the dual state (_dual_states); stats per sweep: improvement,
       nactive, nchange.
-    Only the rows of island isl (efc_island) are solved, with the scale of that island's dofs
-    (dof_island); the stats are saved for island 0 only (one solver_stat table). Returns the
-    number of sweeps."""
+    Only the rows rows[:nr] are solved (one constraint island, or all rows with islands
+    disabled), the generator restarting from its seed, with the scale of the dofs dofs[:nd]
+    (the island's); the stats go to island isl's records. Returns the number of sweeps."""
     nv = f1(D, DF.qacc).shape[0]
-    ne, nf, nefc = i1(D, DF.ne)[0], i1(D, DF.nf)[0], i1(D, DF.nefc)[0]
+    ne, nf = i1(D, DF.ne)[0], i1(D, DF.nf)[0]
     qacc = f1(D, DF.qacc)
     efc_J = jac_rows(M, D)
     efc_type, efc_id = i1(D, DF.efc_type), i1(D, DF.efc_id)
@@ -1135,35 +1315,30 @@ def solve_pgs(M, D, maxiter, isl, efc_island, dof_island):
     oldstate = i1(D, DF.sol_state)
     perm = i1(D, DF.sol_perm)
     W = f2(D, DF.sol_blk)
-    dof_Madr, qM = i1(M, MF.dof_Madr), f1(D, DF.qM)
-    tr = 0.0
-    for k in range(nv):
-        if dof_island[k] == isl:
-            tr += qM[dof_Madr[k]]
-    scale = 1.0 / tr if tr > _MINVAL else 1.0
+    scale = _trace_scale(i1(M, MF.dof_Madr), f1(D, DF.qM), dofs, nd)
     tol = fs(M, MF.opt_tolerance)
-    # the blocks of the island, by their first row
+    # the blocks, by their first row
     nb = 0
-    i = 0
-    while i < nefc:
+    k = 0
+    while k < nr:
+        i = rows[k]
         step = contact_dim[efc_id[i]] if efc_type[i] == ELLIPTIC else 1
-        if efc_island[i] == isl:
-            perm[nb] = i
-            nb += 1
-            for j in range(step):
-                diag[i + j] = _dot(efc_J[i + j], MinvJ[i + j], nv) + efc_R[i + j]
-                xprev[i + j] = force[i + j]
-        i += step
-    _dual_states(ne, nf, nefc, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
+        perm[nb] = i
+        nb += 1
+        for j in range(step):
+            diag[i + j] = _dot(efc_J[i + j], MinvJ[i + j], nv) + efc_R[i + j]
+            xprev[i + j] = force[i + j]
+        k += step
+    _dual_states(ne, nf, rows, nr, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
                  efc_fl, force, state)
     rng = _PCG_SEED
     t = 0
     niter = 0
     for it in range(maxiter):
         rng = _shuffle(perm, nb, rng)
-        for i in range(nefc):
-            if efc_island[i] == isl:
-                ystart[i] = force[i]
+        for k in range(nr):
+            i = rows[k]
+            ystart[i] = force[i]
         improvement = 0.0
         for k in range(nb):
             i = perm[k]
@@ -1172,29 +1347,17 @@ def solve_pgs(M, D, maxiter, isl, efc_island, dof_island):
             improvement -= _pgs_block(i, dim, ne, nf, ell, efc_J, MinvJ, efc_R, efc_fl, aref,
                                       diag, contact_friction[efc_id[i]] if ell else diag,
                                       force, qacc, W)
-        for i in range(nefc):
-            oldstate[i] = state[i]
-        _dual_states(ne, nf, nefc, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
-                     efc_fl, force, state)
-        nchange = 0
-        nactive = 0
-        for i in range(nefc):
-            if efc_island[i] == isl:
-                if state[i] != oldstate[i]:
-                    nchange += 1
-                if state[i] != SATISFIED:
-                    nactive += 1
         improvement *= scale
-        if isl == 0:
-            _save_stat(stat, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+        _dual_record(ne, nf, rows, nr, efc_type, efc_id, contact_mu, contact_friction,
+                     contact_dim, efc_fl, force, state, oldstate, stat, isl, it, improvement)
         niter = it + 1
         if improvement < tol or niter == maxiter:
             break
         # momentum with adaptive restart
         dot = 0.0
-        for i in range(nefc):
-            if efc_island[i] == isl:
-                dot += (force[i] - ystart[i]) * (ystart[i] - xprev[i])
+        for k in range(nr):
+            i = rows[k]
+            dot += (force[i] - ystart[i]) * (ystart[i] - xprev[i])
         if dot < 0.0:
             t = 0
             beta = 0.0
@@ -1202,49 +1365,57 @@ def solve_pgs(M, D, maxiter, isl, efc_island, dof_island):
             t += 1
             beta = (t - 1.0) / (t + 2.0)
         if beta > 0.0:
-            for i in range(nefc):
-                if efc_island[i] == isl:
-                    x = force[i]
-                    force[i] = x + beta * (x - xprev[i])
-                    xprev[i] = x
-            _project_dual(ne, nf, nefc, efc_type, efc_id, efc_fl, contact_dim,
-                          contact_friction, force, efc_island, isl)
-            for i in range(nefc):
-                if efc_island[i] == isl:
-                    _apply(MinvJ, i, force[i] - xprev[i], qacc)
+            for k in range(nr):
+                i = rows[k]
+                x = force[i]
+                force[i] = x + beta * (x - xprev[i])
+                xprev[i] = x
+            _project_dual(ne, nf, rows, nr, efc_type, efc_id, efc_fl, contact_dim,
+                          contact_friction, force)
+            for k in range(nr):
+                i = rows[k]
+                _apply(MinvJ, i, force[i] - xprev[i], qacc)
         else:
-            for i in range(nefc):
-                if efc_island[i] == isl:
-                    xprev[i] = force[i]
+            for k in range(nr):
+                i = rows[k]
+                xprev[i] = force[i]
     return niter
 
 
 @njit(**_J)
-def _dual_states(ne, nf, nefc, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
+def _dual_states(ne, nf, rows, nr, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
                  efc_fl, force, state):
-    """Constraint states implied by dual forces (PGS, noslip); returns the number of active
-    rows. Friction loss at +floss is LINEARNEG (the primal jar is negative there). Elliptic
-    contacts in regular-cone coordinates N = f_n/mu, T = |f_t/mu_t|: SATISFIED when mu N >= T,
-    QUADRATIC when N + mu T <= 0, else CONE (all rows of the contact alike)."""
-    nactive = ne + nf
-    for i in range(ne):
-        state[i] = QUADRATIC
-    for i in range(ne, ne + nf):
-        if force[i] <= -efc_fl[i]:
-            state[i] = LINEARPOS
-        elif force[i] >= efc_fl[i]:
-            state[i] = LINEARNEG
-        else:
+    """Constraint states implied by dual forces (PGS, noslip) of the rows rows[:nr]; returns
+    the number of active rows (equality and friction loss rows always are). Friction loss at
+    +floss is LINEARNEG (the primal jar is negative there). Elliptic contacts in regular-cone
+    coordinates N = f_n/mu, T = |f_t/mu_t|: SATISFIED when mu N >= T, QUADRATIC when
+    N + mu T <= 0, else CONE (all rows of the contact alike)."""
+    nactive = 0
+    k = 0
+    while k < nr:
+        i = rows[k]
+        if i < ne:
             state[i] = QUADRATIC
-    i = ne + nf
-    while i < nefc:
+            nactive += 1
+            k += 1
+            continue
+        if i < ne + nf:
+            if force[i] <= -efc_fl[i]:
+                state[i] = LINEARPOS
+            elif force[i] >= efc_fl[i]:
+                state[i] = LINEARNEG
+            else:
+                state[i] = QUADRATIC
+            nactive += 1
+            k += 1
+            continue
         if efc_type[i] != ELLIPTIC:
             if force[i] <= 0.0:
                 state[i] = SATISFIED
             else:
                 state[i] = QUADRATIC
                 nactive += 1
-            i += 1
+            k += 1
             continue
         c = efc_id[i]
         dim = contact_dim[c]
@@ -1266,42 +1437,71 @@ def _dual_states(ne, nf, nefc, efc_type, efc_id, contact_mu, contact_friction, c
             nactive += dim
         for j in range(dim):
             state[i + j] = st
-        i += dim
+        k += dim
     return nactive
 
 
 @njit(**_J)
-def solve_noslip(M, D, maxiter, it0):
+def _dual_record(ne, nf, rows, nr, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
+                 efc_fl, force, state, oldstate, stat, isl, it, improvement):
+    """The end of a dual sweep (PGS, noslip): the rows' new dual states, and the sweep's
+    statistics (improvement, nactive, nchange) into record ``it`` of island isl."""
+    for k in range(nr):
+        i = rows[k]
+        oldstate[i] = state[i]
+    nactive = _dual_states(ne, nf, rows, nr, efc_type, efc_id, contact_mu, contact_friction,
+                           contact_dim, efc_fl, force, state)
+    nchange = 0
+    for k in range(nr):
+        i = rows[k]
+        if state[i] != oldstate[i]:
+            nchange += 1
+    _save_stat(stat, isl, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+
+
+@njit(**_J)
+def solve_noslip(M, D, maxiter, rows, nr, dofs, nd, isl, it0):
     """Noslip: PGS over friction loss rows and contact friction directions with R removed,
-    normal forces held (pyramidal: each pair of opposing edges keeps its sum). Stats go to
-    solver_stat rows it0...; returns the iteration count."""
+    normal forces held (pyramidal: each pair of opposing edges keeps its sum), over the rows
+    rows[:nr] (an island's, or all) with the scale of the dofs dofs[:nd]. efc_state becomes the
+    dual state of the forces; stats (improvement, nactive, nchange) go to island isl's records
+    from it0 on (after its main solver's). Returns the iteration count."""
     nv = f1(D, DF.qacc).shape[0]
-    ne, nf, nefc = i1(D, DF.ne)[0], i1(D, DF.nf)[0], i1(D, DF.nefc)[0]
+    ne, nf = i1(D, DF.ne)[0], i1(D, DF.nf)[0]
     qacc = f1(D, DF.qacc)
     efc_J = jac_rows(M, D)
     efc_type, efc_id = i1(D, DF.efc_type), i1(D, DF.efc_id)
     efc_R, efc_fl, aref = f1(D, DF.efc_R), f1(D, DF.efc_frictionloss), f1(D, DF.efc_aref)
-    force = f1(D, DF.efc_force)
-    contact_friction = f2(D, DF.contact_friction)
+    force, state = f1(D, DF.efc_force), i1(D, DF.efc_state)
+    contact_friction, contact_mu = f2(D, DF.contact_friction), f1(D, DF.contact_mu)
     contact_dim = i1(D, DF.contact_dim)
     stat = f2(D, DF.solver_stat)
     MinvJ = f2(D, DF.sol_MinvJ)
     E = f2(D, DF.sol_efc)
     res = E[_E_RES]
+    oldstate = i1(D, DF.sol_state)
     W = f2(D, DF.sol_blk)
     Ac = W[4]
-    scale = _trace_scale(i1(M, MF.dof_Madr), f1(D, DF.qM), nv)
+    scale = _trace_scale(i1(M, MF.dof_Madr), f1(D, DF.qM), dofs, nd)
     tol = fs(M, MF.opt_noslip_tolerance)
+    _dual_states(ne, nf, rows, nr, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
+                 efc_fl, force, state)
     niter = 0
     for it in range(maxiter):
         improvement = 0.0
         if it == 0:
             # the first sweep also drops the regulariser's share of the cost, 0.5 f'Rf (the
             # noslip problem has R = 0), as MuJoCo counts it
-            for i in range(nefc):
+            for k in range(nr):
+                i = rows[k]
                 improvement += 0.5 * force[i] * force[i] * efc_R[i]
-        # friction loss rows
-        for i in range(ne, ne + nf):
+        # friction loss rows (they come first among the rows after the equalities)
+        for k in range(nr):
+            i = rows[k]
+            if i < ne:
+                continue
+            if i >= ne + nf:
+                break
             r = _residual(efc_J, aref, efc_R, force, qacc, i, False)
             a = _dot(efc_J[i], MinvJ[i], nv)
             old = force[i]
@@ -1316,14 +1516,18 @@ def solve_noslip(M, D, maxiter, it0):
                 force[i] = fn
                 _apply(MinvJ, i, df, qacc)
                 improvement -= df * (r + 0.5 * a * df)
-        i = ne + nf
-        while i < nefc:
+        k = 0
+        while k < nr:
+            i = rows[k]
+            if i < ne + nf:
+                k += 1
+                continue
             t = efc_type[i]
             if t == PYRAMIDAL:
                 c = efc_id[i]
                 dim = contact_dim[c]
-                for k in range(dim - 1):
-                    pa = i + 2 * k
+                for q in range(dim - 1):
+                    pa = i + 2 * q
                     pb = pa + 1
                     ra = _residual(efc_J, aref, efc_R, force, qacc, pa, False)
                     rb = _residual(efc_J, aref, efc_R, force, qacc, pb, False)
@@ -1343,7 +1547,7 @@ def solve_noslip(M, D, maxiter, it0):
                         _apply(MinvJ, pa, dt, qacc)
                         _apply(MinvJ, pb, -dt, qacc)
                         improvement -= dt * (g + 0.5 * curv * dt)
-                i += max(1, 2 * (dim - 1))
+                k += max(1, 2 * (dim - 1))
                 continue
             if t == ELLIPTIC:
                 c = efc_id[i]
@@ -1381,15 +1585,64 @@ def solve_noslip(M, D, maxiter, it0):
                         force[i + 1 + a] = W[6, 12 + a]
                         _apply(MinvJ, i + 1 + a, da, qacc)
                     improvement -= q
-                i += dim
+                k += dim
                 continue
-            i += 1
+            k += 1
         improvement *= scale
-        _save_stat(stat, it0 + it, improvement, 0.0, 0.0, 0, 0, 0, 0)
+        _dual_record(ne, nf, rows, nr, efc_type, efc_id, contact_mu, contact_friction,
+                     contact_dim, efc_fl, force, state, oldstate, stat, isl, it0 + it,
+                     improvement)
         niter = it + 1
         if improvement < tol:
             break
     return niter
+
+
+@njit(**_J)
+def _ar_nnz(M, D, nefc):
+    """solver_nnz of monolithic PGS with the sparse Jacobian: the pairs of rows (i, j) sharing
+    a kinematic tree, the nonzeros of MuJoCo's sparse AR = J M^-1 J' + R (M^-1 couples every
+    dof of a tree). A row's trees come from its stored columns, increasing with them."""
+    rownnz, rowadr = i1(D, DF.efc_J_rownnz), i1(D, DF.efc_J_rowadr)
+    colind = i1(D, DF.efc_J_colind)
+    dof_treeid = i1(M, MF.dof_treeid)
+    n = 0
+    for i in range(nefc):
+        for j in range(nefc):
+            a, ea = rowadr[i], rowadr[i] + rownnz[i]
+            b, eb = rowadr[j], rowadr[j] + rownnz[j]
+            while a < ea and b < eb:
+                ta, tb = dof_treeid[colind[a]], dof_treeid[colind[b]]
+                if ta == tb:
+                    n += 1
+                    break
+                if ta < tb:
+                    a += 1
+                else:
+                    b += 1
+    return n
+
+
+@njit(**_J)
+def _nnz(M, D, solver, rows, nr, dofs, nd, island):
+    """solver_nnz of one solve (MuJoCo's count of its matrix's nonzeros): PGS, AR's (nr^2
+    dense or for an island, the tree-sharing row pairs when sparse and monolithic); CG, the
+    Jacobian's (nr nd dense, its stored entries sparse); Newton, the Hessian's (nd^2 dense,
+    _hessian_nnz sparse), or the Jacobian's when it made no Hessian (pass SOL_CG then: a warm
+    start accepted as converged, as mujoco 4.0.0 reports it)."""
+    if not is_sparse(M, f1(D, DF.qacc).shape[0]):
+        if solver == SOL_PGS:
+            return nr * nr
+        return nr * nd if solver == SOL_CG else nd * nd
+    if solver == SOL_PGS:
+        return nr * nr if island else _ar_nnz(M, D, nr)
+    if solver == SOL_CG:
+        rownnz = i1(D, DF.efc_J_rownnz)
+        n = 0
+        for k in range(nr):
+            n += rownnz[rows[k]]
+        return n
+    return _hessian_nnz(M, D, rows, nr, dofs, nd, i1(D, DF.sol_loc), f2(D, DF.sol_H))
 
 
 # =================================================================================================
@@ -1398,34 +1651,65 @@ def solve_noslip(M, D, maxiter, it0):
 @njit(**_J)
 def _finish_qacc(M, D):
     """qfrc_constraint = J' efc_force and qacc = qacc_smooth + M^-1 qfrc_constraint."""
-    nefc = i1(D, DF.nefc)[0]
+    rows, nefc, dofs, nv = all_rows(D)
     qacc = f1(D, DF.qacc)
     qfrc = f1(D, DF.qfrc_constraint)
-    mul_jt(jac_rows(M, D), nefc, f1(D, DF.efc_force), qfrc)
+    mul_jt(jac_rows(M, D), rows, nefc, dofs, nv, f1(D, DF.efc_force), qfrc)
     tmp = f2(D, DF.sol_vec)[_V_TMP]
     solve_m(i1(M, MF.M_rownnz), i1(M, MF.M_rowadr), i1(M, MF.M_colind), f1(D, DF.qLD),
             f1(D, DF.qLDiagInv), qfrc, tmp)
     qs = f1(D, DF.qacc_smooth)
-    for k in range(qacc.shape[0]):
+    for k in range(nv):
         qacc[k] = qs[k] + tmp[k]
+
+
+@njit(inline="always", cache=True, nogil=True)
+def _island_lists(D, s):
+    """(rows, nr, dofs, nd) of island s: its rows (map_iefc2efc) and dofs (map_idof2dof)."""
+    a, nr = i1(D, DF.island_iefcadr)[s], i1(D, DF.island_nefc)[s]
+    b, nd = i1(D, DF.island_idofadr)[s], i1(D, DF.island_nv)[s]
+    return i1(D, DF.map_iefc2efc)[a:a + nr], nr, i1(D, DF.map_idof2dof)[b:b + nd], nd
+
+
+@njit(**_J)
+def _gather_islands(D, nefc, nidof):
+    """The island-ordered copies MuJoCo's primal island solve leaves: iacc, iacc_smooth,
+    ifrc_smooth, ifrc_constraint (dofs in islands) and iefc_aref, iefc_force (rows)."""
+    map_idof2dof, map_iefc2efc = i1(D, DF.map_idof2dof), i1(D, DF.map_iefc2efc)
+    gather(f1(D, DF.iacc), f1(D, DF.qacc), map_idof2dof, nidof)
+    gather(f1(D, DF.iacc_smooth), f1(D, DF.qacc_smooth), map_idof2dof, nidof)
+    gather(f1(D, DF.ifrc_smooth), f1(D, DF.qfrc_smooth), map_idof2dof, nidof)
+    gather(f1(D, DF.ifrc_constraint), f1(D, DF.qfrc_constraint), map_idof2dof, nidof)
+    gather(f1(D, DF.iefc_aref), f1(D, DF.efc_aref), map_iefc2efc, nefc)
+    gather(f1(D, DF.iefc_force), f1(D, DF.efc_force), map_iefc2efc, nefc)
 
 
 @njit(**_J)
 def solve(M, D):
     """The solver part of mj_fwdConstraint: qacc, efc_force, efc_state, qfrc_constraint,
-    solver_niter, solver_stat from the constraint rows in D (see the module docstring).
-    qacc_warmstart is read, not written (MuJoCo saves qacc into it when advancing the state).
-    PGS runs per constraint island unless opt.disableflags has mjDSBL_ISLAND (solver_niter and
-    solver_stat are then island 0's); CG and Newton are monolithic (MuJoCo's per-island primal
-    solves are not reproduced: with several islands, or constrained and unconstrained dofs in
-    one model, their iteration counts and early exits can differ from MuJoCo's)."""
+    solver_niter, solver_nnz and the statistics from the constraint rows in D (see the module
+    docstring). qacc_warmstart is read, not written (MuJoCo saves qacc into it when advancing
+    the state).
+
+    Constraint islands (engine.island, found in the position stage; seed 001 "Constraint
+    islands"): unless opt.disableflags has mjDSBL_ISLAND, each island is solved alone as MuJoCo
+    4 does: its own iteration count, early exits and termination scale (1 / the trace of its
+    inertia), PGS visitation order, statistics (island i's in d.solver[i*200 ...],
+    solver_niter[i], solver_nnz[i]; islands from mjNISLAND = 20 on are solved but not
+    recorded) and noslip. The warm start is chosen for the whole problem; dofs in no island
+    get qacc_smooth. For CG and Newton, as in MuJoCo, the island solves' final row states go to
+    iefc_state and efc_state keeps the warm start's (the states at qacc_smooth); iacc, ifrc_*,
+    iefc_aref and iefc_force hold the island-ordered results. PGS does not write those
+    (MuJoCo leaves them as they were). solver_niter is cleared for every island, solver_nnz
+    only written for those solved (earlier values stay, as in MuJoCo)."""
     nefc = i1(D, DF.nefc)[0]
     qacc = f1(D, DF.qacc)
-    niter = i1(D, DF.solver_niter)
-    niter[0] = 0
+    qacc_smooth = f1(D, DF.qacc_smooth)
+    niter, nnz = i1(D, DF.solver_niter), i1(D, DF.solver_nnz)
+    niter[:] = 0
+    f1(D, DF.qfrc_constraint)[:] = 0.0
     if nefc == 0:
-        vcopy(qacc, f1(D, DF.qacc_smooth))
-        f1(D, DF.qfrc_constraint)[:] = 0.0
+        vcopy(qacc, qacc_smooth)
         return
     solver = is_(M, MF.opt_solver)
     maxiter = is_(M, MF.opt_iterations)
@@ -1433,9 +1717,15 @@ def solve(M, D):
     aref = f1(D, DF.efc_aref)
     qLD, qLDiagInv = f1(D, DF.qLD), f1(D, DF.qLDiagInv)
     M_rownnz, M_rowadr, M_colind = i1(M, MF.M_rownnz), i1(M, MF.M_rowadr), i1(M, MF.M_colind)
+    rows, nr, dofs, nv = all_rows(D)
     # efc_b = J qacc_smooth - aref (MuJoCo fills it for every solver)
     b = f1(D, DF.efc_b)
-    _jar(efc_J, aref, nefc, f1(D, DF.qacc_smooth), b)
+    _jar(efc_J, aref, rows, nr, dofs, nv, qacc_smooth, b)
+    nisland = i1(D, DF.nisland)[0]
+    if is_(M, MF.opt_disableflags) & _DSBL_ISLAND:
+        nisland = 0
+    nidof = i1(D, DF.nidof)[0]
+    map_idof2dof, map_iefc2efc = i1(D, DF.map_idof2dof), i1(D, DF.map_iefc2efc)
     nslip = is_(M, MF.opt_noslip_iterations)
     if solver == SOL_PGS or nslip > 0:
         _minv_jt(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, efc_J, nefc, f2(D, DF.sol_MinvJ))
@@ -1448,11 +1738,10 @@ def solve(M, D):
             # warm start: the forces of qacc_warmstart, unless zero forces have a lower dual
             # cost 0.5 f'AR f + f'b (= 0.5 f'(b + res) with res = AR f + b, from qacc)
             jar = f2(D, DF.sol_efc)[_E_JAR]
-            _jar(efc_J, aref, nefc, f1(D, DF.qacc_warmstart), jar)
+            _jar(efc_J, aref, rows, nr, dofs, nv, f1(D, DF.qacc_warmstart), jar)
             constraint_update(M, D, jar, False)
             _finish_qacc(M, D)
             efc_R = f1(D, DF.efc_R)
-            qacc = f1(D, DF.qacc)
             cost = 0.0
             for i in range(nefc):
                 if force[i] != 0.0:
@@ -1461,34 +1750,62 @@ def solve(M, D):
             if cost > 0.0:
                 force[:nefc] = 0.0
                 _finish_qacc(M, D)
-        # MuJoCo solves each constraint island on its own (order, momentum, scale, stopping);
-        # solver_niter / solver_stat report island 0 (monolithic with mjDSBL_ISLAND)
-        efc_island = i1(D, DF.sol_island)
-        dof_island = i1(D, DF.sol_dofisland)
-        if is_(M, MF.opt_disableflags) & _DSBL_ISLAND:
-            nisland = 1
-            efc_island[:nefc] = 0
-            dof_island[:] = 0
+        if nisland > 0:
+            for s in range(nisland):
+                ir, inr, idofs, ind = _island_lists(D, s)
+                k = solve_pgs(M, D, maxiter, ir, inr, idofs, ind, s)
+                if s < _NISLAND:
+                    niter[s] = k
+                    nnz[s] = _nnz(M, D, solver, ir, inr, idofs, ind, True)
         else:
-            nisland = find_islands(efc_J, nefc, i1(D, DF.efc_type), i1(D, DF.efc_id),
-                                   i1(M, MF.dof_treeid), i2(D, DF.sol_tree), dof_island,
-                                   efc_island)
-        n = 0
-        for isl in range(nisland):
-            k = solve_pgs(M, D, maxiter, isl, efc_island, dof_island)
-            if isl == 0:
-                n = k
+            rows, nr, dofs, nv = all_rows(D)
+            niter[0] = solve_pgs(M, D, maxiter, rows, nr, dofs, nv, 0)
+            nnz[0] = _nnz(M, D, solver, rows, nr, dofs, nv, False)
         _finish_qacc(M, D)
     else:
         # primal: qacc is the iterate; efc_force/qfrc_constraint come from its last update
         newton = solver == SOL_NEWTON
-        _warmstart_primal(M, D, False)
-        n = solve_primal(M, D, newton, maxiter)
+        _warmstart_primal(M, D)
+        if nisland > 0:
+            for k in range(nidof, nv):
+                qacc[map_idof2dof[k]] = qacc_smooth[map_idof2dof[k]]
+            # each island's row states go to efc_state in place, then trade places with the
+            # warm start's (saved in iefc_state meanwhile): MuJoCo keeps them apart
+            iefc_state, efc_state = i1(D, DF.iefc_state), i1(D, DF.efc_state)
+            gather(iefc_state, efc_state, map_iefc2efc, nefc)
+            for s in range(nisland):
+                ir, inr, idofs, ind = _island_lists(D, s)
+                k, hess = solve_primal(M, D, newton, maxiter, ir, inr, idofs, ind, efc_state, s)
+                if s < _NISLAND:
+                    niter[s] = k
+                    nnz[s] = _nnz(M, D, solver if hess or not newton else SOL_CG, ir, inr,
+                                  idofs, ind, True)
+            for k in range(nefc):
+                i = map_iefc2efc[k]
+                st = efc_state[i]
+                efc_state[i] = iefc_state[k]
+                iefc_state[k] = st
+            _gather_islands(D, nefc, nidof)
+        else:
+            rows, nr, dofs, nv = all_rows(D)
+            k, hess = solve_primal(M, D, newton, maxiter, rows, nr, dofs, nv,
+                                   i1(D, DF.efc_state), 0)
+            niter[0] = k
+            nnz[0] = _nnz(M, D, solver if hess or not newton else SOL_CG, rows, nr, dofs, nv,
+                          False)
     if nslip > 0:
         _finish_qacc(M, D)
-        n += solve_noslip(M, D, nslip, n)
+        if nisland > 0:
+            for s in range(nisland):
+                ir, inr, idofs, ind = _island_lists(D, s)
+                k = solve_noslip(M, D, nslip, ir, inr, idofs, ind, s,
+                                 niter[s] if s < _NISLAND else 0)
+                if s < _NISLAND:
+                    niter[s] += k
+        else:
+            rows, nr, dofs, nv = all_rows(D)
+            niter[0] += solve_noslip(M, D, nslip, rows, nr, dofs, nv, 0, niter[0])
         _finish_qacc(M, D)
-    niter[0] = n
 
 
 # =================================================================================================

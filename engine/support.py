@@ -311,6 +311,51 @@ def solve_m(
 
 
 @njit(**_J)
+def mul_m_sub(dof_Madr, dof_parentid, qM, vec, res, dofs, nd):
+    """mul_m on the dofs dofs[:nd] only: res = M vec there, for vec supported there. dofs is
+    a union of whole kinematic trees in increasing order (a constraint island, or all dofs):
+    M is block diagonal by tree, so nothing outside is read or written."""
+    for kk in range(nd):
+        i = dofs[kk]
+        res[i] = qM[dof_Madr[i]] * vec[i]
+    for kk in range(nd):
+        i = dofs[kk]
+        adr = dof_Madr[i] + 1
+        j = dof_parentid[i]
+        while j >= 0:
+            res[i] += qM[adr] * vec[j]
+            res[j] += qM[adr] * vec[i]
+            adr += 1
+            j = dof_parentid[j]
+
+
+@njit(**_J)
+def solve_m_sub(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, y, x, dofs, nd):
+    """solve_m on the dofs dofs[:nd] only (whole trees, increasing, as mul_m_sub): x = M^-1 y
+    there (x may alias y), the same operations in the same order as solve_m on those rows."""
+    for kk in range(nd):
+        i = dofs[kk]
+        x[i] = y[i]
+    for kk in range(nd - 1, -1, -1):
+        i = dofs[kk]
+        xi = x[i]
+        if xi != 0.0:
+            adr = M_rowadr[i]
+            for p in range(M_rownnz[i] - 1):
+                x[M_colind[adr + p]] -= qLD[adr + p] * xi
+    for kk in range(nd):
+        i = dofs[kk]
+        x[i] *= qLDiagInv[i]
+    for kk in range(nd):
+        i = dofs[kk]
+        adr = M_rowadr[i]
+        s = 0.0
+        for p in range(M_rownnz[i] - 1):
+            s += qLD[adr + p] * x[M_colind[adr + p]]
+        x[i] -= s
+
+
+@njit(**_J)
 def solve_m2(
     # Model:
     M_rownnz, M_rowadr, M_colind,
@@ -521,20 +566,33 @@ def mj_objectAcceleration(m, d, objtype, objid, res, flg_local):
 def integrate_pos(jnt_type, jnt_qposadr, jnt_dofadr, qpos, qvel, dt):
     """qpos <- qpos (+) qvel*dt: quaternions rotate by the local angular velocity."""
     for j in range(jnt_type.shape[0]):
-        t = jnt_type[j]
-        qa = jnt_qposadr[j]
-        da = jnt_dofadr[j]
-        if t == FREE:
-            for k in range(3):
-                qpos[qa + k] += dt * qvel[da + k]
-            qa += 3
-            da += 3
-        if t == FREE or t == BALL:
-            q = mm.quat_integrate((qpos[qa], qpos[qa + 1], qpos[qa + 2], qpos[qa + 3]),
-                                  (qvel[da], qvel[da + 1], qvel[da + 2]), dt)
-            mm.set4(qpos[qa:qa + 4], q)
-        else:
-            qpos[qa] += dt * qvel[da]
+        _integrate_joint(jnt_type[j], jnt_qposadr[j], jnt_dofadr[j], qpos, qvel, dt)
+
+
+@njit(**_J)
+def integrate_pos_awake(jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, body_awake, qpos, qvel,
+                        dt):
+    """integrate_pos on the joints of awake bodies only (body_awake == mjS_AWAKE): sleeping
+    trees keep their qpos (seed 001, "Sleeping islands")."""
+    for j in range(jnt_type.shape[0]):
+        if body_awake[jnt_bodyid[j]] == 1:
+            _integrate_joint(jnt_type[j], jnt_qposadr[j], jnt_dofadr[j], qpos, qvel, dt)
+
+
+@njit(**_J)
+def _integrate_joint(t, qa, da, qpos, qvel, dt):
+    """One joint of integrate_pos."""
+    if t == FREE:
+        for k in range(3):
+            qpos[qa + k] += dt * qvel[da + k]
+        qa += 3
+        da += 3
+    if t == FREE or t == BALL:
+        q = mm.quat_integrate((qpos[qa], qpos[qa + 1], qpos[qa + 2], qpos[qa + 3]),
+                              (qvel[da], qvel[da + 1], qvel[da + 2]), dt)
+        mm.set4(qpos[qa:qa + 4], q)
+    else:
+        qpos[qa] += dt * qvel[da]
 
 
 @njit(**_J)

@@ -41,6 +41,9 @@ def last_divergence(d, indices, mj) -> str:
 
 
 def solver_iterations(d) -> int:
+    """Iterations of the last constraint solve: the largest over the constraint islands
+    (solver_niter has one entry per island, mjNISLAND of them, as in MuJoCo 4), or the count
+    of an engine reporting a single one."""
     niter = getattr(d, "solver_niter", None)
     if niter is None:
         return 0

@@ -44,6 +44,7 @@ from numba import njit
 
 from .._access import f1, f2, i1, i2, is_, fs
 from .._layout import DF, MF
+from .. import sleep
 from . import broadphase as bp
 from . import hfield as hf
 from . import narrowphase as npx
@@ -370,8 +371,10 @@ def collision(M, D):
     ncon = 0
     need = 0
 
-    # ---- explicit pairs: no filters, only the bounding spheres
+    # ---- explicit pairs: no filters, only the bounding spheres (and sleep: see _asleep)
     for p in range(pg1.shape[0]):
+        if _asleep(M, D, pg1[p], pg2[p]):
+            continue
         g1, g2 = _ordered(gtype, pg1[p], pg2[p])
         if not npx.has_function(gtype[g1], gtype[g2]):
             continue
@@ -442,8 +445,22 @@ def collision(M, D):
 
 
 @njit(**_J)
+def _asleep(M, D, a, b):
+    """With sleep enabled, geoms a and b are not collided when neither body is awake (both
+    asleep or static; seed 001 "Sleeping islands": a sleeping island touches only awake trees,
+    and such a contact wakes it)."""
+    if not sleep.enabled(M):
+        return False
+    gbody = i1(M, MF.geom_bodyid)
+    awake = i1(D, DF.body_awake)
+    return awake[gbody[a]] != sleep.S_AWAKE and awake[gbody[b]] != sleep.S_AWAKE
+
+
+@njit(**_J)
 def _test_auto(M, D, a, b, override, o_margin, filterparent, ncon, need):
     """Filter, bounding-sphere test and narrow phase of an automatic candidate pair."""
+    if _asleep(M, D, a, b):
+        return ncon, need, 0
     gtype = i1(M, MF.geom_type)
     gbody = i1(M, MF.geom_bodyid)
     if not bp.can_collide(i1(M, MF.geom_contype), i1(M, MF.geom_conaffinity), gbody,

@@ -30,6 +30,7 @@ def set_const_dynamic(m, c):
         m.stat_meaninertia[:] = Mdiag.mean()
     if m.nbody > 1:
         m.stat_meanmass[:] = m.body_mass[1:].mean()
+    _dof_length(m, d)
 
     def inv_quadratic(J):
         """J inv(M) J' for the rows of J (k x nv)."""
@@ -118,3 +119,32 @@ def _equality_poses(m, d):
         elif m.eq_type[e] == 1 and m.eq_data[e, 11] == 1:
             m.eq_data[e, 3:6] = R1.T @ (p2 + R2 @ anchor - p1)
             m.eq_data[e, 6:10] = quat_mul(quat_conj(q1), q2)
+
+
+def _dist3(a, b):
+    return math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
+
+
+def _dof_length(m, d):
+    """dof_length (mjModel; seed 001 "Sleeping islands"): 1 for translational dofs; for
+    rotational ones (hinge, ball, a free joint's last three) the size of the dof's body at
+    qpos0 -- the largest distance from its centre of mass to the anchor of one of its own or
+    its children's joints, or to the far side of one of its geoms' bounding spheres, at least
+    1e-5 -- so that dof_length * qvel is a speed at the body's extremity (the sleep tolerance
+    is in length/time)."""
+    size = np.zeros(m.nbody)
+    for j in range(m.njnt):
+        b = int(m.jnt_bodyid[j])
+        for k in (b, int(m.body_parentid[b])):
+            size[k] = max(size[k], _dist3(d.xipos[k], d.xanchor[j]))
+    size[0] = 0.0
+    for b in range(1, m.nbody):
+        for g in range(m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]):
+            if m.geom_rbound[g] > 0:
+                size[b] = max(size[b], m.geom_rbound[g] + _dist3(d.xipos[b], d.geom_xpos[g]))
+    size[1:] = np.maximum(size[1:], 1e-5)
+    for k in range(m.nv):
+        j = int(m.dof_jntid[k])
+        t = int(m.jnt_type[j])
+        rot = t in (1, 3) or (t == 0 and k - m.jnt_dofadr[j] >= 3)
+        m.dof_length[k] = size[m.dof_bodyid[k]] if rot else 1.0

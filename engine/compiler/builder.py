@@ -14,7 +14,7 @@ import os
 import numpy as np
 
 from .. import enums
-from ..enums import mjtObj
+from ..enums import mjtObj, mjtSleepPolicy
 from ..errors import CompileError
 from ..model import MjModel
 from ..xml import schema as S
@@ -114,6 +114,7 @@ class Compiler:
         self.compile_tendons()
         self.compile_equalities()
         self.compile_actuators()
+        self.compile_sleep_policy()
         self.compile_sensors()
         self.compile_pairs_excludes()
         self.compile_custom()
@@ -1099,6 +1100,66 @@ class Compiler:
         self.sz["ntree"] = len(trees)
         self.dof_parent, self.simplenum = dof_parent, simplenum
 
+    # ==== phase: sleep policy =====================================================================
+    def compile_sleep_policy(self):
+        """tree_sleep_policy (seed 001 "Sleeping islands"; seed 000 body/@sleep).
+
+        The user's body/@sleep (never, allowed, init) applies to the root body of a movable
+        tree; on any other body it is an error. A tree left at auto gets the compiler's choice,
+        as MuJoCo 4.0.0 makes it: never (mjSLEEP_AUTO_NEVER) when an actuator acts on it
+        (joint, site, slider-crank or body transmission, or a tendon through it), when a tendon
+        with stiffness or damping couples it to another tree or any tendon spans more than two
+        trees; else allowed (mjSLEEP_AUTO_ALLOWED). A user-allowed (or init) tree on such a
+        tendon is an error."""
+        v = self.v
+        treeid = np.asarray(v["body_treeid"])
+        par = self.parent
+        codes = {"never": int(mjtSleepPolicy.mjSLEEP_NEVER),
+                 "allowed": int(mjtSleepPolicy.mjSLEEP_ALLOWED),
+                 "init": int(mjtSleepPolicy.mjSLEEP_INIT)}
+        auto = int(mjtSleepPolicy.mjSLEEP_AUTO)
+        auto_never = int(mjtSleepPolicy.mjSLEEP_AUTO_NEVER)
+        policy = np.full(self.sz["ntree"], auto, int)
+        for b, el in enumerate(self.bodies[1:], 1):
+            want = el.attrs.get("sleep", "auto")
+            if want == "auto":
+                continue
+            if treeid[b] < 0 or treeid[par[b]] >= 0:
+                raise err(el, "sleep policy only allowed for movable root bodies", "sleep")
+            policy[treeid[b]] = codes[want]
+        ten_trees = getattr(self, "tendon_trees", [])
+        jbody, sbody = v["jnt_bodyid"], v["site_bodyid"]
+        for a in range(self.sz.get("nu", 0)):
+            tt, tid = int(v["actuator_trntype"][a]), int(v["actuator_trnid"][a][0])
+            if tt == 3:        # tendon: every tree it passes through
+                trees = ten_trees[tid]
+            elif tt in (0, 1):
+                trees = [int(treeid[jbody[tid]])]
+            elif tt in (2, 4):
+                trees = [int(treeid[sbody[tid]])]
+            elif tt == 5:
+                trees = [int(treeid[tid])]
+            else:
+                trees = []
+            for t in trees:
+                if t >= 0 and policy[t] == auto:
+                    policy[t] = auto_never
+        for i, trees in enumerate(ten_trees):
+            n = len(trees)
+            stiff = v["tendon_stiffness"][i] != 0 or v["tendon_damping"][i] != 0
+            if n < 2 or (n == 2 and not stiff):
+                continue
+            for t in trees:
+                if policy[t] == auto:
+                    policy[t] = auto_never
+                elif policy[t] in (codes["allowed"], codes["init"]):
+                    why = ("which spans more than 2 trees" if n > 2
+                           else "with non-zero stiffness or damping")
+                    raise CompileError(f"tree {t} connected to tendon {i} {why}, sleeping not "
+                                       "allowed", self.spec.file, None, "tendon", None)
+        policy[policy == auto] = int(mjtSleepPolicy.mjSLEEP_AUTO_ALLOWED)
+        v["tree_sleep_policy"] = policy
+
     # ==== phase: mass matrix sparsity ================================================================
     def compile_mass_sparsity(self):
         """qM's ancestor-chain layout (dof_Madr), the CSR lower triangle M_* (rows of "simple"
@@ -1220,7 +1281,9 @@ class Compiler:
             # one value means a single spring length (both ends of the dead band)
             lspring.append((sl[0], sl[0]) if sl[1] == -1 and sl[0] != -1 else tuple(sl))
         self.sz.update(ntendon=len(tendons), nwrap=len(wtype))
+        treenum, treeid = self._tendon_trees(adr, num, wtype, wobj)
         v.update(tendon_adr=adr, tendon_num=num, wrap_type=wtype, wrap_objid=wobj, wrap_prm=wprm,
+                 tendon_treenum=treenum, tendon_treeid=treeid,
                  tendon_limited=limited, tendon_actfrclimited=actfrclimited,
                  tendon_lengthspring=lspring,
                  tendon_actfrcrange=[el.attrs["actuatorfrcrange"] for el in tendons],
@@ -1237,6 +1300,30 @@ class Compiler:
                  tendon_matid=[-1] * len(tendons))
         self.names["tendon"] = [el.name for el in tendons]
         self._user("tendon", [el.attrs.get("user", ()) for el in tendons])
+
+    def _tendon_trees(self, adr, num, wtype, wobj):
+        """tendon_treenum and tendon_treeid (ntendon x 2): the kinematic trees of the objects
+        along each tendon's path (a joint's, a site's or a wrapping geom's body tree; pulleys,
+        side sites and static bodies count none), each tree once, in path order; treeid holds
+        the first two, -1 past the count. Structural, like mujoco 4.0.0's: a joint with a zero
+        coefficient counts (the island of a tendon row comes from its Jacobian instead)."""
+        body_treeid = self.v["body_treeid"]
+        owner = {1: self.v["jnt_bodyid"], 3: self.v["site_bodyid"], 4: self.v["geom_bodyid"],
+                 5: self.v["geom_bodyid"]}
+        treenum, treeid = [], []
+        self.tendon_trees = []     # every tree of each tendon (the sleep policy needs them all)
+        for a, n in zip(adr, num):
+            trees = []
+            for w in range(a, a + n):
+                if wtype[w] not in owner:
+                    continue
+                t = int(body_treeid[owner[wtype[w]][wobj[w]]])
+                if t >= 0 and t not in trees:
+                    trees.append(t)
+            treenum.append(len(trees))
+            treeid.append((trees + [-1, -1])[:2])
+            self.tendon_trees.append(trees)
+        return treenum, treeid
 
     def _check_spatial(self, el):
         kinds = [p.tag for p in el.path]

@@ -336,7 +336,7 @@ OPTION = {
     "noslip_tolerance": (R, None, 1e-6),
     "ccd_iterations": (I, None, 50),
     "ccd_tolerance": (R, None, 1e-6),
-    "sleep_tolerance": (R, None, 1e-4),
+    "sleep_tolerance": (R, None, 1e-3),
     "sdf_iterations": (I, None, 10),
     "sdf_initpoints": (I, None, 40),
     "actuatorgroupdisable": (I, (0, 31), ()),

@@ -60,13 +60,17 @@ FIELDS = {
                            "dof_bodyid", "dof_jntid", "dof_Madr", "dof_treeid", "jnt_type",
                            "jnt_qposadr", "jnt_dofadr", "jnt_bodyid", "geom_bodyid",
                            "site_bodyid", "M_rownnz", "M_rowadr", "M_colind", "mapM2M",
-                           "D_rownnz", "D_rowadr", "D_colind", "D_diag")},
+                           "D_rownnz", "D_rowadr", "D_colind", "D_diag", "tree_bodyadr",
+                           "tree_bodynum", "tree_dofadr", "tree_dofnum",
+                           # sleeping islands: the compiler's policy choice, tendon trees
+                           "tree_sleep_policy")},
     # bodies
     "body_pos": (1e-9, 1e-9), "body_quat": (1e-9, 1e-9), "body_mass": (1e-6, 1e-9),
     "body_subtreemass": (1e-6, 1e-9), "body_ipos": (1e-6, 1e-7),
     "body_inertia": (1e-5, 1e-9), "body_gravcomp": (0, 1e-12),
     # joints and dofs
     "jnt_pos": (1e-9, 1e-9), "jnt_axis": (1e-9, 1e-9), "jnt_limited": (0, 0),
+    "dof_length": (1e-5, 1e-9),  # from mesh geoms' rbound and body ipos (float32 vertices)
     "jnt_range": (1e-9, 1e-9), "jnt_stiffness": (1e-9, 0), "jnt_margin": (0, 0),
     "jnt_solref": (0, 1e-12), "jnt_solimp": (0, 1e-12), "jnt_actfrclimited": (0, 0),
     "jnt_actfrcrange": (0, 1e-12), "qpos0": (1e-9, 1e-9), "qpos_spring": (1e-9, 1e-9),
@@ -93,7 +97,8 @@ FIELDS = {
     "site_pos": (1e-9, 1e-9), "site_quat": (1e-9, 1e-9), "site_size": (1e-9, 1e-9),
     "site_type": (0, 0),
     # tendons, equalities
-    "tendon_adr": (0, 0), "tendon_num": (0, 0), "wrap_type": (0, 0), "wrap_objid": (0, 0),
+    "tendon_adr": (0, 0), "tendon_num": (0, 0), "tendon_treenum": (0, 0),
+    "tendon_treeid": (0, 0), "wrap_type": (0, 0), "wrap_objid": (0, 0),
     "wrap_prm": (0, 1e-12), "tendon_limited": (0, 0), "tendon_range": (0, 1e-12),
     "tendon_stiffness": (0, 1e-12), "tendon_damping": (0, 1e-12),
     "tendon_frictionloss": (0, 1e-12), "tendon_lengthspring": (1e-9, 1e-9),

@@ -91,7 +91,7 @@ def test_compare_fwd_inv_off_solution():
 def test_unsupported_options_raise():
     """Option flags the engine does not simulate raise NotImplementedError naming the flag."""
     mjm, mjd, m, d = _contact_scene()
-    for field, bit, name in (("enableflags", mujoco.mjtEnableBit.mjENBL_SLEEP, "sleep"),
+    for field, bit, name in (("enableflags", mujoco.mjtEnableBit.mjENBL_DIAGEXACT, "diagexact"),
                              ("disableflags", mujoco.mjtDisableBit.mjDSBL_NATIVECCD, "nativeccd")):
         setattr(m.opt, field, getattr(m.opt, field) | int(bit))
         for fn in (engine.forward.mj_step, engine.forward.mj_forward):
@@ -101,6 +101,10 @@ def test_unsupported_options_raise():
     engine.forward.mj_step(m, d)
     m.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_INVDISCRETE)
     with pytest.raises(NotImplementedError, match="invdiscrete"):
+        engine.inverse.mj_inverse(m, d)
+    m.opt.enableflags &= ~int(mujoco.mjtEnableBit.mjENBL_INVDISCRETE)
+    m.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_SLEEP)
+    with pytest.raises(NotImplementedError, match="sleep"):
         engine.inverse.mj_inverse(m, d)
 
 

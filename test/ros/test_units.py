@@ -187,6 +187,16 @@ def test_diagnostics_report():
     assert dict(values)["divergence_resets"] == "2"
 
 
+def test_solver_iterations_is_the_slowest_island():
+    class D:
+        solver_niter = np.array([3, 0, 7, 1] + [0] * 16, np.int32)
+    assert diag.solver_iterations(D()) == 7
+    D.solver_niter = np.zeros(20, np.int32)
+    assert diag.solver_iterations(D()) == 0
+    D.solver_niter = 5
+    assert diag.solver_iterations(D()) == 5
+
+
 def test_moving_poses_kernel_equals_quaternion_algebra():
     """FrameTable.moving_poses (one compiled loop) = relative(compose(parent, offset), child)
     computed with the module's array quaternion algebra, fused-link offsets included."""
