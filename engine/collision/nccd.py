@@ -1624,7 +1624,8 @@ def _polygon_quad(W, row, col, n):
 def _emit_clipped(W, R, col, m, n1x, n1y, n1z, n2x, n2y, n2z, margin, dist, pos, frame):
     """Contacts at the clipped polygon W[R:R+m, col:col+3] (points x2 on geom2's face, clipped
     by the prism of geom1's face W[R:R+mA, 0:3] in MuJoCo's order), MuJoCo 4's rule (measured
-    on example-robot-data meshes to 1e-15): each x2 is projected along n1 onto geom1's face
+    on example-robot-data meshes: every census contact within 1e-6, the cases examined to
+    1e-15): each x2 is projected along n1 onto geom1's face
     plane (through its first vertex in MuJoCo's order, W[R, 0:3]): x1 = x2 - h n1, h = n1 .
     (x2 - W[R]); dist = (x1 - x2) . n2 = -h (n1 . n2), the gap measured along geom2's normal;
     pos = x1 - dist / 2 n2 (halfway from x1 to geom2's face plane through x2); normal -n2.
