@@ -31,7 +31,10 @@ CAM_MODE = {n: i for i, n in enumerate(S.CAM_MODES)}
 DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4, "user": 7}
 GAIN = {"fixed": 0, "affine": 1, "muscle": 2, "user": 6}
 BIAS = {"none": 0, "affine": 1, "muscle": 2, "user": 5}
-EPS = 1e-10
+# frames closer than this (each position / quaternion component) are the same frame for
+# body/geom/site_sameframe: mujoco 4.0.0's tolerance (a geom 3e-7 off its body's inertial frame
+# is placed at the inertial frame, as in robotiq's 2f85)
+FRAME_EPS = 1e-6
 
 
 def _where(el):
@@ -44,11 +47,13 @@ def err(el, msg, attr=None):
 
 
 def _is_ident(q):
-    return abs(q[0] - 1) < EPS and abs(q[1]) < EPS and abs(q[2]) < EPS and abs(q[3]) < EPS
+    """q is the identity rotation (either sign) within FRAME_EPS."""
+    return abs(abs(q[0]) - 1) < FRAME_EPS and abs(q[1]) < FRAME_EPS and abs(q[2]) < FRAME_EPS \
+        and abs(q[3]) < FRAME_EPS
 
 
 def _same(a, b):
-    return np.allclose(a, b, rtol=0, atol=EPS)
+    return np.allclose(a, b, rtol=0, atol=FRAME_EPS)
 
 
 _JNT_BALL, _JNT_SLIDE, _JNT_HINGE = 1, 2, 3
