@@ -33,6 +33,7 @@ def set_const_dynamic(m, c):
         return J @ X.T
 
     _equality_poses(m, d)
+    _camlight0(m, d)
     m.tendon_length0[:] = d.ten_length
     m.actuator_length0[:] = d.actuator_length
     # springlength -1 -1: the spring rests at the length the tendon has at qpos0
@@ -113,6 +114,32 @@ def _equality_poses(m, d):
         elif m.eq_type[e] == 1 and m.eq_data[e, 11] == 1:
             m.eq_data[e, 3:6] = R1.T @ (p2 + R2 @ anchor - p1)
             m.eq_data[e, 6:10] = quat_mul(quat_conj(q1), q2)
+
+
+def _camlight0(m, d):
+    """Camera / light poses at qpos0 that the tracking modes keep (seed 000 <camera mode>):
+    cam_pos0 / light_pos0 from the body, cam_poscom0 / light_poscom0 from the subtree com
+    (of the target body when there is one), cam_mat0 / light_dir0; computed, as MuJoCo does,
+    with every camera and light in mode "fixed"."""
+    from ..smooth import mj_camlight
+    if not m.ncam and not m.nlight:
+        return
+    cmode, lmode = m.cam_mode.copy(), m.light_mode.copy()
+    m.cam_mode[:] = 0
+    m.light_mode[:] = 0
+    try:
+        mj_camlight(m, d)
+    finally:
+        m.cam_mode[:], m.light_mode[:] = cmode, lmode
+    for bodyid, target, xpos, pos0, poscom0 in (
+            (m.cam_bodyid, m.cam_targetbodyid, d.cam_xpos, m.cam_pos0, m.cam_poscom0),
+            (m.light_bodyid, m.light_targetbodyid, d.light_xpos, m.light_pos0, m.light_poscom0)):
+        for i in range(len(bodyid)):
+            b, t = int(bodyid[i]), int(target[i])
+            pos0[i] = xpos[i] - d.xpos[b]
+            poscom0[i] = xpos[i] - d.subtree_com[t if t >= 0 else b]
+    m.cam_mat0[:] = d.cam_xmat
+    m.light_dir0[:] = d.light_xdir
 
 
 def _dist3(a, b):

@@ -1092,7 +1092,8 @@ class Compiler:
             b = self.body_id[id(el.parent)]
             bcontype[b] |= el.attrs["contype"]
             bconaff[b] |= el.attrs["conaffinity"]
-            bmargin[b] = max(bmargin[b], el.attrs["margin"])
+            # margin + gap: the distance within which the body's geoms make contacts at all
+            bmargin[b] = max(bmargin[b], el.attrs["margin"] + el.attrs["gap"])
         self.v.update(body_rootid=rootid, body_weldid=weldid, body_jntnum=jntnum,
                       body_jntadr=jntadr, body_dofnum=dofnum, body_dofadr=dofadr,
                       body_geomnum=geomnum, body_geomadr=geomadr, body_treeid=treeid,

@@ -133,8 +133,10 @@ FIELDS = {
     "dof_M0": (1e-6, 1e-10), "tendon_length0": (1e-6, 1e-10), "actuator_length0": (1e-6, 1e-10),
     "dof_invweight0": (1e-5, 1e-10), "body_invweight0": (1e-5, 1e-10),
     "tendon_invweight0": (1e-5, 1e-10), "actuator_acc0": (1e-5, 1e-10),
+    **{f: (1e-9, 1e-9) for f in ("cam_pos0", "cam_poscom0", "cam_mat0", "light_pos0",
+                                 "light_poscom0", "light_dir0")},
     # frames that coincide (within mujoco's 1e-6) take the shortcut in kinematics
-    "body_sameframe": (0, 0), "geom_sameframe": (0, 0), "site_sameframe": (0, 0),
+    "body_margin": (0, 1e-12), "body_sameframe": (0, 0), "geom_sameframe": (0, 0), "site_sameframe": (0, 0),
     # options (defaults and <option>) and statistics (computed at qpos0, or <statistic>);
     # meansize / extent from the geoms' rbound (float32 mesh vertices: 1e-5 as dof_length)
     **{f: (1e-12, 0) for f, _, _, _ in MODEL_FIELDS if f.startswith("opt_")},

@@ -197,6 +197,22 @@ def test_camlight_modes_and_mocap(tmp_path, seed):
                      "light_xdir"], RTOL, ATOL, what="camlight")
 
 
+def test_camlight_on_our_compiled_model():
+    """The same cameras and lights compiled by our compiler (cam/light_pos0, poscom0, mat0,
+    dir0 from qpos0 with every mode fixed, as mujoco's setconst): tracking poses agree with
+    mujoco's at a moved state."""
+    mjm = mujoco.MjModel.from_xml_string(CAMLIGHT_XML)
+    m = engine.MjModel.from_xml_string(CAMLIGHT_XML)
+    mjd, d = mujoco.MjData(mjm), engine.MjData(m)
+    q = mjm.qpos0 + np.random.default_rng(4).normal(size=mjm.nq) * 0.5
+    mjd.qpos[:] = q
+    d.qpos[:] = q
+    mujoco.mj_forward(mjm, mjd)
+    engine.mj_forward(m, d)
+    compare(d, mjd, ["cam_xpos", "cam_xmat", "light_xpos", "light_xdir"], RTOL, ATOL,
+            what="camlight, our compiler")
+
+
 TRN_XML = """
 <mujoco>
   <worldbody>
