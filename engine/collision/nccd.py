@@ -1173,9 +1173,9 @@ def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_e
     # polytopes (box, mesh, height-field prism) without margin: finite GJK, EPA stops on a
     # repeated support point. The prism's support carries no index (-1), so against it the
     # repeat is one of the other shape's vertex alone: EPA then often stops at its first faces,
-    # short of the minimum penetration. Measured against MuJoCo 4.0 (test_hfield.py, margin 0):
-    # box and mesh on a bumpy field, 449 of 449 contacts within 1e-6 this way, 51 of 449 with
-    # EPA run to the tolerance (the minimum depth)
+    # short of the minimum penetration. Measured against MuJoCo 4.0 at its geom poses
+    # (test_hfield.py test_discrete_polytope_early_stop, margin 0): box 316 of 316 and mesh 212
+    # of 212 contacts equal this way, 43 and 18 with EPA run to the tolerance (the minimum depth)
     discrete = (margin == 0 and (t1 == _BOX or t1 == _MESH or t1 == _PRISM)
                 and (t2 == _BOX or t2 == _MESH))
     if t1 == _SPHERE or t1 == _CAPSULE or t2 == _SPHERE or t2 == _CAPSULE or margin > 0:
