@@ -53,7 +53,8 @@ def _is_ident(q):
 
 
 def _same(a, b):
-    return np.allclose(a, b, rtol=0, atol=FRAME_EPS)
+    """a equals b within FRAME_EPS per component, strictly (mujoco: a geom at 1e-6 is moved)."""
+    return bool(np.all(np.abs(np.subtract(a, b)) < FRAME_EPS))
 
 
 _JNT_BALL, _JNT_SLIDE, _JNT_HINGE = 1, 2, 3

@@ -264,3 +264,17 @@ def test_statistics_computed_and_overridden(stat):
         np.testing.assert_allclose(getattr(ours.stat, f), getattr(theirs.stat, f), rtol=1e-9,
                                    atol=1e-12, err_msg=f)
     np.testing.assert_allclose(ours.dof_length, theirs.dof_length, rtol=1e-9)
+
+
+@pytest.mark.parametrize("frame", ['pos="0 0 1e-6"', 'pos="0 0 9.99e-7"', 'pos="8e-7 -8e-7 9e-7"',
+                                   'quat="1 0 0 1e-6"', 'quat="1 0 0 1.0000001e-6"',
+                                   'quat="-1 0 0 0"'])
+def test_sameframe_tolerance(frame):
+    """A geom/site within 1e-6 per component (strictly) of its body's frame, or of the inertial
+    frame, shares it (geom/site/body_sameframe as mujoco): a plane lifted by 1e-6 is lifted
+    (mujoco's sleep/contact.xml; 'within or at 1e-6' put its dominoes' contacts in the gap)."""
+    xml = f"""<mujoco><worldbody><geom type="plane" size="1 1 .1" {frame}/><site {frame}/>
+      <body><freejoint/><geom size=".1" {frame}/><site {frame}/></body></worldbody></mujoco>"""
+    ours, theirs = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+    for f in ("geom_sameframe", "site_sameframe", "body_sameframe"):
+        np.testing.assert_array_equal(getattr(ours, f), getattr(theirs, f), err_msg=f)
