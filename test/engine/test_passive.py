@@ -13,10 +13,10 @@ import engine.passive
 from engine.data import MjData
 
 # Position/velocity-stage outputs a later stage reads (same names in both engines).
-STAGE_IN = ("xpos xquat xmat xipos ximat xanchor xaxis geom_xpos geom_xmat site_xpos site_xmat cam_xpos cam_xmat "
-            "subtree_com cdof cinert crb ten_length ten_velocity actuator_length "
-            "actuator_velocity cvel cdof_dot qfrc_bias qLDiagInv subtree_linvel "
-            "subtree_angmom").split()
+STAGE_IN = ("xpos xquat xmat xipos xiquat ximat xanchor xaxis geom_xpos geom_xquat geom_xmat "
+            "site_xpos site_xquat site_xmat cam_xpos cam_xmat subtree_com cdof cinert crb "
+            "ten_length ten_velocity actuator_length actuator_velocity cvel cdof_dot qfrc_bias "
+            "qLDiagInv subtree_linvel subtree_angmom").split()
 
 
 def dense_M(mjm, mjd):
