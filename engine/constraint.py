@@ -157,6 +157,16 @@ def set_row_params(r, solref, solimp, dA, imp_r, frictional, timestep, refsafe,
     efc_D[r] = 1.0 / R
 
 
+@njit(**_J)
+def _set_R(r, R, efc_KBIP, efc_diagApprox, efc_R, efc_D):
+    """Row r's regularizer R (set from another row's, as a contact's friction rows are), D = 1/R
+    and diagApprox adjusted to R = (1 - imp) / imp diagApprox (MuJoCo reports it so)."""
+    efc_R[r] = R
+    efc_D[r] = 1.0 / R
+    imp = efc_KBIP[r, 2]
+    efc_diagApprox[r] = R * imp / (1.0 - imp)
+
+
 # =================================================================================================
 # Jacobians (seed 001, "Jacobians")
 # =================================================================================================
@@ -630,18 +640,23 @@ def make_constraint(M, D):
                     for k in range(nv):
                         efc_J[r + 2 * j - 2, k] = cnJ[0, k] + f * cnJ[j, k]
                         efc_J[r + 2 * j - 1, k] = cnJ[0, k] - f * cnJ[j, k]
-                # all edges share one diagApprox: 2 mu^2 times the first edge's, with
-                # mu = friction[0] / sqrt(impratio) (the contact's mu)
+                # every edge gets R = 2 mu^2 R0 (mu = friction[0] / sqrt(impratio), the
+                # contact's mu), R0 the first edge's own R from its diagApprox
+                # tran (1 + friction[0]^2), clamped to mjMINVAL before the scaling as MuJoCo's
+                # mj_makeImpedance (a contact no dof can move along its normal: R 2e-15)
                 mu = contact_mu[c]
-                dA = 2.0 * mu * mu * tran * (1.0 + fr[0] * fr[0])
                 for j in range(nrow):
                     efc_type[r + j] = ctype
                     efc_id[r + j] = c
                     efc_pos[r + j] = dist
                     efc_margin[r + j] = margin
                     efc_frictionloss[r + j] = 0.0
-                    set_row_params(r + j, solref, solimp, dA, dist - margin, False, timestep,
-                                   refsafe, efc_diagApprox, efc_KBIP, efc_R, efc_D)
+                    set_row_params(r + j, solref, solimp, tran * (1.0 + fr[0] * fr[0]),
+                                   dist - margin, False, timestep, refsafe, efc_diagApprox,
+                                   efc_KBIP, efc_R, efc_D)
+                Rpy = 2.0 * mu * mu * efc_R[r]
+                for j in range(nrow):
+                    _set_R(r + j, Rpy, efc_KBIP, efc_diagApprox, efc_R, efc_D)
             else:
                 contact_jac(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
                             subtree_com, cdof, b1, b2, contact_pos[c], frame, dim,
@@ -656,27 +671,25 @@ def make_constraint(M, D):
                                refsafe, efc_diagApprox, efc_KBIP, efc_R, efc_D)
                 if dim > 1:
                     # friction dimensions: zero residual, the normal's impedance, K = 0, B from
-                    # solreffriction when given; diagApprox: the normal's / impratio for the
-                    # first, scaled by (friction[0] / friction[j-1])^2 for the others
+                    # solreffriction when given
                     sf = contact_solreffriction[c]
                     use_f = sf[0] != 0.0 or sf[1] != 0.0
                     dmax = min(max(solimp[1], _MINIMP), _MAXIMP)
                     K, B = stiffness_damping(sf if use_f else solref, dmax, timestep, refsafe)
                     imp = efc_KBIP[r, 2]
                     impP = efc_KBIP[r, 3]
-                    dA1 = tran / impratio
+                    # R1 = R0 / impratio, then R_j mu_j^2 = R1 mu_1^2 (from the clamped R0,
+                    # as MuJoCo's mj_makeImpedance)
+                    R1 = efc_R[r] / max(_MINVAL, impratio)
                     for j in range(1, dim):
                         efc_pos[r + j] = 0.0
                         efc_margin[r + j] = 0.0
-                        dA = dA1 * fr[0] * fr[0] / (fr[j - 1] * fr[j - 1])
                         efc_KBIP[r + j, 0] = 0.0
                         efc_KBIP[r + j, 1] = B
                         efc_KBIP[r + j, 2] = imp
                         efc_KBIP[r + j, 3] = impP
-                        efc_diagApprox[r + j] = dA
-                        R = max(_MINVAL, (1.0 - imp) * dA / imp)
-                        efc_R[r + j] = R
-                        efc_D[r + j] = 1.0 / R
+                        _set_R(r + j, R1 * fr[0] * fr[0] / (fr[j - 1] * fr[j - 1]), efc_KBIP,
+                               efc_diagApprox, efc_R, efc_D)
             r += nrow
 
     nefc = r

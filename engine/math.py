@@ -187,21 +187,26 @@ def transpose9(a):
 # ---- quaternions --------------------------------------------------------------------------------
 @njit(**_J)
 def quat_normalize(q):
-    """Unit quaternion; one shorter than mjMINVAL becomes the identity (MuJoCo's rule)."""
-    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    """Unit quaternion as mju_normalize4: one shorter than mjMINVAL becomes the identity, one whose
+    norm is within mjMINVAL of 1 is returned unchanged, any other is scaled by 1/norm. The squares
+    are summed in pairs, (w*w + x*x) + (y*y + z*z), the order of mujoco 4.0.0's build: same bits."""
+    n = math.sqrt((q[0] * q[0] + q[1] * q[1]) + (q[2] * q[2] + q[3] * q[3]))
     if n < mjMINVAL:
         return (1.0, 0.0, 0.0, 0.0)
-    s = 1.0 / n
-    return (q[0] * s, q[1] * s, q[2] * s, q[3] * s)
+    if abs(n - 1.0) > mjMINVAL:
+        s = 1.0 / n
+        return (q[0] * s, q[1] * s, q[2] * s, q[3] * s)
+    return (q[0], q[1], q[2], q[3])
 
 
 @njit(**_J)
 def quat_mul(a, b):
-    """Hamilton product a*b (apply b in a's frame)."""
-    return (a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-            a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-            a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-            a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0])
+    """Hamilton product a*b (apply b in a's frame). Each component's four products are summed in
+    pairs, (t0 + t1) + (t2 + t3), as mju_mulQuat in mujoco 4.0.0's build: the same bits."""
+    return ((a[0] * b[0] - a[1] * b[1]) - (a[2] * b[2] + a[3] * b[3]),
+            (a[0] * b[1] + a[1] * b[0]) + (a[2] * b[3] - a[3] * b[2]),
+            (a[0] * b[2] - a[1] * b[3]) + (a[2] * b[0] + a[3] * b[1]),
+            (a[0] * b[3] + a[1] * b[2]) + (a[3] * b[0] - a[2] * b[1]))
 
 
 @njit(**_J)
@@ -212,14 +217,15 @@ def quat_neg(q):
 
 @njit(**_J)
 def quat2mat(q):
-    """Rotation matrix (row-major 9-tuple) of a unit quaternion."""
+    """Rotation matrix (row-major 9-tuple) of a unit quaternion, as mju_quat2Mat in mujoco 4.0.0's
+    build (the same bits): diagonal terms (ww - yy) + (xx - zz), (ww + yy) - (xx + zz),
+    (ww - yy) - (xx - zz); off-diagonal 2 (xy - wz) ..."""
     w, x, y, z = q[0], q[1], q[2], q[3]
     ww, xx, yy, zz = w * w, x * x, y * y, z * z
-    wx, wy, wz = w * x, w * y, w * z
-    xy, xz, yz = x * y, x * z, y * z
-    return (ww + xx - yy - zz, 2 * (xy - wz), 2 * (xz + wy),
-            2 * (xy + wz), ww - xx + yy - zz, 2 * (yz - wx),
-            2 * (xz - wy), 2 * (yz + wx), ww - xx - yy + zz)
+    a, b = ww - yy, xx - zz
+    return (a + b, 2 * (x * y - w * z), 2 * (x * z + w * y),
+            2 * (x * y + w * z), (ww + yy) - (xx + zz), 2 * (y * z - w * x),
+            2 * (x * z - w * y), 2 * (y * z + w * x), a - b)
 
 
 @njit(**_J)
@@ -243,8 +249,15 @@ def mat2quat(m):
 
 @njit(**_J)
 def rot_vec_quat(v, q):
-    """Rotate v by unit quaternion q."""
-    return mat_vec(quat2mat(q), v)
+    """Rotate v by unit quaternion q as mju_rotVecQuat (the same bits): t = w v + q_xyz x v,
+    v + 2 q_xyz x t. (mujoco's shortcuts for v = 0 and q = identity give these values too.)"""
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    t0 = (w * v[0] + y * v[2]) - z * v[1]
+    t1 = (w * v[1] + z * v[0]) - x * v[2]
+    t2 = (w * v[2] + x * v[1]) - y * v[0]
+    return (v[0] + 2 * (y * t2 - z * t1),
+            v[1] + 2 * (z * t0 - x * t2),
+            v[2] + 2 * (x * t1 - y * t0))
 
 
 @njit(**_J)
@@ -273,9 +286,10 @@ def sub_quat(qa, qb):
 
 @njit(**_J)
 def quat_integrate(q, vel, scale):
-    """q * exp(vel*scale), normalised: integrate a local-frame angular velocity ``vel``."""
+    """normalised(q) * exp(vel*scale): integrate a local-frame angular velocity ``vel``, as
+    mju_quatIntegrate (q normalised before the product, the product not: the same bits)."""
     axis, n = normalize3(vel)
-    return quat_normalize(quat_mul(q, axis_angle2quat(axis, n * scale)))
+    return quat_mul(quat_normalize(q), axis_angle2quat(axis, scale * n))
 
 
 # ---- spatial algebra (rotation, translation) -------------------------------------------------
@@ -340,23 +354,21 @@ def dof_com(axis, offset):
 @njit(**_J)
 def inert_com(inertia, mat, dif, mass):
     """cinert of a body: principal ``inertia`` in frame ``mat`` (9), centre at ``dif`` from the
-    com origin, ``mass``: rotated inertia plus the parallel-axis term, first moment, mass."""
+    com origin, ``mass``: rotated inertia plus the parallel-axis term, first moment, mass.
+    Operation order of mju_inertCom (R (diag(I) R'), then the parallel-axis terms): the same bits."""
     r = mat
     i0, i1, i2 = inertia[0], inertia[1], inertia[2]
-    # R diag(I) R'
-    xx = r[0] * r[0] * i0 + r[1] * r[1] * i1 + r[2] * r[2] * i2
-    yy = r[3] * r[3] * i0 + r[4] * r[4] * i1 + r[5] * r[5] * i2
-    zz = r[6] * r[6] * i0 + r[7] * r[7] * i1 + r[8] * r[8] * i2
-    xy = r[0] * r[3] * i0 + r[1] * r[4] * i1 + r[2] * r[5] * i2
-    xz = r[0] * r[6] * i0 + r[1] * r[7] * i1 + r[2] * r[8] * i2
-    yz = r[3] * r[6] * i0 + r[4] * r[7] * i1 + r[5] * r[8] * i2
+    # t = diag(I) R', row by row
+    t0, t1, t2 = r[0] * i0, r[3] * i0, r[6] * i0
+    t3, t4, t5 = r[1] * i1, r[4] * i1, r[7] * i1
+    t6, t7, t8 = r[2] * i2, r[5] * i2, r[8] * i2
     dx, dy, dz = dif[0], dif[1], dif[2]
-    return (xx + mass * (dy * dy + dz * dz),
-            yy + mass * (dx * dx + dz * dz),
-            zz + mass * (dx * dx + dy * dy),
-            xy - mass * dx * dy,
-            xz - mass * dx * dz,
-            yz - mass * dy * dz,
+    return (r[0] * t0 + r[1] * t3 + r[2] * t6 + mass * (dy * dy + dz * dz),
+            r[3] * t1 + r[4] * t4 + r[5] * t7 + mass * (dx * dx + dz * dz),
+            r[6] * t2 + r[7] * t5 + r[8] * t8 + mass * (dx * dx + dy * dy),
+            r[0] * t1 + r[1] * t4 + r[2] * t7 - mass * dx * dy,
+            r[0] * t2 + r[1] * t5 + r[2] * t8 - mass * dx * dz,
+            r[3] * t2 + r[4] * t5 + r[5] * t8 - mass * dy * dz,
             mass * dx, mass * dy, mass * dz, mass)
 
 

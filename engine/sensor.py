@@ -480,17 +480,17 @@ def _obj_frame(M, D, objtype, objid):
 
 @njit(**_J)
 def _obj_quat(M, D, objtype, objid):
-    """Orientation quaternion of a sensed object's frame."""
+    """Orientation quaternion of a sensed object's frame: the one mj_kinematics stored (mujoco
+    4.0.0 reads xiquat, geom_xquat, site_xquat, which for a frame the compiler found the same as
+    its body's is a copy of xquat, not xquat * local quat); a camera's is computed."""
     if objtype == OBJ_BODY:
-        return mm.quat_mul(mm.get4(f2(D, DF.xquat)[objid]), mm.get4(f2(M, MF.body_iquat)[objid]))
+        return mm.get4(f2(D, DF.xiquat)[objid])
     if objtype == OBJ_XBODY:
         return mm.get4(f2(D, DF.xquat)[objid])
     if objtype == OBJ_GEOM:
-        return mm.quat_mul(mm.get4(f2(D, DF.xquat)[i1(M, MF.geom_bodyid)[objid]]),
-                           mm.get4(f2(M, MF.geom_quat)[objid]))
+        return mm.get4(f2(D, DF.geom_xquat)[objid])
     if objtype == OBJ_SITE:
-        return mm.quat_mul(mm.get4(f2(D, DF.xquat)[i1(M, MF.site_bodyid)[objid]]),
-                           mm.get4(f2(M, MF.site_quat)[objid]))
+        return mm.get4(f2(D, DF.site_xquat)[objid])
     return mm.quat_mul(mm.get4(f2(D, DF.xquat)[i1(M, MF.cam_bodyid)[objid]]),
                        mm.get4(f2(M, MF.cam_quat)[objid]))
 

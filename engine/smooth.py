@@ -47,7 +47,7 @@ mjMINVAL = 1e-15
 def kinematics_bodies(
     # Model:
     body_parentid, body_mocapid, body_jntnum, body_jntadr, body_pos, body_quat, body_ipos,
-    body_iquat, jnt_type, jnt_qposadr, jnt_pos, jnt_axis, qpos0, body_treeid,
+    body_iquat, body_sameframe, jnt_type, jnt_qposadr, jnt_pos, jnt_axis, qpos0, body_treeid,
     # Data in:
     qpos, mocap_pos, mocap_quat, body_awake, sleep_filter,
     # Data out:
@@ -57,6 +57,10 @@ def kinematics_bodies(
 
     Joint positions are applied in the body's joint order; hinge and slide displacements are
     measured from qpos0, ball and free quaternions are normalised (qpos itself is not changed).
+    The operations and their order are mujoco 4.0.0's (joint axes and anchors by mju_rotVecQuat,
+    the inertial frame as mj_local2Global: a copy of the body's frame when the compiler found them
+    the same, else the product quaternion, not normalised), so that the poses equal mujoco's bit
+    for bit on the same model.
 
     With ``sleep_filter`` (sleep enabled; seed 001 "Sleeping islands"): static bodies keep the
     poses computed at reset, and a sleeping body with joints keeps its stored pose when the
@@ -73,50 +77,51 @@ def kinematics_bodies(
         if sleep_filter and body_awake[i] == S_STATIC:
             continue
         p = body_parentid[i]
-        mid = body_mocapid[i]
-        if mid >= 0:
-            # mocap bodies are children of the world: the user's pose is the global pose
-            pos = mm.get3(mocap_pos[mid])
-            quat = mm.quat_normalize(mocap_quat[mid])
+        jadr = body_jntadr[i]
+        jnum = body_jntnum[i]
+        if jnum > 0 and jnt_type[jadr] == FREE:
+            # a free joint replaces the body's offset: qpos is the global pose
+            qa = jnt_qposadr[jadr]
+            pos = (qpos[qa], qpos[qa + 1], qpos[qa + 2])
+            quat = mm.quat_normalize((qpos[qa + 3], qpos[qa + 4], qpos[qa + 5], qpos[qa + 6]))
+            mm.set3(xanchor[jadr], pos)
+            mm.set3(xaxis[jadr], jnt_axis[jadr])
         else:
-            jadr = body_jntadr[i]
-            jnum = body_jntnum[i]
-            if jnum > 0 and jnt_type[jadr] == FREE:
-                # a free joint replaces the body's offset: qpos is the global pose
-                qa = jnt_qposadr[jadr]
-                pos = (qpos[qa], qpos[qa + 1], qpos[qa + 2])
-                quat = mm.quat_normalize((qpos[qa + 3], qpos[qa + 4], qpos[qa + 5], qpos[qa + 6]))
-                mm.set3(xanchor[jadr], pos)
-                mm.set3(xaxis[jadr], jnt_axis[jadr])
+            mid = body_mocapid[i]
+            if mid >= 0:
+                # mocap bodies are children of the world: the user's pose is the global pose
+                pos = mm.get3(mocap_pos[mid])
+                quat = mm.quat_normalize(mocap_quat[mid])
+            elif p == 0:
+                pos = mm.get3(body_pos[i])
+                quat = mm.get4(body_quat[i])
             else:
-                pos = mm.add3(xpos[p], mm.mat_vec(xmat[p], body_pos[i]))
+                pos = mm.add3(mm.mat_vec(xmat[p], body_pos[i]), xpos[p])
                 quat = mm.quat_mul(xquat[p], body_quat[i])
-                for j in range(jadr, jadr + jnum):
-                    qa = jnt_qposadr[j]
-                    t = jnt_type[j]
-                    jax = mm.get3(jnt_axis[j])
-                    jp = mm.get3(jnt_pos[j])
-                    # one rotation matrix for both vectors (rot_vec_quat would build it twice);
-                    # a joint at the body origin (the usual case) needs no offset rotation:
-                    # pos + R*0 == pos exactly
-                    offset = jp[0] != 0.0 or jp[1] != 0.0 or jp[2] != 0.0
-                    rq = mm.quat2mat(quat)
-                    axis = mm.mat_vec(rq, jax)
-                    anchor = mm.add3(mm.mat_vec(rq, jp), pos) if offset else pos
-                    mm.set3(xaxis[j], axis)
-                    mm.set3(xanchor[j], anchor)
-                    if t == SLIDE:
-                        pos = mm.add_scl3(pos, axis, qpos[qa] - qpos0[qa])
-                    else:
-                        if t == BALL:
-                            qloc = mm.quat_normalize(
-                                (qpos[qa], qpos[qa + 1], qpos[qa + 2], qpos[qa + 3]))
-                        else:  # hinge
-                            qloc = mm.axis_angle2quat(jax, qpos[qa] - qpos0[qa])
-                        quat = mm.quat_mul(quat, qloc)
-                        # the rotation is about the anchor, not the body origin
-                        if offset:
-                            pos = mm.sub3(anchor, mm.rot_vec_quat(jp, quat))
+            for j in range(jadr, jadr + jnum):
+                qa = jnt_qposadr[j]
+                t = jnt_type[j]
+                jax = mm.get3(jnt_axis[j])
+                jp = mm.get3(jnt_pos[j])
+                # a joint at the body origin (the usual case) needs no offset rotation:
+                # mujoco's R*0 + pos and pos - R*0 are pos exactly
+                offset = jp[0] != 0.0 or jp[1] != 0.0 or jp[2] != 0.0
+                axis = mm.rot_vec_quat(jax, quat)
+                anchor = mm.add3(mm.rot_vec_quat(jp, quat), pos) if offset else pos
+                mm.set3(xaxis[j], axis)
+                mm.set3(xanchor[j], anchor)
+                if t == SLIDE:
+                    pos = mm.add_scl3(pos, axis, qpos[qa] - qpos0[qa])
+                else:
+                    if t == BALL:
+                        qloc = mm.quat_normalize(
+                            (qpos[qa], qpos[qa + 1], qpos[qa + 2], qpos[qa + 3]))
+                    else:  # hinge
+                        qloc = mm.axis_angle2quat(jax, qpos[qa] - qpos0[qa])
+                    quat = mm.quat_mul(quat, qloc)
+                    # the rotation is about the anchor, not the body origin
+                    if offset:
+                        pos = mm.sub3(anchor, mm.rot_vec_quat(jp, quat))
         quat = mm.quat_normalize(quat)
         if sleep_filter and body_jntnum[i] > 0 and body_awake[i] == S_ASLEEP:
             old = xpos[i]
@@ -130,10 +135,18 @@ def kinematics_bodies(
         mm.set4(xquat[i], quat)
         mm.set9(xmat[i], mat)
         # inertial frame
-        mm.set3(xipos[i], mm.add3(pos, mm.mat_vec(mat, body_ipos[i])))
-        iq = mm.quat_normalize(mm.quat_mul(quat, body_iquat[i]))
-        mm.set4(xiquat[i], iq)
-        mm.set9(ximat[i], mm.quat2mat(iq))
+        sf = body_sameframe[i]
+        if sf == SAME_BODY:
+            mm.set3(xipos[i], pos)
+        else:
+            mm.set3(xipos[i], mm.add3(mm.mat_vec(mat, body_ipos[i]), pos))
+        if sf == SAME_BODY or sf == SAME_BODYROT:
+            mm.set4(xiquat[i], quat)
+            mm.set9(ximat[i], mat)
+        else:
+            iq = mm.quat_mul(quat, body_iquat[i])
+            mm.set4(xiquat[i], iq)
+            mm.set9(ximat[i], mm.quat2mat(iq))
 
 
 @njit(**_J)
@@ -161,7 +174,7 @@ def local_to_global(
             mm.set9(obj_xmat[k], ximat[b])
             mm.set4(obj_xquat[k], xiquat[b])
         else:
-            mm.set3(obj_xpos[k], mm.add3(xpos[b], mm.mat_vec(xmat[b], obj_pos[k])))
+            mm.set3(obj_xpos[k], mm.add3(mm.mat_vec(xmat[b], obj_pos[k]), xpos[b]))
             if sf == SAME_BODYROT:
                 mm.set9(obj_xmat[k], xmat[b])
                 mm.set4(obj_xquat[k], xquat[b])
@@ -169,7 +182,8 @@ def local_to_global(
                 mm.set9(obj_xmat[k], ximat[b])
                 mm.set4(obj_xquat[k], xiquat[b])
             else:
-                q = mm.quat_normalize(mm.quat_mul(xquat[b], obj_quat[k]))
+                # not normalised: mujoco's frame quaternion is the bare product
+                q = mm.quat_mul(xquat[b], obj_quat[k])
                 mm.set4(obj_xquat[k], q)
                 mm.set9(obj_xmat[k], mm.quat2mat(q))
 
@@ -184,7 +198,7 @@ def kinematics(M, D):
     kinematics_bodies(
         i1(M, MF.body_parentid), i1(M, MF.body_mocapid), i1(M, MF.body_jntnum),
         i1(M, MF.body_jntadr), f2(M, MF.body_pos), f2(M, MF.body_quat), f2(M, MF.body_ipos),
-        f2(M, MF.body_iquat), i1(M, MF.jnt_type), i1(M, MF.jnt_qposadr), f2(M, MF.jnt_pos),
+        f2(M, MF.body_iquat), u1(M, MF.body_sameframe), i1(M, MF.jnt_type), i1(M, MF.jnt_qposadr), f2(M, MF.jnt_pos),
         f2(M, MF.jnt_axis), f1(M, MF.qpos0), i1(M, MF.body_treeid),
         f1(D, DF.qpos), f2(D, DF.mocap_pos), f2(D, DF.mocap_quat), body_awake, filt,
         f2(D, DF.xpos), f2(D, DF.xquat), f2(D, DF.xmat), f2(D, DF.xipos), f2(D, DF.ximat),
@@ -303,8 +317,9 @@ def camlight_kernel(
     for c in range(cam_mode.shape[0]):
         b = cam_bodyid[c]
         mode = cam_mode[c]
-        pos = mm.add3(xpos[b], mm.mat_vec(xmat[b], cam_pos[c]))
-        mat = mm.quat2mat(mm.quat_normalize(mm.quat_mul(xquat[b], cam_quat[c])))
+        # mj_local2Global: the product quaternion is not normalised
+        pos = mm.add3(mm.mat_vec(xmat[b], cam_pos[c]), xpos[b])
+        mat = mm.quat2mat(mm.quat_mul(xquat[b], cam_quat[c]))
         if mode == CAM_TRACK:
             mat = mm.get9(cam_mat0[c])
             pos = mm.add3(xpos[b], cam_pos0[c])
@@ -321,8 +336,8 @@ def camlight_kernel(
     for g in range(light_mode.shape[0]):
         b = light_bodyid[g]
         mode = light_mode[g]
-        pos = mm.add3(xpos[b], mm.mat_vec(xmat[b], light_pos[g]))
-        dr = mm.mat_vec(xmat[b], light_dir[g])
+        pos = mm.add3(mm.mat_vec(xmat[b], light_pos[g]), xpos[b])
+        dr = mm.rot_vec_quat(light_dir[g], xquat[b])
         if mode == CAM_TRACK:
             pos = mm.add3(xpos[b], light_pos0[g])
             dr = mm.get3(light_dir0[g])

@@ -108,8 +108,14 @@ def _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1, fx, fy, fz, fo, mh, sg, ma
     """Contacts at the ends t0, t1 of the clipped edge A + t (B - A) against the face plane
     (f, fo) inflated by mh (half a margin, 0 for polytopes): dist = distance to the plane, pos
     halfway to the inflated plane, normal sg * f. A clip that degenerates to one point gives it
-    twice, as mujoco does."""
+    twice, as mujoco does. MuJoCo 4 clips the edge as a 2-gon (A, B, back to A), so an end cut
+    by a side plane (t0 > 0, t1 < 1) is in its clipped list twice (the crossing seen from both
+    directions) and an end of the edge itself once; of the points below the margin it reports
+    the two ends, or the one end left twice when that is a cut end (measured on mesh / box
+    edges, capsule and cylinder side lines tilted so that one end is beyond the margin: 2
+    contacts at the cut end, 1 at an uncut end)."""
     n = 0
+    kept = 0
     for q in range(2):
         t = t0 if q == 0 else t1
         px, py, pz = Ax + (Bx - Ax) * t, Ay + (By - Ay) * t, Az + (Bz - Az) * t
@@ -124,6 +130,14 @@ def _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1, fx, fy, fz, fo, mh, sg, ma
             frame[n, 1] = sg * fy
             frame[n, 2] = sg * fz
             n += 1
+            kept = q
+    if n == 1 and ((kept == 0 and t0 > 0) or (kept == 1 and t1 < 1)):
+        # the cut end alone below the margin: its two copies in MuJoCo's clipped 2-gon
+        dist[1] = dist[0]
+        for k in range(3):
+            pos[1, k] = pos[0, k]
+            frame[1, k] = frame[0, k]
+        n = 2
     return n
 
 

@@ -25,8 +25,12 @@ Steps (measured against MuJoCo 4, see test/engine/test_hfield.py), all in the hf
      shape inflated by margin / 2): a contact when the distance prism-geom is below margin, dist
      = the signed distance (< 0: penetration depth), pos = midpoint of the witness points, normal
      from the prism (geom1) to the geom (geom2), mapped to the world frame. The prism is a
-     polytope: without margin its pair with a box or mesh is discrete (nccd.py: EPA stops on a
-     repeated support point; the prism's support carries no index, as in MuJoCo);
+     polytope: without margin its pair with a box or mesh is discrete (nccd.py: exact GJK, EPA
+     stops on a repeated support point; the prism's support carries no index, so the repeat is
+     the other shape's vertex alone and the depth is often short of the minimum penetration --
+     measured against MuJoCo 4.0: every contact equal, test_hfield.py
+     test_discrete_polytope_early_stop); one contact per prism, as in MuJoCo (no multi-contact:
+     the counts agree on every pose measured);
   6. at most ``maxcon`` (MuJoCo's mjMAXCONPAIR = 50) contacts, in that prism order.
 
 Workspace: ``hf_work`` (SCRATCH_TABLE ``hf_work f 4 18``): row 0 the current prism (6 vertices,

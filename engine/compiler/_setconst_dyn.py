@@ -24,13 +24,7 @@ def set_const_dynamic(m, c):
     nv = m.nv
     Mdiag = d.qM[m.dof_Madr] if nv else np.zeros(0)
     m.dof_M0[:] = Mdiag
-    # statistics the solvers scale by (mjStatistic): mean diagonal inertia at qpos0, mean mass
-    # of the bodies other than the world
-    if nv:
-        m.stat_meaninertia[:] = Mdiag.mean()
-    if m.nbody > 1:
-        m.stat_meanmass[:] = m.body_mass[1:].mean()
-    _dof_length(m, d)
+    _set_stat(m, d, Mdiag, c.spec.statistic)
 
     def inv_quadratic(J):
         """J inv(M) J' for the rows of J (k x nv)."""
@@ -39,6 +33,7 @@ def set_const_dynamic(m, c):
         return J @ X.T
 
     _equality_poses(m, d)
+    _camlight0(m, d)
     m.tendon_length0[:] = d.ten_length
     m.actuator_length0[:] = d.actuator_length
     # springlength -1 -1: the spring rests at the length the tendon has at qpos0
@@ -121,17 +116,40 @@ def _equality_poses(m, d):
             m.eq_data[e, 6:10] = quat_mul(quat_conj(q1), q2)
 
 
+def _camlight0(m, d):
+    """Camera / light poses at qpos0 that the tracking modes keep (seed 000 <camera mode>):
+    cam_pos0 / light_pos0 from the body, cam_poscom0 / light_poscom0 from the subtree com
+    (of the target body when there is one), cam_mat0 / light_dir0; computed, as MuJoCo does,
+    with every camera and light in mode "fixed"."""
+    from ..smooth import mj_camlight
+    if not m.ncam and not m.nlight:
+        return
+    cmode, lmode = m.cam_mode.copy(), m.light_mode.copy()
+    m.cam_mode[:] = 0
+    m.light_mode[:] = 0
+    try:
+        mj_camlight(m, d)
+    finally:
+        m.cam_mode[:], m.light_mode[:] = cmode, lmode
+    for bodyid, target, xpos, pos0, poscom0 in (
+            (m.cam_bodyid, m.cam_targetbodyid, d.cam_xpos, m.cam_pos0, m.cam_poscom0),
+            (m.light_bodyid, m.light_targetbodyid, d.light_xpos, m.light_pos0, m.light_poscom0)):
+        for i in range(len(bodyid)):
+            b, t = int(bodyid[i]), int(target[i])
+            pos0[i] = xpos[i] - d.xpos[b]
+            poscom0[i] = xpos[i] - d.subtree_com[t if t >= 0 else b]
+    m.cam_mat0[:] = d.cam_xmat
+    m.light_dir0[:] = d.light_xdir
+
+
 def _dist3(a, b):
     return math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
 
 
-def _dof_length(m, d):
-    """dof_length (mjModel; seed 001 "Sleeping islands"): 1 for translational dofs; for
-    rotational ones (hinge, ball, a free joint's last three) the size of the dof's body at
-    qpos0 -- the largest distance from its centre of mass to the anchor of one of its own or
-    its children's joints, or to the far side of one of its geoms' bounding spheres, at least
-    1e-5 -- so that dof_length * qvel is a speed at the body's extremity (the sleep tolerance
-    is in length/time)."""
+def _body_sizes(m, d):
+    """Length of each body at qpos0 (MuJoCo's setStat heuristic): the largest distance from its
+    centre of mass to the anchor of one of its own or its children's joints, or to the far
+    side of one of its geoms' bounding spheres; at least 1e-5 (the world: 0)."""
     size = np.zeros(m.nbody)
     for j in range(m.njnt):
         b = int(m.jnt_bodyid[j])
@@ -143,8 +161,58 @@ def _dof_length(m, d):
             if m.geom_rbound[g] > 0:
                 size[b] = max(size[b], m.geom_rbound[g] + _dist3(d.xipos[b], d.geom_xpos[g]))
     size[1:] = np.maximum(size[1:], 1e-5)
+    return size
+
+
+def _geom_box_radius(m, g):
+    """Radius a geom adds to the model's bounding box: its bounding sphere, or for a plane a
+    tenth of its larger half-size (0.01 when infinite), for a height field a tenth of its
+    largest size parameter."""
+    if m.geom_rbound[g] > 0:
+        return float(m.geom_rbound[g])
+    if m.geom_type[g] == 0:  # plane
+        sx, sy = m.geom_size[g, 0], m.geom_size[g, 1]
+        return max(sx, sy) * 0.1 if (sx or sy) else 0.01
+    if m.geom_type[g] == 1:  # hfield
+        return float(m.hfield_size[m.geom_dataid[g]].max()) * 0.1
+    return 0.0
+
+
+def _set_stat(m, d, Mdiag, user):
+    """mjModel.stat (seed 000 <statistic>; MuJoCo's setStat) at qpos0, then dof_length.
+
+    center and extent: the centre and the largest side of the bounding box of the bodies' frames
+    and centres of mass, the joint anchors, the sites and the geoms (each grown by
+    _geom_box_radius); extent at least 1e-5 and at least 2 meansize. meansize: the mean body
+    length (_body_sizes); meanmass: the mean body mass; meaninertia: the mean diagonal of the
+    joint-space inertia (the solvers' scale). Without bodies / dofs the defaults stay (center 0,
+    extent 2, meansize 0.2, meanmass 1, meaninertia 1). Values given in <statistic> replace the
+    computed ones (dof_length keeps the computed body lengths)."""
+    m.stat_center[:] = 0.0
+    m.stat_extent[:], m.stat_meansize[:], m.stat_meanmass[:], m.stat_meaninertia[:] = 2, .2, 1, 1
+    pts = [d.xpos[1:], d.xipos[1:], d.xanchor, d.site_xpos]
+    rad = [np.zeros(m.nbody - 1), np.zeros(m.nbody - 1), np.zeros(m.njnt), np.zeros(m.nsite)]
+    pts.append(d.geom_xpos)
+    rad.append(np.array([_geom_box_radius(m, g) for g in range(m.ngeom)]))
+    p = np.concatenate([np.asarray(x, float).reshape(-1, 3) for x in pts])
+    r = np.concatenate(rad)
+    if len(p):
+        lo, hi = (p - r[:, None]).min(axis=0), (p + r[:, None]).max(axis=0)
+        m.stat_center[:] = 0.5 * (lo + hi)
+        if hi[0] > lo[0]:
+            m.stat_extent[:] = max(1e-5, (hi - lo).max())
+    size = _body_sizes(m, d)
+    if m.nbody > 1:
+        m.stat_meansize[:] = size[1:].mean()
+        m.stat_meanmass[:] = m.body_mass[1:].mean()
+    m.stat_extent[:] = max(float(m.stat_extent[0]), 2 * float(m.stat_meansize[0]))
+    if m.nv:
+        m.stat_meaninertia[:] = Mdiag.mean()
     for k in range(m.nv):
         j = int(m.dof_jntid[k])
         t = int(m.jnt_type[j])
         rot = t in (1, 3) or (t == 0 and k - m.jnt_dofadr[j] >= 3)
         m.dof_length[k] = size[m.dof_bodyid[k]] if rot else 1.0
+    for key, val in user.items():
+        if val is not None:
+            getattr(m, "stat_" + key)[:] = val

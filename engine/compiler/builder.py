@@ -31,7 +31,10 @@ CAM_MODE = {n: i for i, n in enumerate(S.CAM_MODES)}
 DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4, "user": 7}
 GAIN = {"fixed": 0, "affine": 1, "muscle": 2, "user": 6}
 BIAS = {"none": 0, "affine": 1, "muscle": 2, "user": 5}
-EPS = 1e-10
+# frames closer than this (each position / quaternion component) are the same frame for
+# body/geom/site_sameframe: mujoco 4.0.0's tolerance (a geom 3e-7 off its body's inertial frame
+# is placed at the inertial frame, as in robotiq's 2f85)
+FRAME_EPS = 1e-6
 
 
 def _where(el):
@@ -44,11 +47,14 @@ def err(el, msg, attr=None):
 
 
 def _is_ident(q):
-    return abs(q[0] - 1) < EPS and abs(q[1]) < EPS and abs(q[2]) < EPS and abs(q[3]) < EPS
+    """q is the identity rotation (either sign) within FRAME_EPS."""
+    return abs(abs(q[0]) - 1) < FRAME_EPS and abs(q[1]) < FRAME_EPS and abs(q[2]) < FRAME_EPS \
+        and abs(q[3]) < FRAME_EPS
 
 
 def _same(a, b):
-    return np.allclose(a, b, rtol=0, atol=EPS)
+    """a equals b within FRAME_EPS per component, strictly (mujoco: a geom at 1e-6 is moved)."""
+    return bool(np.all(np.abs(np.subtract(a, b)) < FRAME_EPS))
 
 
 _JNT_BALL, _JNT_SLIDE, _JNT_HINGE = 1, 2, 3
@@ -1087,7 +1093,8 @@ class Compiler:
             b = self.body_id[id(el.parent)]
             bcontype[b] |= el.attrs["contype"]
             bconaff[b] |= el.attrs["conaffinity"]
-            bmargin[b] = max(bmargin[b], el.attrs["margin"])
+            # margin + gap: the distance within which the body's geoms make contacts at all
+            bmargin[b] = max(bmargin[b], el.attrs["margin"] + el.attrs["gap"])
         self.v.update(body_rootid=rootid, body_weldid=weldid, body_jntnum=jntnum,
                       body_jntadr=jntadr, body_dofnum=dofnum, body_dofadr=dofadr,
                       body_geomnum=geomnum, body_geomadr=geomadr, body_treeid=treeid,

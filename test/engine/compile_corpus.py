@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine._layout import MODEL_FIELDS
 from oracle import MODELS, TEST_MODELS
 
 SITE = Path(next(p for p in site.getsitepackages() if p.endswith("site-packages")))
@@ -132,6 +133,15 @@ FIELDS = {
     "dof_M0": (1e-6, 1e-10), "tendon_length0": (1e-6, 1e-10), "actuator_length0": (1e-6, 1e-10),
     "dof_invweight0": (1e-5, 1e-10), "body_invweight0": (1e-5, 1e-10),
     "tendon_invweight0": (1e-5, 1e-10), "actuator_acc0": (1e-5, 1e-10),
+    **{f: (1e-9, 1e-9) for f in ("cam_pos0", "cam_poscom0", "cam_mat0", "light_pos0",
+                                 "light_poscom0", "light_dir0")},
+    # frames that coincide (within mujoco's 1e-6) take the shortcut in kinematics
+    "body_margin": (0, 1e-12), "body_sameframe": (0, 0), "geom_sameframe": (0, 0), "site_sameframe": (0, 0),
+    # options (defaults and <option>) and statistics (computed at qpos0, or <statistic>);
+    # meansize / extent from the geoms' rbound (float32 mesh vertices: 1e-5 as dof_length)
+    **{f: (1e-12, 0) for f, _, _, _ in MODEL_FIELDS if f.startswith("opt_")},
+    "stat_meaninertia": (1e-6, 1e-10), "stat_meanmass": (1e-9, 0), "stat_meansize": (1e-5, 1e-9),
+    "stat_extent": (1e-5, 1e-9), "stat_center": (1e-5, 1e-9),
 }
 QUATS = {"body_quat", "geom_quat", "site_quat"}
 
@@ -149,14 +159,25 @@ def inertia_tensors(m):
     return np.array(out)
 
 
+def _oracle_field(mjm, f):
+    """mujoco's value of our field name f (opt_* and stat_* live in mjm.opt / mjm.stat)."""
+    for prefix, sub in (("opt_", "opt"), ("stat_", "stat")):
+        if f.startswith(prefix):
+            return getattr(getattr(mjm, sub), f[len(prefix):], None)
+    return getattr(mjm, f, None)
+
+
 def mismatches(ours, theirs):
     """List of (field, message) where our compiled model differs from mujoco's."""
     bad = []
     for f, (rtol, atol) in FIELDS.items():
-        if not hasattr(theirs, f):
+        src = _oracle_field(theirs, f)
+        if src is None:
             continue
-        y = np.asarray(getattr(theirs, f), float)
+        y = np.asarray(src, float)
         x = np.asarray(getattr(ours, f), float)
+        if f.startswith(("opt_", "stat_")):  # our singleton rows, mujoco's scalars / 3-vectors
+            x = x.reshape(y.shape)
         if x.shape != y.shape:
             bad.append((f, f"shape {x.shape} vs {y.shape}"))
             continue

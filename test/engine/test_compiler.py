@@ -241,3 +241,40 @@ def test_fusestatic_order_and_frames():
         assert [get(ours, kind)(i).name for i in range(get(ours, n))] == \
             [get(ref, kind)(i).name for i in range(get(ref, n))], kind
     assert not mismatches(ours, ref)
+
+
+# ---- model statistics (mjModel.stat) ---------------------------------------------------------
+@pytest.mark.parametrize("stat", ["", '<statistic meaninertia="2.5" meanmass="3" meansize="0.4" '
+                                      'extent="7" center="1 -2 3"/>',
+                                  '<statistic extent="0.5"/>'])
+def test_statistics_computed_and_overridden(stat):
+    """stat.center / extent / meansize / meanmass / meaninertia as mujoco computes them at qpos0
+    (bounding box of bodies, anchors, sites and geoms grown by their bounding spheres, a plane
+    by a tenth of its size; mean body length; extent at least twice meansize), and each value a
+    <statistic> attribute gives replacing the computed one (meaninertia scales the solvers'
+    tolerance, so a wrong value changes when they stop)."""
+    xml = f"""<mujoco>{stat}<worldbody><geom type="plane" size="2 1 .1"/>
+      <body pos="0 0 1"><joint type="ball"/><geom type="capsule" fromto="0 0 0 .3 .1 0" size=".05"/>
+        <site pos=".6 0 .2"/>
+        <body pos=".3 .1 0"><joint axis="0 1 0"/><geom type="box" size=".1 .2 .05" pos=".1 0 0"/>
+        </body></body>
+      <body pos="-1 0 .3"><freejoint/><geom type="sphere" size=".1"/></body></worldbody></mujoco>"""
+    ours, theirs = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+    for f in ("meaninertia", "meanmass", "meansize", "extent", "center"):
+        np.testing.assert_allclose(getattr(ours.stat, f), getattr(theirs.stat, f), rtol=1e-9,
+                                   atol=1e-12, err_msg=f)
+    np.testing.assert_allclose(ours.dof_length, theirs.dof_length, rtol=1e-9)
+
+
+@pytest.mark.parametrize("frame", ['pos="0 0 1e-6"', 'pos="0 0 9.99e-7"', 'pos="8e-7 -8e-7 9e-7"',
+                                   'quat="1 0 0 1e-6"', 'quat="1 0 0 1.0000001e-6"',
+                                   'quat="-1 0 0 0"'])
+def test_sameframe_tolerance(frame):
+    """A geom/site within 1e-6 per component (strictly) of its body's frame, or of the inertial
+    frame, shares it (geom/site/body_sameframe as mujoco): a plane lifted by 1e-6 is lifted
+    (mujoco's sleep/contact.xml; 'within or at 1e-6' put its dominoes' contacts in the gap)."""
+    xml = f"""<mujoco><worldbody><geom type="plane" size="1 1 .1" {frame}/><site {frame}/>
+      <body><freejoint/><geom size=".1" {frame}/><site {frame}/></body></worldbody></mujoco>"""
+    ours, theirs = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+    for f in ("geom_sameframe", "site_sameframe", "body_sameframe"):
+        np.testing.assert_array_equal(getattr(ours, f), getattr(theirs, f), err_msg=f)

@@ -202,6 +202,25 @@ def test_contacts(cone, impratio):
         check(mjm, m, d, mjd, f"{cone} impratio {impratio} seed {seed}")
 
 
+@pytest.mark.parametrize("cone", CONE)
+@pytest.mark.parametrize("condim", [3, 4, 6])
+def test_contact_rows_clamped_R(cone, condim):
+    """A contact no dof can move along (a sphere spinning about a vertical axis through its
+    centre against a world sphere: body_invweight0's translational part is 0, diagApprox 0):
+    R is clamped to mjMINVAL on the normal before the friction rows are derived from it
+    (pyramidal 2 mu^2 R0, elliptic R0 / impratio ...), as mujoco's mj_makeImpedance."""
+    xml = f"""<mujoco><option impratio="2"/><worldbody>
+      <geom type="sphere" size=".1" condim="{condim}" friction=".7 .02 .003"/>
+      <body pos=".15 .02 0"><joint type="hinge" axis="0 0 1"/>
+        <geom type="sphere" size=".1" condim="{condim}"/></body></worldbody></mujoco>"""
+    mjm = mujoco.MjModel.from_xml_string(xml)
+    mjm.opt.cone = CONE[cone]
+    m, d, mjd = run_pair(mjm, 0, qscale=0.0)
+    assert mjd.ncon == 1 and mjm.body_invweight0[1, 0] == 0
+    assert mjd.efc_R[0] <= 2e-15       # clamped (pyramidal: 2 mu^2 mjMINVAL)
+    check(mjm, m, d, mjd, f"{cone} condim {condim}")
+
+
 @pytest.mark.parametrize("variant", ["sparse", "norefsafe", "noequality", "nofrictionloss",
                                      "nolimit", "nocontact", "noconstraint"])
 def test_flags_and_sparse(variant):

@@ -155,6 +155,106 @@ def test_rne_flg_acc():
     np.testing.assert_allclose(b, a, RTOL, ATOL)
 
 
+# ---- position-stage frames bit for bit -----------------------------------------------------------
+# Contacts of curved shapes and polytopes (GJK / EPA stopped at a tolerance) are discontinuous in
+# the geom poses: a pose one rounding off mujoco's flips some of them. So the frames are computed
+# with mujoco 4.0.0's operations in its order (mju_mulQuat's paired sums, mju_quat2Mat's diagonal,
+# mju_rotVecQuat for joint axes and anchors, mju_normalize4's skip within 1e-15 of unit length,
+# frame quaternions not renormalised, mju_inertCom's order) and must equal its results exactly.
+FRAMES_XML = """
+<mujoco>
+  <worldbody>
+    <light pos="0 0 3" dir="0 .3 -1"/>
+    <body name="free" pos="0 0 1" euler="10 20 30">
+      <freejoint/>
+      <geom type="box" size=".1 .2 .3" pos=".1 .2 .3" euler="5 6 7"/>
+      <geom type="sphere" size=".1" pos="1e-9 0 0" quat="1 1e-9 0 0"/>
+      <site pos=".3 .1 0" euler="30 0 10"/>
+      <camera pos=".1 .2 .3" euler="10 20 30"/>
+      <light pos=".1 0 .2" dir="1 .2 -1"/>
+      <body pos=".2 .1 .3" euler="40 10 5">
+        <joint type="ball" pos=".05 .02 -.03"/>
+        <geom type="capsule" size=".05" fromto="0 0 0 .3 .1 .2"/>
+        <body pos=".3 .1 .2" quat=".9 .1 .2 .3">
+          <joint type="hinge" axis="1 2 3" pos=".1 0 .02"/>
+          <joint type="slide" axis="0 1 1"/>
+          <joint type="hinge" axis="0 1 0" pos="0 .1 .1"/>
+          <geom type="cylinder" size=".04 .1" pos=".1 .1 .1" euler="1 2 3"/>
+          <site pos=".1 0 0" quat="1 2 3 4"/>
+          <body pos=".1 .2 .3">
+            <joint type="ball" pos=".01 0 .02"/>
+            <joint type="slide" axis=".3 .4 .5" pos=".01 .02 .03"/>
+            <geom type="ellipsoid" size=".05 .06 .07" pos=".02 .03 .04" quat="4 3 2 1"/>
+          </body>
+        </body>
+      </body>
+    </body>
+    <body mocap="true" pos="1 2 3" euler="1 2 3">
+      <geom type="box" size=".1 .1 .1" pos=".1 .2 .3" euler="3 2 1"/>
+      <site pos=".2 .1 0" euler="0 10 20"/>
+      <body pos=".3 .2 .1" euler="20 30 40">
+        <joint type="hinge" axis="1 0 0"/>
+        <geom type="sphere" size=".1" pos=".1 0 0"/>
+      </body>
+    </body>
+    <body pos="-1 0 0" euler="0 0 45">
+      <joint type="slide" axis="1 1 0" pos="1 2 3"/>
+      <geom type="sphere" size=".1"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+MODELS_EXACT = [
+    ("gym_humanoid", GYM / "humanoid.xml"),
+    ("gym_ant", GYM / "ant.xml"),
+    ("shadow_hand", "menagerie/shadow_hand/right_hand.xml"),
+    ("barkour", "menagerie/google_barkour_vb/barkour_vb.xml"),
+    ("cassie", "menagerie/agility_cassie/cassie.xml"),
+    ("dmc_quadruped", DMC / "quadruped.xml"),
+    ("cube_3x3x3", "mujoco/model/cube/cube_3x3x3.xml"),
+    ("frames", None),
+]
+EXACT_FIELDS = ["xpos", "xquat", "xmat", "xipos", "xiquat", "ximat", "xanchor", "xaxis",
+                "geom_xpos", "geom_xquat", "geom_xmat", "site_xpos", "site_xquat", "site_xmat",
+                "cam_xpos", "cam_xmat", "light_xpos", "light_xdir",
+                "subtree_com", "cinert", "cdof"]
+
+
+@pytest.mark.parametrize("name,path", MODELS_EXACT, ids=[c[0] for c in MODELS_EXACT])
+def test_position_frames_bit_exact(tmp_path, name, path):
+    """mj_kinematics, mj_comPos and mj_camlight on mujoco's compiled model equal mujoco's bit for
+    bit (np.array_equal) at random states: joint angles from qpos0, ball and free quaternions
+    normalised or not, unnormalised mocap quaternions, qpos at qpos0 (hinge angle 0); and
+    mj_integratePos from there."""
+    if path is None:
+        path = tmp_path / "frames.xml"
+        path.write_text(FRAMES_XML)
+    mjm, mjd, m, d = make_pair(path, 0)
+    rng = np.random.default_rng(5)
+    for state in range(6):
+        mjd.qpos[:] = mjm.qpos0 + rng.standard_normal(mjm.nq)
+        if state % 2:
+            mujoco.mj_normalizeQuat(mjm, mjd.qpos)
+        if state == 4:
+            mjd.qpos[:] = mjm.qpos0
+        if mjm.nmocap:
+            mjd.mocap_pos[:] = rng.standard_normal((mjm.nmocap, 3))
+            mjd.mocap_quat[:] = rng.standard_normal((mjm.nmocap, 4))
+        for f in ("qpos", "mocap_pos", "mocap_quat"):
+            getattr(d, f)[...] = getattr(mjd, f)
+        for fn in ("mj_kinematics", "mj_comPos", "mj_camlight"):
+            getattr(mujoco, fn)(mjm, mjd)
+            getattr(smooth, fn)(m, d)
+        for f in EXACT_FIELDS:
+            a, b = np.asarray(getattr(d, f)), np.asarray(getattr(mjd, f)).reshape(-1)
+            assert np.array_equal(a.reshape(-1), b), (name, state, f, np.abs(a.reshape(-1) - b).max())
+        v = rng.standard_normal(mjm.nv)
+        qa, qb = mjd.qpos.copy(), mjd.qpos.copy()
+        mujoco.mj_integratePos(mjm, qa, v, 0.03)
+        support.mj_integratePos(m, qb, v, 0.03)
+        assert np.array_equal(qa, qb), (name, state, "integratePos", np.abs(qa - qb).max())
+
+
 CAMLIGHT_XML = """
 <mujoco>
   <worldbody>
@@ -195,6 +295,22 @@ def test_camlight_modes_and_mocap(tmp_path, seed):
     smooth.fwd_position_smooth(m._A, d._A)
     compare(d, mjd, ["xpos", "xquat", "xmat", "cam_xpos", "cam_xmat", "light_xpos",
                      "light_xdir"], RTOL, ATOL, what="camlight")
+
+
+def test_camlight_on_our_compiled_model():
+    """The same cameras and lights compiled by our compiler (cam/light_pos0, poscom0, mat0,
+    dir0 from qpos0 with every mode fixed, as mujoco's setconst): tracking poses agree with
+    mujoco's at a moved state."""
+    mjm = mujoco.MjModel.from_xml_string(CAMLIGHT_XML)
+    m = engine.MjModel.from_xml_string(CAMLIGHT_XML)
+    mjd, d = mujoco.MjData(mjm), engine.MjData(m)
+    q = mjm.qpos0 + np.random.default_rng(4).normal(size=mjm.nq) * 0.5
+    mjd.qpos[:] = q
+    d.qpos[:] = q
+    mujoco.mj_forward(mjm, mjd)
+    engine.mj_forward(m, d)
+    compare(d, mjd, ["cam_xpos", "cam_xmat", "light_xpos", "light_xdir"], RTOL, ATOL,
+            what="camlight, our compiler")
 
 
 TRN_XML = """
