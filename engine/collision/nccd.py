@@ -1942,10 +1942,10 @@ def cylinder_caps(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_gra
     contacts, each end with its own distance to the cap plane, pos halfway, normal along the
     cap normal (from geom1 to geom2); geom2's cap against geom1's edge is tried first, then
     geom1's cap against geom2's side line. Two caps anti-parallel within FACE_TOL: as two
-    polytope faces (geom2's cap clipped by geom1's, _emit_clipped). A cylinder's contacts do
-    not move with the margin (measured): its features and witnesses come from the collision
-    without margin (when that one penetrates; else the witnesses less margin / 2 along the
-    normal). x1, x2: the witnesses of ccd's answer (st, face). Returns the number written, 0
+    polytope faces (geom2's cap clipped by geom1's, _emit_clipped: points at or beyond the
+    margin dropped). A cylinder's contacts do not move with the margin (measured): its features
+    and witnesses come from the collision without margin (when that one penetrates; else the
+    witnesses less margin / 2 along the normal). x1, x2: the witnesses of ccd's answer (st, face). Returns the number written, 0
     for none."""
     nx, ny, nz = x1x - x2x, x1y - x2y, x1z - x2z
     nn = math.sqrt(nx * nx + ny * ny + nz * nz)
@@ -1977,10 +1977,11 @@ def cylinder_caps(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_gra
     if sg2 != 0:
         c2x, c2y, c2z = sg2 * m2[2], sg2 * m2[5], sg2 * m2[8]
         if sg1 != 0 and sg1 * (m1[2] * c2x + m1[5] * c2y + m1[8] * c2z) < -FACE_TOL:
-            # cap against cap, as two polytope faces (measured: 45 of 60 random cap pairs within
-            # 1e-6, the rest ties of the regular 16-gons' quadrilaterals): geom2's cap clipped by
-            # the side planes of geom1's, both from the local +x vertex clockwise about their
-            # outward normals, points kept beyond the margin
+            # cap against cap, as two polytope faces (measured: 39 of test_convex's 40 random cap
+            # pairs within 1e-6, the other a tie of the 16-gons' quadrilaterals): geom2's cap
+            # clipped by the side planes of geom1's, both from the local +x vertex clockwise about
+            # their outward normals; points at or beyond the margin dropped before the pruning to
+            # 4 (measured: mujoco reports none of them, 6 tilted cap-on-cap poses)
             c1x, c1y, c1z = sg1 * m1[2], sg1 * m1[5], sg1 * m1[8]
             _cap_polygon(s1, p1, m1, sg1, W, R, 0)
             _reverse_polygon(W, R + 1, 0, _NCAP - 1)
@@ -1989,7 +1990,7 @@ def cylinder_caps(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_gra
             m, col = _clip_mj(W, R, 6, _NCAP, 0, _NCAP, c1x, c1y, c1z)
             if m == 0:
                 return 0
-            return _emit_clipped(W, R, col, m, c1x, c1y, c1z, c2x, c2y, c2z, 1e300, dist, pos,
+            return _emit_clipped(W, R, col, m, c1x, c1y, c1z, c2x, c2y, c2z, margin, dist, pos,
                                  frame)
         if abs(m1[2] * c2x + m1[5] * c2y + m1[8] * c2z) < EDGE_TOL:
             # geom1's edge (capsule axis / cylinder side line) in the plane of geom2's cap
@@ -2022,14 +2023,16 @@ def cylinder_polytope(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, me
       * cap against a face anti-parallel within FACE_TOL (the best aligned): the face (MuJoCo's
         vertex order) clipped by the side planes of the cap (starting at the local +x vertex,
         clockwise about c), _emit_clipped: dist along the face normal n2 from each point's
-        projection onto the cap plane, normal -n2, more than 4 pruned by _polygon_quad;
+        projection onto the cap plane, normal -n2; points at or beyond the margin dropped,
+        more than 4 left pruned by _polygon_quad (a box tilted on a cap gives 2 or 3);
       * else the side line (through the cylinder point of the feature's first vertex, along
         the axis, over its length; whatever the cylinder's feature) within EDGE_TOL of the
         plane of a polytope face facing the cylinder (the first): clipped by the face's prism,
         each end with its own distance to the face plane, normal -face normal;
-      * else a cap against a polytope edge within EDGE_TOL of the cap plane (the first at a
-        vertex feature): the edge clipped by the cap's prism, each end with its own distance to
-        the cap plane, normal c.
+      * else, when the polytope's feature is an edge (not a vertex: measured, a box corner
+        pressed into a cap with an edge within EDGE_TOL of its plane gives the single contact),
+        that edge within EDGE_TOL of the cap plane: clipped by the cap's prism, each end with
+        its own distance to the cap plane, normal c.
     x1, x2: the witnesses of ccd's answer (st, face). Returns the number written, 0 for none
     (the caller keeps the single contact)."""
     nx, ny, nz = x1x - x2x, x1y - x2y, x1z - x2z
@@ -2096,7 +2099,7 @@ def cylinder_polytope(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, me
             m, col = _clip_mj(W, R, 6, mB, 0, _NCAP, c1x, c1y, c1z)
             if m == 0:
                 return 0
-            return _emit_clipped(W, R, col, m, c1x, c1y, c1z, n2x, n2y, n2z, 1e300, dist, pos,
+            return _emit_clipped(W, R, col, m, c1x, c1y, c1z, n2x, n2y, n2z, margin, dist, pos,
                                  frame)
     # side line against a face facing the cylinder (whatever its feature: measured, a rim
     # feature of a cylinder lying on a face gives the side line)
@@ -2120,9 +2123,11 @@ def cylinder_polytope(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, me
             if t0 <= t1:
                 return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1, fx, fy, fz, fo, 0.0,
                                          -1.0, margin, dist, pos, frame)
-    if cs == 0 or dim2 == 3:
+    if cs == 0 or dim2 != 2:
+        # mujoco 4 has no cap-edge contacts at a polytope vertex (measured: a box corner in a
+        # cap, one of its edges 0.05 to 5 degrees off the cap plane: 1 contact)
         return 0
-    # cap against a polytope edge in its plane
+    # cap against the polytope's edge feature in its plane
     A2x, A2y, A2z = _feat_point(t2, s2, p2, m2, va2, mesh_vert, j0)
     B2x, B2y, B2z = _feat_point(t2, s2, p2, m2, va2, mesh_vert, j1)
     ne = _edge_dirs(t2, s2, p2, m2, va2, pa2, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
