@@ -35,12 +35,12 @@ choice among equal support points) are the same as MuJoCo's:
     face pair anti-parallel (or an edge in a face's plane) within the alignment tolerance is
     clipped (Sutherland-Hodgman against the face's side planes), at most 4 points (largest
     quadrilateral). The features are the shapes' own vertices, without the margin.
-  * capsule / cylinder against a mesh: the mesh feature (GJK simplex of the core pass, or the
-    EPA face) gives the candidate polygons; one whose plane holds the axis gives two contacts
-    along the side line. Cylinder against a box: the box faces at the witness (convex.py's
-    _multiccd_round): the side line along a face, or the cap (16-gon) facing one. Capsule /
-    cylinder against a cylinder (cylinder_caps): a cap holding the cylinder's final feature is
-    a 16-gon face against the other's axis / side line (2 contacts) or cap (up to 4).
+  * capsule against a mesh: the mesh feature (GJK simplex of the core pass, or the EPA face)
+    gives the candidate polygons; one whose plane holds the axis gives two contacts along the
+    side line. Cylinder against a box or mesh (cylinder_polytope): the polytope rules with the
+    cylinder's cap (a 16-gon) as a face and its side line as an edge. Capsule / cylinder
+    against a cylinder (cylinder_caps): a cap holding the cylinder's final feature is a 16-gon
+    face against the other's axis / side line (2 contacts) or cap (up to 4).
 
 Measured against MuJoCo 4.0.0 where it departs from the published description (each found by
 probing the oracle on real Menagerie meshes; see test/engine/test_nccd.py):
@@ -93,9 +93,8 @@ from numba import njit
 
 from .._access import KERNEL as _J
 from .convex import (CCD_VMAX, CCD_FMAX, CCD_EMAX, _VOFF, _FOFF, _POFF, _AOFF, _HOFF, _SKOFF,
-                     FACE_TOL, EDGE_TOL, _PMAX, _clip_polygon, _clip_edge, _clip_edge_tol,
-                     _emit_face_points, _emit_edge_points, _multiccd_round, _quad_area,
-                     _cap_polygon, _reverse_polygon, _NCAP)
+                     FACE_TOL, EDGE_TOL, _PMAX, _clip_edge, _clip_edge_tol, _emit_edge_points,
+                     _quad_area, _cap_polygon, _reverse_polygon, _NCAP)
 
 _PRISM = 1       # one triangular prism of a height field (engine/collision/hfield.py)
 _SPHERE = 2
@@ -1942,12 +1941,12 @@ def cylinder_caps(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_gra
     extent). An edge within EDGE_TOL of a cap's plane is clipped by the cap's prism: two
     contacts, each end with its own distance to the cap plane, pos halfway, normal along the
     cap normal (from geom1 to geom2); geom2's cap against geom1's edge is tried first, then
-    geom1's cap against geom2's side line. Two caps anti-parallel within FACE_TOL: geom1's cap
-    clipped by the prism of geom2's, at most 4 points (largest quadrilateral; mujoco's choice
-    of the 4 differs). A cylinder's contacts do not move with the margin (measured, as against
-    a box or mesh): its features and witnesses come from the collision without margin (when
-    that one penetrates; else the witnesses less margin / 2 along the normal). x1, x2: the
-    witnesses of ccd's answer (st, face). Returns the number written, 0 for none."""
+    geom1's cap against geom2's side line. Two caps anti-parallel within FACE_TOL: as two
+    polytope faces (geom2's cap clipped by geom1's, _emit_clipped: points at or beyond the
+    margin dropped). A cylinder's contacts do not move with the margin (measured): its features
+    and witnesses come from the collision without margin (when that one penetrates; else the
+    witnesses less margin / 2 along the normal). x1, x2: the witnesses of ccd's answer (st, face). Returns the number written, 0
+    for none."""
     nx, ny, nz = x1x - x2x, x1y - x2y, x1z - x2z
     nn = math.sqrt(nx * nx + ny * ny + nz * nz)
     if nn < MINVAL:
@@ -1978,16 +1977,21 @@ def cylinder_caps(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_gra
     if sg2 != 0:
         c2x, c2y, c2z = sg2 * m2[2], sg2 * m2[5], sg2 * m2[8]
         if sg1 != 0 and sg1 * (m1[2] * c2x + m1[5] * c2y + m1[8] * c2z) < -FACE_TOL:
-            # cap against cap: geom1's clipped by the prism of geom2's (ccw about c1 ~ -c2)
+            # cap against cap, as two polytope faces (measured: 39 of test_convex's 40 random cap
+            # pairs within 1e-6, the other a tie of the 16-gons' quadrilaterals): geom2's cap
+            # clipped by the side planes of geom1's, both from the local +x vertex clockwise about
+            # their outward normals; points at or beyond the margin dropped before the pruning to
+            # 4 (measured: mujoco reports none of them, 6 tilted cap-on-cap poses)
             c1x, c1y, c1z = sg1 * m1[2], sg1 * m1[5], sg1 * m1[8]
             _cap_polygon(s1, p1, m1, sg1, W, R, 0)
+            _reverse_polygon(W, R + 1, 0, _NCAP - 1)
             _cap_polygon(s2, p2, m2, sg2, W, R, 6)
-            _reverse_polygon(W, R, 6, _NCAP)
-            fo = c2x * W[R, 6] + c2y * W[R, 7] + c2z * W[R, 8]
-            m, col = _clip_polygon(W, R, 0, _NCAP, 6, _NCAP, c1x, c1y, c1z)
+            _reverse_polygon(W, R + 1, 6, _NCAP - 1)
+            m, col = _clip_mj(W, R, 6, _NCAP, 0, _NCAP, c1x, c1y, c1z)
             if m == 0:
                 return 0
-            return _emit_face_points(W, R, col, m, c2x, c2y, c2z, fo, 1e300, dist, pos, frame)
+            return _emit_clipped(W, R, col, m, c1x, c1y, c1z, c2x, c2y, c2z, margin, dist, pos,
+                                 frame)
         if abs(m1[2] * c2x + m1[5] * c2y + m1[8] * c2z) < EDGE_TOL:
             # geom1's edge (capsule axis / cylinder side line) in the plane of geom2's cap
             return _line_on_cap(s2, p2, m2, sg2, s1, p1, m1, w1x, w1y, w1z, mh, -1.0, margin,
@@ -2000,6 +2004,151 @@ def cylinder_caps(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_gra
             return _line_on_cap(s1, p1, m1, sg1, s2, p2, m2, w2x, w2y, w2z, mh, 1.0, margin,
                                 dist, pos, frame, W)
     return 0
+
+
+@njit(**_J)
+def cylinder_polytope(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
+                      mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
+                      mesh_polymap, s1, p1, m1, t2, d2, s2, p2, m2, st, face,
+                      x1x, x1y, x1z, x2x, x2y, x2z, margin, dist, pos, frame, W, I):
+    """MuJoCo 4's multiccd of a cylinder (geom1) against a box or mesh (geom2), the polytope
+    rules of ``multicontact`` with the cylinder's feature as one side (world frame; measured
+    against mujoco 4.0.0, see test_convex.py). The cylinder's feature is its cap (the regular
+    16-gon of convex._cap_polygon, normal c = +-axis) when every support point of the final
+    feature lies on that cap's rim (_cap_side), else its side line; the polytope's are the faces
+    and edges of its support indices (_box_normals / _mesh_normals, _edge_dirs). The feature is
+    that of the EPA face (st == 2; with a margin, of the inflated shapes) or of the core GJK
+    simplex (st == 1: a pair with a margin separated within it); its points are on the shapes
+    themselves, without the margin (as for polytopes):
+      * cap against a face anti-parallel within FACE_TOL (the best aligned): the face (MuJoCo's
+        vertex order) clipped by the side planes of the cap (starting at the local +x vertex,
+        clockwise about c), _emit_clipped: dist along the face normal n2 from each point's
+        projection onto the cap plane, normal -n2; points at or beyond the margin dropped,
+        more than 4 left pruned by _polygon_quad (a box tilted on a cap gives 2 or 3);
+      * else the side line (through the cylinder point of the feature's first vertex, along
+        the axis, over its length; whatever the cylinder's feature) within EDGE_TOL of the
+        plane of a polytope face facing the cylinder (the first): clipped by the face's prism,
+        each end with its own distance to the face plane, normal -face normal;
+      * else, when the polytope's feature is an edge (not a vertex: measured, a box corner
+        pressed into a cap with an edge within EDGE_TOL of its plane gives the single contact),
+        that edge within EDGE_TOL of the cap plane: clipped by the cap's prism, each end with
+        its own distance to the cap plane, normal c.
+    x1, x2: the witnesses of ccd's answer (st, face). Returns the number written, 0 for none
+    (the caller keeps the single contact)."""
+    nx, ny, nz = x1x - x2x, x1y - x2y, x1z - x2z
+    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if nn < MINVAL:
+        return 0
+    nx /= nn
+    ny /= nn
+    nz /= nn
+    # the feature: the polytope's support indices and the cylinder's points (W columns 3:6) of
+    # the EPA face, or of the core GJK simplex (st == 1); the side line goes through the
+    # cylinder point of its first vertex (measured: the line's angular position is that
+    # point's, to 1e-15, also with a margin, whose EPA runs on the inflated shapes)
+    if st == 2:
+        r0 = _VOFF + I[face, 0]
+        i0, i1, i2 = I[_HOFF + I[face, 0], 3], I[_HOFF + I[face, 1], 3], I[_HOFF + I[face, 2], 3]
+    else:
+        r0 = 0
+        i0 = I[_SIDX, 3]
+        i1 = I[_SIDX + min(1, face - 1), 3]
+        i2 = I[_SIDX + min(2, face - 1), 3]
+    wx, wy, wz = W[r0, 3], W[r0, 4], W[r0, 5]
+    if st == 2 and margin > 0:
+        # that point on the inflated cylinder: back onto the cylinder, at the same angle
+        ax, ay, az = m1[2], m1[5], m1[8]
+        qx, qy, qz = wx - p1[0], wy - p1[1], wz - p1[2]
+        sa = qx * ax + qy * ay + qz * az
+        qx, qy, qz = qx - sa * ax, qy - sa * ay, qz - sa * az
+        qn = math.sqrt(qx * qx + qy * qy + qz * qz)
+        if qn > MINVAL:
+            wx = p1[0] + s1[0] / qn * qx
+            wy = p1[1] + s1[0] / qn * qy
+            wz = p1[2] + s1[0] / qn * qz
+    cs = _cap_side(W, I, st, face, 3, p1, m1)
+    va2 = mesh_vertadr[d2] if t2 == _MESH else 0
+    pa2 = mesh_polyadr[d2] if t2 == _MESH else 0
+    dim2, j0, j1, _ = _feature(i0, i1, i2)
+    if t2 == _BOX:
+        nn2 = _box_normals(m2, dim2, j0, j1, i2, x2x - x1x, x2y - x1y, x2z - x1z, W, 3, I, 1)
+    else:
+        nn2 = _mesh_normals(pa2, va2, mesh_polynormal, mesh_polymapadr, mesh_polymapnum,
+                            mesh_polymap, m2, dim2, j0, j1, i2, W, 3, I, 1)
+    R = _POFF
+    c1x, c1y, c1z = cs * m1[2], cs * m1[5], cs * m1[8]      # the cap's outward normal
+    if cs != 0:
+        fj = -1
+        best = -FACE_TOL
+        for j in range(nn2):
+            c = c1x * W[_NRM + j, 3] + c1y * W[_NRM + j, 4] + c1z * W[_NRM + j, 5]
+            if c < best:
+                best = c
+                fj = j
+        if fj >= 0:
+            # cap against a face: the face clipped by the cap, both in MuJoCo's order
+            fid = I[fj, 1]
+            n2x, n2y, n2z = W[_NRM + fj, 3], W[_NRM + fj, 4], W[_NRM + fj, 5]
+            _cap_polygon(s1, p1, m1, cs, W, R, 0)
+            _reverse_polygon(W, R + 1, 0, _NCAP - 1)   # clockwise about c from the +x vertex
+            mB = _face_poly(t2, s2, p2, m2, va2, pa2, mesh_vert, mesh_polyvertadr,
+                            mesh_polyvertnum, mesh_polyvert, fid, W, R, 6)
+            if mB < 3:
+                return 0
+            _mj_face_order(t2, fid, W, R, 6, mB)
+            m, col = _clip_mj(W, R, 6, mB, 0, _NCAP, c1x, c1y, c1z)
+            if m == 0:
+                return 0
+            return _emit_clipped(W, R, col, m, c1x, c1y, c1z, n2x, n2y, n2z, margin, dist, pos,
+                                 frame)
+    # side line against a face facing the cylinder (whatever its feature: measured, a rim
+    # feature of a cylinder lying on a face gives the side line)
+    ax, ay, az = m1[2], m1[5], m1[8]
+    fk = -1
+    for k in range(nn2):
+        fx, fy, fz = W[_NRM + k, 3], W[_NRM + k, 4], W[_NRM + k, 5]
+        if fx * nx + fy * ny + fz * nz >= 0:
+            continue
+        if abs(ax * fx + ay * fy + az * fz) < EDGE_TOL:
+            fk = k
+            break
+    if fk >= 0:
+        fx, fy, fz = W[_NRM + fk, 3], W[_NRM + fk, 4], W[_NRM + fk, 5]
+        mp = _face_poly(t2, s2, p2, m2, va2, pa2, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
+                        mesh_polyvert, I[fk, 1], W, R, 6)
+        if mp >= 3:
+            fo = fx * W[R, 6] + fy * W[R, 7] + fz * W[R, 8]
+            Ax, Ay, Az, Bx, By, Bz = _side_line(wx, wy, wz, p1, m1, s1[1])
+            t0, t1 = _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, R, 6, mp, fx, fy, fz, 1e-10)
+            if t0 <= t1:
+                return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1, fx, fy, fz, fo, 0.0,
+                                         -1.0, margin, dist, pos, frame)
+    if cs == 0 or dim2 != 2:
+        # mujoco 4 has no cap-edge contacts at a polytope vertex (measured: a box corner in a
+        # cap, one of its edges 0.05 to 5 degrees off the cap plane: 1 contact)
+        return 0
+    # cap against the polytope's edge feature in its plane
+    A2x, A2y, A2z = _feat_point(t2, s2, p2, m2, va2, mesh_vert, j0)
+    B2x, B2y, B2z = _feat_point(t2, s2, p2, m2, va2, mesh_vert, j1)
+    ne = _edge_dirs(t2, s2, p2, m2, va2, pa2, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
+                    mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, dim2, j0,
+                    j1, A2x, A2y, A2z, B2x, B2y, B2z, W, 3)
+    ei = -1
+    for j in range(ne):
+        c = c1x * W[_NRM + j, 3] + c1y * W[_NRM + j, 4] + c1z * W[_NRM + j, 5]
+        if abs(c) < EDGE_TOL:
+            ei = j
+            break
+    if ei < 0:
+        return 0
+    Bx, By, Bz = W[_EV + ei, 0], W[_EV + ei, 1], W[_EV + ei, 2]
+    _cap_polygon(s1, p1, m1, cs, W, R, 6)
+    fo = c1x * W[R, 6] + c1y * W[R, 7] + c1z * W[R, 8]
+    t0, t1 = _clip_edge(A2x, A2y, A2z, Bx, By, Bz, W, R, 6, _NCAP, c1x, c1y, c1z)
+    if t0 > t1:
+        return 0
+    return _emit_edge_points(A2x, A2y, A2z, Bx, By, Bz, t0, t1, c1x, c1y, c1z, fo, 0.0, 1.0,
+                             margin, dist, pos, frame)
 
 
 @njit(**_J)
@@ -2042,36 +2191,17 @@ def nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_grap
         nx /= nn
         ny /= nn
         nz /= nn
-    # capsule / cylinder against a box or mesh face (capsule-box is analytic: not here)
-    rnd = multiccd and (t1 == _CAPSULE or t1 == _CYLINDER) and (t2 == _MESH or t2 == _BOX)
-    wx, wy, wz = ax, ay, az
-    mx, my, mz = nx, ny, nz
-    if rnd and t1 == _CYLINDER and margin > 0:
-        # a cylinder's contacts do not move with the margin (measured): take its features from
-        # the collision without margin
-        st, d0, wx, wy, wz, cx, cy, cz, face = ccd(mesh_vertadr, mesh_vertnum, mesh_vert,
-                                                   mesh_graphadr, mesh_graph, mesh_extrema,
-                                                   t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, 0.0,
-                                                   tol, kmax, W, I)
-        mx, my, mz = wx - cx, wy - cy, wz - cz
-        mn = math.sqrt(mx * mx + my * my + mz * mz)
-        rnd = st == 2 and mn > MINVAL
-        if rnd:
-            mx /= mn
-            my /= mn
-            mz /= mn
-    if rnd and t2 == _BOX:
-        if st == 2:
-            V0 = W[_VOFF + I[face, 0]]
-            wx, wy, wz = V0[3], V0[4], V0[5]
-        # the box's faces at its witness feature: the side line or the cap (16-gon)
-        n = _multiccd_round(mesh_vert, mesh_graph, t1, s1, p1, m1, t2, s2, p2, m2, 0, 0, -1,
-                            mx, my, mz, wx, wy, wz, margin, dist, pos, frame, W, False)
+    if multiccd and t1 == _CYLINDER and (t2 == _MESH or t2 == _BOX):
+        n = cylinder_polytope(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal,
+                              mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr,
+                              mesh_polymapnum, mesh_polymap, s1, p1, m1, t2, d2, s2, p2, m2, st,
+                              face, ax, ay, az, bx, by, bz, margin, dist, pos, frame, W, I)
         if n > 0:
             return n
-    elif rnd:
+    if multiccd and t1 == _CAPSULE and t2 == _MESH:
+        # a capsule along a mesh face (capsule-box is analytic: not here): the mesh feature of
+        # the EPA face, or (st == 1, shallow) of the core GJK simplex
         if st == 1:
-            # shallow: the mesh feature of the core GJK simplex
             ns = face
             ia = I[_SIDX, 3]
             ib = I[_SIDX + min(1, ns - 1), 3]
@@ -2080,23 +2210,13 @@ def nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_grap
             ia = I[_HOFF + I[face, 0], 3]
             ib = I[_HOFF + I[face, 1], 3]
             ic = I[_HOFF + I[face, 2], 3]
-        if t1 == _CYLINDER and st == 2:
-            V0 = W[_VOFF + I[face, 0]]
-            wx, wy, wz = V0[3], V0[4], V0[5]
         n = round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal,
                                mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert,
                                mesh_polymapadr, mesh_polymapnum, mesh_polymap, t1, s1, p1, m1,
-                               d2, p2, m2, ia, ib, ic, mx, my, mz, wx, wy, wz,
+                               d2, p2, m2, ia, ib, ic, nx, ny, nz, ax, ay, az,
                                margin, dist, pos, frame, W, I)
         if n > 0:
             return n
-        if t1 == _CYLINDER and mesh_graphadr[d2] >= 0:
-            # a cylinder cap facing a mesh face: the 16-gon clipped by the face (convex.py)
-            n = _multiccd_round(mesh_vert, mesh_graph, t1, s1, p1, m1, t2, s2, p2, m2,
-                                mesh_vertadr[d2], mesh_vertnum[d2], mesh_graphadr[d2], nx, ny, nz,
-                                ax, ay, az, margin, dist, pos, frame, W, True)
-            if n > 0:
-                return n
     dist[0] = margin + dd
     pos[0, 0] = 0.5 * (ax + bx)
     pos[0, 1] = 0.5 * (ay + by)
