@@ -24,6 +24,7 @@ from . import math as mm
 from .support import add_point_jac_dot, add_wrench_jac_dot, last_dof
 from ._access import f1, f2, i1, i2, is_, u1
 from ._layout import DF, MF
+from .constraint import FRICTION_TENDON as _FRICTION_TENDON, LIMIT_TENDON as _LIMIT_TENDON
 from .constraint import contact_force, contact_jac, eq_anchors
 from . import sleep
 from .sleep import S_ASLEEP, S_AWAKE, S_STATIC
@@ -1302,7 +1303,8 @@ def rne_post_constraint_kernel(
     # Data in:
     qvel, qacc, xipos, subtree_com, xfrc_applied, cinert, cvel, cdof, cdof_dot, ten_J,
     ten_wrapadr, ten_wrapnum, wrap_xpos, wrap_body, wrap_div, ten_jdq, ten_length, ten_velocity,
-    actuator_force, site_xpos, site_xmat,
+    actuator_force, site_xpos, site_xmat, tendon_range, tendon_margin, efc_type, efc_id,
+    efc_force, nfl,
     # Data out:
     cacc, cfrc_int, cfrc_ext,
 ):
@@ -1310,8 +1312,9 @@ def rne_post_constraint_kernel(
     forces ``cfrc_ext`` (xfrc_applied moved from xipos to the com frame; contact and constraint
     forces are added by the constraint stage into the same rows) and interaction forces
     ``cfrc_int`` = I a + v x* I v - f_ext accumulated from the leaves. As in mujoco 4, cfrc_ext
-    also holds the forces of spatial tendons (spring, damper, armature, actuators on them) along
-    their paths (actuators through ``actuator_force``)."""
+    also holds the forces of spatial tendons (spring, damper, armature, actuators on them, and
+    their friction-loss and limit constraint rows, the first ``nfl`` efc rows) along their
+    paths (actuators through ``actuator_force``)."""
     nbody = body_parentid.shape[0]
     for k in range(6):
         cfrc_ext[0, k] = 0.0
@@ -1344,6 +1347,17 @@ def rne_post_constraint_kernel(
         for i in range(actuator_trntype.shape[0]):
             if actuator_trntype[i] == TRN_TENDON and actuator_trnid[i, 0] == t:
                 ft += actuator_force[i] * actuator_gear[i, 0]
+        for r in range(nfl):
+            if efc_id[r] != t:
+                continue
+            if efc_type[r] == _FRICTION_TENDON:
+                ft += efc_force[r]       # its Jacobian row is +ten_J
+            elif efc_type[r] == _LIMIT_TENDON:
+                # the lower limit's row (+ten_J) comes first when it is active, the upper's
+                # (-ten_J) after it, as make_constraint emits them
+                first = not (r > 0 and efc_type[r - 1] == _LIMIT_TENDON and efc_id[r - 1] == t)
+                lower = first and ten_length[t] - tendon_range[t, 0] < tendon_margin[t]
+                ft += efc_force[r] if lower else -efc_force[r]
         if ft == 0.0:
             continue
         for w in range(ten_wrapadr[t], ten_wrapadr[t] + ten_wrapnum[t] - 1):
@@ -1361,8 +1375,12 @@ def rne_post_constraint_kernel(
                                     subtree_com[body_rootid[bb]], pb)
             fa = mm.transform_force((0.0, 0.0, 0.0, -f[0], -f[1], -f[2]),
                                     subtree_com[body_rootid[ba]], pa)
-            mm.set6(cfrc_ext[bb], mm.add6(cfrc_ext[bb], fb))
-            mm.set6(cfrc_ext[ba], mm.add6(cfrc_ext[ba], fa))
+            # the world's row stays zero (mujoco: a tendon anchored at a world site pulls
+            # only on the moving end)
+            if bb > 0:
+                mm.set6(cfrc_ext[bb], mm.add6(cfrc_ext[bb], fb))
+            if ba > 0:
+                mm.set6(cfrc_ext[ba], mm.add6(cfrc_ext[ba], fa))
     # contact and equality forces are added by `constraint_forces_ext` after this kernel
     if flg_gravity:
         mm.set6(cacc[0], (0.0, 0.0, 0.0, -gravity[0], -gravity[1], -gravity[2]))
@@ -1401,7 +1419,9 @@ def rne_post_constraint(M, D):
         f2(D, DF.cdof_dot), f2(D, DF.ten_J), i1(D, DF.ten_wrapadr), i1(D, DF.ten_wrapnum),
         f2(D, DF.wrap_xpos), i2(D, DF.sm_wrapbody), f2(D, DF.sm_wrapdiv), f1(D, DF.sm_tenjdq),
         f1(D, DF.ten_length), f1(D, DF.ten_velocity), f1(D, DF.actuator_force),
-        f2(D, DF.site_xpos), f2(D, DF.site_xmat),
+        f2(D, DF.site_xpos), f2(D, DF.site_xmat), f2(M, MF.tendon_range),
+        f1(M, MF.tendon_margin), i1(D, DF.efc_type), i1(D, DF.efc_id), f1(D, DF.efc_force),
+        i1(D, DF.ne)[0] + i1(D, DF.nf)[0] + i1(D, DF.nl)[0],
         f2(D, DF.cacc), f2(D, DF.cfrc_int), f2(D, DF.cfrc_ext))
     constraint_forces_ext(M, D)
 
@@ -1414,16 +1434,18 @@ OBJ_SITE = 6                 # mjtObj
 def _add_ext(body_parentid, body_rootid, subtree_com, cfrc_ext, cfrc_int, b, point, force,
              torque):
     """A force and torque (world frame) acting on body b at ``point``: into cfrc_ext[b] at the
-    subtree com, and out of cfrc_int of b and its ancestors (cfrc_int = I a + v x* I v - f_ext,
-    summed from the leaves, is linear in f_ext)."""
+    subtree com, and out of cfrc_int of b and its ancestors, the world included (cfrc_int = I a
+    + v x* I v - f_ext, summed from the leaves into the world, is linear in f_ext)."""
     if b <= 0:
         return
     f = mm.transform_force((torque[0], torque[1], torque[2], force[0], force[1], force[2]),
                            subtree_com[body_rootid[b]], point)
     mm.set6(cfrc_ext[b], mm.add6(cfrc_ext[b], f))
     j = b
-    while j > 0:
+    while True:
         mm.set6(cfrc_int[j], mm.add_scl6(cfrc_int[j], f, -1.0))
+        if j == 0:
+            break
         j = body_parentid[j]
 
 

@@ -131,6 +131,57 @@ def test_forward_with_contacts(spec):
                 assert e < 1e-5, f"{what}: {f} rel err {e:.3g}"
             e = rel(d.sensordata, mjd.sensordata)
             assert e < 1e-5, f"{what}: sensordata rel err {e:.3g}"
+            # contact and equality forces as body forces, the world's row included (the sum of
+            # its children's: zero when the floor holds the robot up)
+            mujoco.mj_rnePostConstraint(mjm, mjd)
+            engine.mj_rnePostConstraint(m, d)
+            for f in ("cacc", "cfrc_ext", "cfrc_int"):
+                e = rel(getattr(d, f), getattr(mjd, f))
+                assert e < 1e-5, f"{what}: {f} rel err {e:.3g}"
+
+
+TENDON_FORCES = """<mujoco><worldbody>
+  <site name="a0" pos="0 0 1"/><site name="a1" pos=".5 0 1"/><site name="a2" pos="1 0 1"/>
+  <body name="b0" pos="0 0 .6"><freejoint/><geom type="box" size=".05 .05 .05"/>
+    <site name="h0" pos=".05 0 .05"/></body>
+  <body name="b1" pos=".5 0 .9"><freejoint/><geom type="sphere" size=".05"/>
+    <site name="h1" pos="0 0 .05"/></body>
+  <body name="b2" pos="1 0 .7"><freejoint/><geom type="capsule" size=".03" fromto="0 0 0 .1 0 0"/>
+    <site name="h2" pos="0 0 .03"/></body></worldbody>
+  <tendon>
+    <spatial limited="true" range="0 .3" frictionloss=".4"><site site="h0"/><site site="a0"/></spatial>
+    <spatial limited="true" range=".2 .25" margin=".05"><site site="h1"/><site site="a1"/></spatial>
+    <spatial frictionloss=".2" damping=".5"><site site="h2"/><site site="a2"/><site site="h1"/></spatial>
+  </tendon></mujoco>"""
+
+
+@pytest.mark.parametrize("cone", CONES)
+def test_post_constraint_tendon_constraint_forces(cone):
+    """mj_rnePostConstraint puts a spatial tendon's limit and friction-loss forces on the bodies
+    along its path (cfrc_ext), as mujoco 4: upper limit taut, lower limit pushing, both limits
+    of a narrow range, friction loss; cfrc_int with the world's row."""
+    mjm = mujoco.MjModel.from_xml_string(TENDON_FORCES)
+    m = engine.MjModel.from_xml_string(TENDON_FORCES)
+    for mm in (mjm, m):
+        mm.opt.cone = int(getattr(mujoco.mjtCone, cone))
+        mm.opt.tolerance, mm.opt.iterations = 1e-15, 1000
+    mjd, d = mujoco.MjData(mjm), engine.MjData(m)
+    kinds = set()
+    for k in range(300):
+        mujoco.mj_step(mjm, mjd)
+        if k % 30:
+            continue
+        copy_state(mjd, d)
+        mujoco.mj_forward(mjm, mjd)
+        engine.mj_forward(m, d)
+        mujoco.mj_rnePostConstraint(mjm, mjd)
+        engine.mj_rnePostConstraint(m, d)
+        kinds.update(int(t) for t in mjd.efc_type[:mjd.nefc])
+        for f in ("cfrc_ext", "cfrc_int"):
+            e = rel(getattr(d, f), getattr(mjd, f))
+            assert e < 1e-6, f"step {k}: {f} rel err {e:.3g}"
+    assert {int(mujoco.mjtConstraint.mjCNSTR_FRICTION_TENDON),
+            int(mujoco.mjtConstraint.mjCNSTR_LIMIT_TENDON)} <= kinds, kinds
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
