@@ -1841,6 +1841,20 @@ def _side_line(wx, wy, wz, pos, mat, h):
 
 
 @njit(**_J)
+def _face_along_axis(W, nn, nx, ny, nz, ax, ay, az):
+    """The first of the nn candidate polytope faces (outward normals in W rows _NRM.., columns
+    3:6) that faces the round shape (against the contact normal n) and lies along its axis a
+    (normal within EDGE_TOL of perpendicular to a): the face a side line rests on. -1: none."""
+    for k in range(nn):
+        fx, fy, fz = W[_NRM + k, 3], W[_NRM + k, 4], W[_NRM + k, 5]
+        if fx * nx + fy * ny + fz * nz >= 0:
+            continue
+        if abs(ax * fx + ay * fy + az * fz) < EDGE_TOL:
+            return k
+    return -1
+
+
+@njit(**_J)
 def round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
                        mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
                        mesh_polymap, tc, sc, pc, mc, d2, p2, m2, ia, ib, ic, nx, ny, nz,
@@ -1860,15 +1874,7 @@ def round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, m
     dim, i0, i1, r = _feature(ia, ib, ic)
     nn = _mesh_normals(pa, va, mesh_polynormal, mesh_polymapadr, mesh_polymapnum, mesh_polymap,
                        m2, dim, i0, i1, ic, W, 3, I, 1)
-    ax, ay, az = mc[2], mc[5], mc[8]
-    fk = -1
-    for k in range(nn):
-        fx, fy, fz = W[_NRM + k, 3], W[_NRM + k, 4], W[_NRM + k, 5]
-        if fx * nx + fy * ny + fz * nz >= 0:
-            continue
-        if abs(ax * fx + ay * fy + az * fz) < EDGE_TOL:
-            fk = k
-            break
+    fk = _face_along_axis(W, nn, nx, ny, nz, mc[2], mc[5], mc[8])
     if fk < 0:
         return 0
     fx, fy, fz = W[_NRM + fk, 3], W[_NRM + fk, 4], W[_NRM + fk, 5]
@@ -2103,15 +2109,7 @@ def cylinder_polytope(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, me
                                  frame)
     # side line against a face facing the cylinder (whatever its feature: measured, a rim
     # feature of a cylinder lying on a face gives the side line)
-    ax, ay, az = m1[2], m1[5], m1[8]
-    fk = -1
-    for k in range(nn2):
-        fx, fy, fz = W[_NRM + k, 3], W[_NRM + k, 4], W[_NRM + k, 5]
-        if fx * nx + fy * ny + fz * nz >= 0:
-            continue
-        if abs(ax * fx + ay * fy + az * fz) < EDGE_TOL:
-            fk = k
-            break
+    fk = _face_along_axis(W, nn2, nx, ny, nz, m1[2], m1[5], m1[8])
     if fk >= 0:
         fx, fy, fz = W[_NRM + fk, 3], W[_NRM + fk, 4], W[_NRM + fk, 5]
         mp = _face_poly(t2, s2, p2, m2, va2, pa2, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
