@@ -1,6 +1,7 @@
 """Compile (and cache) every numba kernel the pipeline uses, once: ``python -m engine.warmup``.
 
-The first call into the compiled pipeline otherwise pays the compile time (minutes on 2 cores)
+The first call into the compiled pipeline otherwise pays the compile time (about 25 minutes on 2
+cores, most of it LLVM optimising)
 in the middle of whatever runs first: a ROS node's first step, a test's deadline. Numba
 specialises kernels on argument types only, and every model's arenas have the same types, so one
 small model that takes every branch-independent path compiles everything; later processes load
@@ -74,8 +75,18 @@ WARMUP_XML = """
 
 def warmup(verbose=True):
     """Compile the pipeline on WARMUP_XML: forward, inverse and each integrator's step."""
+    from pathlib import Path
+
+    import numba
+
     import engine
 
+    cache = numba.config.CACHE_DIR
+    # numba makes the cache's directories when the kernels are defined; its index files (.nbi)
+    # appear only once something was compiled into it
+    if verbose and not any(Path(cache).rglob("*.nbi")):
+        print(f"engine: compiling the numba kernels once for this machine (about 25 minutes on 2 "
+              f"cores); later runs load them from {cache} in seconds", flush=True)
     t = time.perf_counter()
     m = engine.MjModel.from_xml_string(WARMUP_XML)
     d = engine.MjData(m)
