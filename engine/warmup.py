@@ -81,10 +81,17 @@ def warmup(verbose=True):
 
     import engine
 
+    from engine import forward
+
     cache = numba.config.CACHE_DIR
-    # numba makes the cache's directories when the kernels are defined; its index files (.nbi)
-    # appear only once something was compiled into it
-    if verbose and not any(Path(cache).rglob("*.nbi")):
+    # numba keeps a source tree's kernels in a directory of their own under the cache (per
+    # checkout path), made when the kernels are defined; its index files (.nbi) appear only
+    # once something was compiled into it
+    try:
+        here = Path(forward.step._cache._cache_path)
+    except AttributeError:      # another numba's internals: look anywhere in the cache
+        here = Path(cache)
+    if verbose and not any(here.rglob("*.nbi")):
         print(f"engine: compiling the numba kernels once for this machine (about 25 minutes on 2 "
               f"cores); later runs load them from {cache} in seconds", flush=True)
     t = time.perf_counter()
