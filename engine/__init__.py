@@ -25,7 +25,8 @@ def _numba_cache_dir():
     here = _Path(__file__).resolve().parent
     for p in sorted(here.rglob("*.py")):
         text = p.read_bytes()
-        if (b"njit" in text and p != here / "__init__.py") or p.name in ("_layout.py", "enums.py"):
+        holds_kernels = any(mark in text for mark in (b"@kernel", b"@composite", b"njit"))
+        if (holds_kernels and p != here / "__init__.py") or p.name in ("_layout.py", "enums.py"):
             h.update(str(p.relative_to(here)).encode())
             h.update(text)
     base = _os.environ.get("MJ_ROS_NUMBA_CACHE",

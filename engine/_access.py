@@ -19,6 +19,44 @@ from numba.np.arrayobj import make_array, populate_array
 KERNEL = dict(cache=True, nogil=True, _nrt=False, error_model="numpy")
 
 
+def _widen(t):
+    """The argument type a kernel is compiled for when another kernel passes ``t``: constants
+    lose their literal value and narrow integers become int64."""
+    t = types.unliteral(t)
+    if isinstance(t, types.Integer) and t.bitwidth < 64:
+        return types.int64
+    return t
+
+
+def kernel(fn):
+    """``njit(**KERNEL)``, compiled once per argument shape however other kernels call it.
+
+    Why: numba specialises a kernel called from another kernel on the exact argument types,
+    literal constants included (``f(M, D, 0)`` and ``f(M, D, k)`` are two compilations), and
+    an int32 read from a model array differs from an int64 loop index. Each specialisation
+    links and re-optimises everything the kernel calls, so the stage compositions were each
+    compiled 3-6 times (measured: 716 specialisations of 438 functions, ~20 minutes on 2
+    cores). Widening the argument types of kernel-to-kernel calls keeps one; the caller casts
+    its arguments, and LLVM still folds the constants once it inlines the call."""
+    dispatcher = njit(**KERNEL)(fn)
+    resolve = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        return resolve(tuple(_widen(a) for a in args), {k: _widen(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
+
+
+def composite(fn):
+    """A kernel whose code is copied into each kernel that calls it (numba's inline="always")
+    instead of being compiled as a kernel of its own: for the compositions of whole pipeline
+    stages (`engine.forward.run`). Each kernel that calls a stage links and re-optimises the
+    stage's whole call tree, so every separately compiled composition that reaches forward
+    dynamics costs a whole-engine optimisation (~25 s on 2 cores)."""
+    return njit(inline="always", **KERNEL)(fn)
+
+
 @intrinsic
 def _as2d(typingctx, flat, rows, cols):
     """(rows, cols) C-contiguous view of the 1-D contiguous array ``flat`` of rows*cols items.

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
 from ._access import f1, f2, fs, i1, i2, is_, u1
-from ._access import KERNEL as _J
+from ._access import kernel
 from ._layout import DF, MF
 from .math import vcopy
 from . import sleep
@@ -38,7 +37,7 @@ _WARN_BADCTRL = 6
 # muscle model (MuJoCo documentation, "Muscles")
 # ---------------------------------------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def muscle_gain_length(L, lmin, lmax):
     """Active force-length curve FL(L): two smooth quadratic halves on each side of L=1."""
     if L < lmin or L > lmax:
@@ -58,7 +57,7 @@ def muscle_gain_length(L, lmin, lmax):
     return 0.5 * x * x
 
 
-@njit(**_J)
+@kernel
 def _muscle_scales(length, lengthrange, acc0, prm):
     """Peak force F0, normalized length L and the optimal length L0 of a muscle."""
     F0 = prm[2]
@@ -69,7 +68,7 @@ def _muscle_scales(length, lengthrange, acc0, prm):
     return F0, L, L0
 
 
-@njit(**_J)
+@kernel
 def muscle_gain(length, velocity, lengthrange, acc0, prm):
     """Muscle gain -F0 * FL(L) * FV(V) (force per unit activation; negative = pulling).
     prm = gainprm: range(2), force, scale, lmin, lmax, vmax, fpmax, fvmax."""
@@ -89,7 +88,7 @@ def muscle_gain(length, velocity, lengthrange, acc0, prm):
     return -F0 * FL * FV
 
 
-@njit(**_J)
+@kernel
 def muscle_gain_vel(length, velocity, lengthrange, acc0, prm):
     """d(muscle_gain)/d(velocity): -F0 * FL(L) * FV'(V) / (L0 * vmax) (for the implicit
     integrators' qDeriv)."""
@@ -109,7 +108,7 @@ def muscle_gain_vel(length, velocity, lengthrange, acc0, prm):
     return -F0 * FL * dFV / scale
 
 
-@njit(**_J)
+@kernel
 def muscle_bias(length, lengthrange, acc0, prm):
     """Passive muscle force -F0 * FP(L): zero below L=1, quadratic then linear beyond."""
     F0, L, L0 = _muscle_scales(length, lengthrange, acc0, prm)
@@ -124,7 +123,7 @@ def muscle_bias(length, lengthrange, acc0, prm):
     return -F0 * fpmax * (0.5 + x)
 
 
-@njit(**_J)
+@kernel
 def _sigmoid(x):
     """Quintic smoothstep on [0, 1]."""
     if x <= 0.0:
@@ -134,7 +133,7 @@ def _sigmoid(x):
     return x * x * x * (3.0 * x * (2.0 * x - 5.0) + 10.0)
 
 
-@njit(**_J)
+@kernel
 def muscle_dynamics(ctrl, act, prm):
     """Muscle activation rate: (ctrl - act)/tau with tau depending on act and the direction
     (activation / deactivation time constants prm[0], prm[1], smoothing width prm[2])."""
@@ -155,7 +154,7 @@ def muscle_dynamics(ctrl, act, prm):
 # per-actuator kernels
 # ---------------------------------------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def actuator_disabled(actuator_group, disableactuator, i):
     """Whether actuator i's group is switched off by opt.disableactuator (groups 0..30)."""
     g = actuator_group[i]
@@ -164,7 +163,7 @@ def actuator_disabled(actuator_group, disableactuator, i):
     return (disableactuator >> g) & 1 == 1
 
 
-@njit(**_J)
+@kernel
 def next_activation(dyntype, dynprm, actlimited, actrange, act, act_dot, dt):
     """Activation after one step of size dt (exact exponential for filterexact), clamped to
     actrange when actlimited: what the integrators and actearly use."""
@@ -178,7 +177,7 @@ def next_activation(dyntype, dynprm, actlimited, actrange, act, act_dot, dt):
     return a
 
 
-@njit(**_J)
+@kernel
 def actuator_forces(
     # Model:
     dyntype, gaintype, biastype, actadr, actnum, group, ctrllimited, forcelimited, actlimited,
@@ -241,7 +240,7 @@ def actuator_forces(
         force[i] = f
 
 
-@njit(**_J)
+@kernel
 def tendon_force_clamp(
     # Model:
     trntype, trnid, tendon_actfrclimited, tendon_actfrcrange,
@@ -267,7 +266,7 @@ def tendon_force_clamp(
                     force[i] *= s
 
 
-@njit(**_J)
+@kernel
 def joint_force(
     # Model:
     jnt_type, jnt_dofadr, jnt_actfrclimited, jnt_actfrcrange, jnt_actgravcomp, gravcomp_on,
@@ -304,7 +303,7 @@ def joint_force(
 # stage
 # ---------------------------------------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def check_ctrl(M, D):
     """Zero all controls if any is NaN or beyond 1e10 (mjWARN_BADCTRL), as MuJoCo does."""
     ctrl = f1(D, DF.ctrl)
@@ -319,7 +318,7 @@ def check_ctrl(M, D):
             return
 
 
-@njit(**_J)
+@kernel
 def fwd_actuation(M, D):
     """mj_fwdActuation: act_dot, actuator_force and qfrc_actuator."""
     check_ctrl(M, D)
@@ -371,7 +370,7 @@ def fwd_actuation(M, D):
                 f2(D, DF.actuator_moment), force, f1(D, DF.qfrc_gravcomp), qfrc_actuator)
 
 
-@njit(**_J)
+@kernel
 def _gravcomp_on(M):
     if is_(M, MF.opt_disableflags) & _DSBL_GRAVITY:
         return False

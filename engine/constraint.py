@@ -42,7 +42,7 @@ from .enums import mjtDisableBit, mjtEq, mjtObj, mjtWarning
 from .support import add_jac_rows, last_dof
 from . import sleep
 
-from ._access import KERNEL as _J
+from ._access import kernel
 
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 # mjtConstraint
@@ -88,7 +88,7 @@ STATUS_EQ_UNSUPPORTED = 10    # fw_status[1]: the equality id (flex / distance e
 # =================================================================================================
 # solver parameters: impedance and reference (seed 004, "Solver parameters")
 # =================================================================================================
-@njit(**_J)
+@kernel
 def impedance(solimp, r):
     """(d, d d/d r): the impedance d(r) of a violation r (length or angle; for contacts and limits
     r = pos - margin) from solimp = (d0, d_width, width, midpoint, power), seed 004 "Impedance":
@@ -121,7 +121,7 @@ def impedance(solimp, r):
     return d, dd
 
 
-@njit(**_J)
+@kernel
 def stiffness_damping(solref, dmax, timestep, refsafe):
     """(K, B) of the reference acceleration a_ref = -B v - K d (pos - margin), seed 004
     "Reference acceleration": positive solref = (timeconst, dampratio) gives
@@ -137,7 +137,7 @@ def stiffness_damping(solref, dmax, timestep, refsafe):
     return -solref[0] / (dmax * dmax), -solref[1] / dmax
 
 
-@njit(**_J)
+@kernel
 def set_row_params(r, solref, solimp, dA, imp_r, frictional, timestep, refsafe,
                    efc_diagApprox, efc_KBIP, efc_R, efc_D):
     """diagApprox, KBIP, R and D of row r: impedance at violation ``imp_r``; frictional rows
@@ -157,7 +157,7 @@ def set_row_params(r, solref, solimp, dA, imp_r, frictional, timestep, refsafe,
     efc_D[r] = 1.0 / R
 
 
-@njit(**_J)
+@kernel
 def _set_R(r, R, efc_KBIP, efc_diagApprox, efc_R, efc_D):
     """Row r's regularizer R (set from another row's, as a contact's friction rows are), D = 1/R
     and diagApprox adjusted to R = (1 - imp) / imp diagApprox (MuJoCo reports it so)."""
@@ -170,7 +170,7 @@ def _set_R(r, R, efc_KBIP, efc_diagApprox, efc_R, efc_D):
 # =================================================================================================
 # Jacobians (seed 001, "Jacobians")
 # =================================================================================================
-@njit(**_J)
+@kernel
 def contact_jac(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
@@ -210,7 +210,7 @@ def contact_jac(
 # =================================================================================================
 # mj_makeConstraint
 # =================================================================================================
-@njit(**_J)
+@kernel
 def eq_anchors(et, site, o1, o2, data, site_bodyid, site_xpos, xpos, xmat):
     """The two bodies and world anchor points (b1, b2, p1, p2) of a connect or weld equality
     between sites (``site``) or bodies o1, o2. Bodies: connect anchors are body1's data[0:3] and
@@ -225,7 +225,7 @@ def eq_anchors(et, site, o1, o2, data, site_bodyid, site_xpos, xpos, xmat):
             mm.add3(mm.get3(xpos[o2]), mm.mat_vec(xmat[o2], a2)))
 
 
-@njit(**_J)
+@kernel
 def _room(r, k, njcap, status, warn_num, warn_info):
     """True when k more rows fit after row r; else record CNSTRFULL (once per call)."""
     if r + k <= njcap:
@@ -238,13 +238,13 @@ def _room(r, k, njcap, status, warn_num, warn_info):
     return False
 
 
-@njit(**_J)
+@kernel
 def _clear_row(efc_J, r):
     for k in range(efc_J.shape[1]):
         efc_J[r, k] = 0.0
 
 
-@njit(**_J)
+@kernel
 def _limit_row(r, ctype, objid, dist, margin, solref, solimp, invweight, timestep, refsafe,
                efc_type, efc_id, efc_pos, efc_margin, efc_frictionloss, efc_diagApprox,
                efc_KBIP, efc_R, efc_D):
@@ -259,7 +259,7 @@ def _limit_row(r, ctype, objid, dist, margin, solref, solimp, invweight, timeste
                    efc_diagApprox, efc_KBIP, efc_R, efc_D)
 
 
-@njit(**_J)
+@kernel
 def make_constraint(M, D):
     """mj_makeConstraint: every constraint row (see the module docstring) with its Jacobian, pos,
     margin, frictionloss, type, id, diagApprox, KBIP, R, D; ne/nf/nl/nefc/nJ and the contacts'
@@ -712,7 +712,7 @@ def make_constraint(M, D):
         i1(D, DF.nJ)[0] = nefc * nv
 
 
-@njit(**_J)
+@kernel
 def chain_union(body_parentid, body_dofnum, body_dofadr, dof_parentid, b1, b2, skip_common,
                 cols):
     """The dofs acting on body b1 or b2 (the union of their dof chains), increasing, written to
@@ -743,7 +743,7 @@ def chain_union(body_parentid, body_dofnum, body_dofadr, dof_parentid, b1, b2, s
     return n
 
 
-@njit(**_J)
+@kernel
 def sparse_pattern(M, D, nefc):
     """MuJoCo's compressed rows of the nefc dense rows in cn_Jdense (module docstring): for each
     row its structural nonzero columns (bodies' rows -- connect, weld, contacts -- the union of
@@ -847,7 +847,7 @@ def sparse_pattern(M, D, nefc):
 # =================================================================================================
 # mj_referenceConstraint
 # =================================================================================================
-@njit(**_J)
+@kernel
 def reference_kernel(
     # Data in:
     efc_J, efc_KBIP, efc_pos, efc_margin, qvel, nefc,
@@ -865,7 +865,7 @@ def reference_kernel(
             efc_pos[i] - efc_margin[i])
 
 
-@njit(**_J)
+@kernel
 def reference_kernel_sparse(
     # Data in:
     efc_J, rownnz, rowadr, colind, efc_KBIP, efc_pos, efc_margin, qvel, nefc,
@@ -884,7 +884,7 @@ def reference_kernel_sparse(
             efc_pos[i] - efc_margin[i])
 
 
-@njit(**_J)
+@kernel
 def bias_acc(
     # Model:
     body_parentid, body_dofnum, body_dofadr, dof_parentid,
@@ -913,7 +913,7 @@ def bias_acc(
     return (a0, a1, a2), (a3, a4, a5)
 
 
-@njit(**_J)
+@kernel
 def point_bias_acc(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
@@ -933,12 +933,12 @@ def point_bias_acc(
     return acc, w, alpha
 
 
-@njit(**_J)
+@kernel
 def _pure(v):
     return (0.0, v[0], v[1], v[2])
 
 
-@njit(**_J)
+@kernel
 def equality_jdot_correction(M, D, nefc):
     """efc_aref -= J-dot qvel for the connect and weld rows (mujoco 4's reference acceleration
     of these rows removes the velocity-product part of the violation's second derivative; the
@@ -1008,7 +1008,7 @@ def equality_jdot_correction(M, D, nefc):
             r += 3
 
 
-@njit(**_J)
+@kernel
 def reference_constraint(M, D):
     """mj_referenceConstraint: efc_vel and efc_aref (seed 004, "Reference acceleration").
     Reads the velocity stage (qvel; cvel and cdof_dot for the connect/weld rows)."""
@@ -1029,7 +1029,7 @@ def reference_constraint(M, D):
 # =================================================================================================
 # mj_contactForce
 # =================================================================================================
-@njit(**_J)
+@kernel
 def contact_force(
     # Model:
     opt_cone,

@@ -26,9 +26,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
-from ._access import KERNEL as _J, f1, f2, fs, i1
+from ._access import kernel, f1, f2, fs, i1
 from ._layout import DF, MF
 from .passive import body_uses_ellipsoid, fluid_velocity_local, geom_semiaxes
 
@@ -41,7 +40,7 @@ _PI = math.pi
 # local 6 x 6 derivatives d(lfrc)/d(lvel); lfrc, lvel = [angular(3); linear(3)]
 # ---------------------------------------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def inertia_box_fluid_deriv(mass, inertia, lvel, density, viscosity, B):
     """B = d(lfrc)/d(lvel) of the inertia-box model (diagonal: Stokes drag plus the derivative
     -rho*A*|v| of each quadratic drag term -rho/2*A*|v|*v)."""
@@ -67,7 +66,7 @@ def inertia_box_fluid_deriv(mass, inertia, lvel, density, viscosity, B):
         B[2, 2] -= 2.0 * density * bz * (bx ** 4 + by ** 4) / 64.0 * abs(lvel[2])
 
 
-@njit(**_J)
+@kernel
 def _add_cross(B, r, c, x, s):
     """B[r:r+3, c:c+3] += s * [x]x (the matrix of y -> x cross y)."""
     B[r, c + 1] -= s * x[2]
@@ -78,7 +77,7 @@ def _add_cross(B, r, c, x, s):
     B[r + 2, c + 1] += s * x[0]
 
 
-@njit(**_J)
+@kernel
 def _add_cross_diag(B, r, c, x, dg, s):
     """B[r:r+3, c:c+3] += s * [x]x diag(dg)."""
     B[r, c + 1] -= s * x[2] * dg[1]
@@ -89,7 +88,7 @@ def _add_cross_diag(B, r, c, x, dg, s):
     B[r + 2, c + 1] += s * x[0] * dg[1]
 
 
-@njit(**_J)
+@kernel
 def ellipsoid_fluid_deriv(lvel, density, viscosity, s, prm, B, work):
     """B = d(lfrc)/d(lvel) of the ellipsoid model for one geom (semi-axes s, geom_fluid row
     prm), the exact derivative of each term of `engine.passive._ellipsoid_force`: added mass,
@@ -226,7 +225,7 @@ def ellipsoid_fluid_deriv(lvel, density, viscosity, s, prm, B, work):
 # joint space: Q += Jl' B Jl
 # ---------------------------------------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def local_jacobian(body_parentid, body_dofnum, body_dofadr, dof_parentid, cdof, com, point,
                    mat, body, Jl):
     """Jl[:, j] = [R' cdof_ang; R' (cdof_lin + cdof_ang x (point - com))] for the dofs j on
@@ -256,7 +255,7 @@ def local_jacobian(body_parentid, body_dofnum, body_dofadr, dof_parentid, cdof, 
     return last
 
 
-@njit(**_J)
+@kernel
 def add_jtbj(dof_parentid, last, Jl, B, Q):
     """Q[i, k] += Jl[:, i]' B Jl[:, k] for the dofs i, k on the chain ending at dof ``last``."""
     k = last
@@ -279,7 +278,7 @@ def add_jtbj(dof_parentid, last, Jl, B, Q):
         k = dof_parentid[k]
 
 
-@njit(**_J)
+@kernel
 def single_free_tree(tree_dofadr, tree_dofnum, dof_jntid, jnt_type, tree):
     """Whether kinematic tree ``tree`` moves by one free joint and nothing else."""
     if tree < 0 or tree_dofnum[tree] != 6:
@@ -287,7 +286,7 @@ def single_free_tree(tree_dofadr, tree_dofnum, dof_jntid, jnt_type, tree):
     return jnt_type[dof_jntid[tree_dofadr[tree]]] == _JNT_FREE
 
 
-@njit(**_J)
+@kernel
 def _symmetrize(B):
     for i in range(6):
         for j in range(i + 1, 6):
@@ -296,7 +295,7 @@ def _symmetrize(B):
             B[j, i] = x
 
 
-@njit(**_J)
+@kernel
 def fluid_deriv_kernel(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid, body_mass,
@@ -349,7 +348,7 @@ def fluid_deriv_kernel(
             add_jtbj(dof_parentid, last, Jl, B, Q)
 
 
-@njit(**_J)
+@kernel
 def fluid_vel_derivative(M, D, Q, symmetric):
     """Stage: Q += d(qfrc_fluid)/d(qvel) when the medium has density or viscosity."""
     density = fs(M, MF.opt_density)

@@ -23,11 +23,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from . import callbacks
 from ._access import f1, f2, fs, i1, i2, is_, u1
-from ._access import KERNEL as _J
+from ._access import composite, kernel
 from ._layout import DF, MF
 from . import collision as _collision, constraint as _constraint
 from .actuation import actuator_disabled, fwd_actuation, muscle_gain_vel, next_activation
@@ -84,18 +83,18 @@ STATUS_FWDINV = 12   # mj_step's compiled loop stopped before a step: fwdinv run
 # checks and reset
 # =============================================================================================
 
-@njit(**_J)
+@kernel
 def _is_bad(x):
     return x != x or x > _MAXVAL or x < -_MAXVAL
 
 
-@njit(**_J)
+@kernel
 def _warning(D, w, info):
     i1(D, DF.warning_lastinfo)[w] = info
     i1(D, DF.warning_number)[w] += 1
 
 
-@njit(**_J)
+@kernel
 def reset_data(M, D):
     """mj_resetData: zero all of Data, qpos = qpos0, equality activity from eq_active0,
     warnings cleared, no islands, every tree fully awake -- with sleep enabled the static
@@ -124,7 +123,7 @@ def reset_data(M, D):
     return ninit, nslept
 
 
-@njit(**_J)
+@composite
 def reset_sleep(M, D):
     """The sleep part of mj_resetData (seed 001, "Sleeping islands"): all trees fully awake;
     with sleep enabled, the poses of static bodies computed once (kinematics, comPos,
@@ -172,7 +171,7 @@ def reset_sleep(M, D):
     return ninit, nslept
 
 
-@njit(**_J)
+@composite
 def _check(M, D, field, w):
     """Shared body of mj_checkPos/Vel: on the first bad value warn and auto-reset (unless
     disabled); after a reset the warning is recorded again (counts as MuJoCo 4.0.0's)."""
@@ -188,19 +187,19 @@ def _check(M, D, field, w):
     return False
 
 
-@njit(**_J)
+@composite
 def check_pos(M, D):
     """mj_checkPos: qpos NaN/Inf/|x|>1e10 -> mjWARN_BADQPOS and reset."""
     return _check(M, D, DF.qpos, _WARN_BADQPOS)
 
 
-@njit(**_J)
+@composite
 def check_vel(M, D):
     """mj_checkVel: qvel NaN/Inf/|x|>1e10 -> mjWARN_BADQVEL and reset."""
     return _check(M, D, DF.qvel, _WARN_BADQVEL)
 
 
-@njit(**_J)
+@composite
 def check_acc(M, D):
     """mj_checkAcc: qacc bad -> mjWARN_BADQACC, reset and recompute forward dynamics."""
     if _check(M, D, DF.qacc, _WARN_BADQACC):
@@ -213,7 +212,7 @@ def check_acc(M, D):
 # stages
 # =============================================================================================
 
-@njit(**_J)
+@kernel
 def fwd_position(M, D):
     """mj_fwdPosition: kinematics, inertia, tendons, transmissions, then contacts, the
     constraint rows and their islands (mj_island, unless mjDSBL_ISLAND)."""
@@ -231,7 +230,7 @@ def fwd_position(M, D):
     transmission_body(M, D)
 
 
-@njit(**_J)
+@kernel
 def fwd_velocity(M, D):
     """mj_fwdVelocity: com velocities, bias forces, passive forces, and the constraint rows'
     velocities and reference accelerations."""
@@ -240,7 +239,7 @@ def fwd_velocity(M, D):
     reference_constraint(M, D)
 
 
-@njit(**_J)
+@kernel
 def xfrc_to_qfrc(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
@@ -259,7 +258,7 @@ def xfrc_to_qfrc(
                  subtree_com, x[0:3], x[3:6], xipos[b], b, qfrc)
 
 
-@njit(**_J)
+@kernel
 def fwd_acceleration(M, D):
     """mj_fwdAcceleration: qfrc_smooth = passive - bias + applied + actuator + J'xfrc, and the
     unconstrained acceleration qacc_smooth = M^-1 qfrc_smooth."""
@@ -284,14 +283,14 @@ def fwd_acceleration(M, D):
             f1(D, DF.qLDiagInv), qfrc_smooth, f1(D, DF.qacc_smooth))
 
 
-@njit(**_J)
+@kernel
 def fwd_constraint(M, D):
     """mj_fwdConstraint: solve for qacc, efc_force and qfrc_constraint (qacc = qacc_smooth
     when there are no constraint rows)."""
     solve(M, D)
 
 
-@njit(**_J)
+@composite
 def position_velocity(M, D, skipstage, skipsensor):
     """The position and velocity stages with their sensors and energies, skipping the stages
     below ``skipstage`` (mjtStage): the first half of forward and of inverse dynamics."""
@@ -310,7 +309,7 @@ def position_velocity(M, D, skipstage, skipsensor):
             energy_vel(M, D)
 
 
-@njit(**_J)
+@kernel
 def options_unsupported(M, D):
     """True (and fw_status = STATUS_OPTION with the offending bits) when opt.enableflags or
     opt.disableflags ask for something this engine does not simulate."""
@@ -325,7 +324,7 @@ def options_unsupported(M, D):
     return True
 
 
-@njit(**_J)
+@kernel
 def forward_skip(M, D, skipstage, skipsensor):
     """mj_forwardSkip: the forward pipeline, skipping stages below ``skipstage`` (mjtStage)."""
     if options_unsupported(M, D):
@@ -342,7 +341,7 @@ def forward_skip(M, D, skipstage, skipsensor):
 # integration
 # =============================================================================================
 
-@njit(**_J)
+@kernel
 def advance(M, D, act_dot, qacc, qvel_pos):
     """mj_advance: act += act_dot*h (exact for filterexact, clamped to actrange), qvel += qacc*h,
     qpos integrated with ``qvel_pos`` (the new qvel when None-like: pass D's qvel), time += h.
@@ -383,7 +382,7 @@ def advance(M, D, act_dot, qacc, qvel_pos):
     vcopy(f1(D, DF.qacc_warmstart), f1(D, DF.qacc))
 
 
-@njit(**_J)
+@kernel
 def _ldl_tree(dof_Madr, dof_parentid, A):
     """In-place L'DL factorisation of a matrix in qM's tree layout (MuJoCo's mj_factorM
     algorithm: eliminate from the leaves up along each dof's ancestor chain)."""
@@ -407,7 +406,7 @@ def _ldl_tree(dof_Madr, dof_parentid, A):
             aki += 1
 
 
-@njit(**_J)
+@kernel
 def _ldl_tree_solve(dof_Madr, dof_parentid, A, x):
     """x <- (L'DL)^-1 x for a factor from `_ldl_tree`."""
     nv = dof_Madr.shape[0]
@@ -429,7 +428,7 @@ def _ldl_tree_solve(dof_Madr, dof_parentid, A, x):
             j = dof_parentid[j]
 
 
-@njit(**_J)
+@kernel
 def dof_damping_derivative(M, D, out):
     """out[k] = d(damper force)/d(qvel[k]) of the per-dof dampers: the dof's own (with its
     polynomial terms) plus the dampers of actuators on its joint, which act per dof with
@@ -466,7 +465,7 @@ def dof_damping_derivative(M, D, out):
     return anyd
 
 
-@njit(**_J)
+@composite
 def euler(M, D):
     """mj_Euler: semi-implicit Euler; the per-dof dampers are integrated implicitly, solving
     (M + h*diag(dD/dqvel)) qacc = qfrc_smooth + qfrc_constraint, unless eulerdamp or dampers
@@ -517,7 +516,7 @@ _RK_A = (0.5, 0.5, 1.0)      # stage i uses A[i-1] times the previous stage's de
 _RK_B = (1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0)
 
 
-@njit(**_J)
+@kernel
 def _dexpinv_coef(t):
     """(1 - (t/2) cot(t/2)) / t^2 (series below 1e-3, where the closed form cancels)."""
     if t < 1e-3:
@@ -526,7 +525,7 @@ def _dexpinv_coef(t):
     return (1.0 - 0.5 * t / math.tan(0.5 * t)) / (t * t)
 
 
-@njit(**_J)
+@kernel
 def rk_tangent_derivative(jnt_type, jnt_dofadr, Y, h, w, K):
     """K = d(Y)/dt for the stage at tangent offset h*Y moving with velocity w (qvel layout):
     K = w except on the rotational dofs of ball and free joints (see the RK4 note)."""
@@ -553,7 +552,7 @@ def rk_tangent_derivative(jnt_type, jnt_dofadr, Y, h, w, K):
         K[a + 2] = w2 + 0.5 * c2 + c * cc2
 
 
-@njit(**_J)
+@kernel
 def rk4_begin(M, D):
     """Save the initial state and the first stage's derivatives (from the forward just run)."""
     V = f2(D, DF.scratch_v)
@@ -566,7 +565,7 @@ def rk4_begin(M, D):
     vcopy(Aa[0], f1(D, DF.act_dot))
 
 
-@njit(**_J)
+@kernel
 def rk4_stage_state(M, D, i, time0):
     """Set D's state to stage i's (1..3): X0 (+) h*A[i-1]*F[i-1], and store the stage's tangent
     derivative K_i (from its velocity, before the forward pass: like MuJoCo, a control
@@ -591,7 +590,7 @@ def rk4_stage_state(M, D, i, time0):
     f1(D, DF.time)[0] = time0 + (0.5 if i < 3 else 1.0) * h
 
 
-@njit(**_J)
+@kernel
 def rk4_stage_store(M, D, i):
     """Store stage i's derivatives (qacc, act_dot) after its forward pass."""
     V = f2(D, DF.scratch_v)
@@ -599,7 +598,7 @@ def rk4_stage_store(M, D, i):
     vcopy(f2(D, DF.scratch_a)[i], f1(D, DF.act_dot))
 
 
-@njit(**_J)
+@composite
 def rk4_finish(M, D, time0):
     """Restore the initial state and advance it with the B-weighted derivatives."""
     V = f2(D, DF.scratch_v)
@@ -625,7 +624,7 @@ def rk4_finish(M, D, time0):
     advance(M, D, Aa[5], V[10], V[9])
 
 
-@njit(**_J)
+@composite
 def rk4(M, D):
     """mj_RungeKutta(4) with the forward passes compiled in (no control callback)."""
     time0 = fs(D, DF.time)
@@ -639,7 +638,7 @@ def rk4(M, D):
 
 # ---- implicit / implicitfast -----------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def _bias_velocity_part(M, D, v, out):
     """out = C(q, v) v: the velocity-dependent part of qfrc_bias for velocity v (no gravity)."""
     cvel = f2(D, DF.fw_cvel)
@@ -652,7 +651,7 @@ def _bias_velocity_part(M, D, v, out):
                f2(D, DF.fw_cacc), f2(D, DF.fw_cfrc))
 
 
-@njit(**_J)
+@kernel
 def smooth_vel_derivative(M, D, flg_bias, Q):
     """qDeriv = d(qfrc_smooth)/d(qvel) (dense nv x nv into Q): damper derivatives (dofs,
     tendons, actuators, with their polynomial terms), affine actuator gain/bias velocity terms,
@@ -761,7 +760,7 @@ def smooth_vel_derivative(M, D, flg_bias, Q):
         bias_vel_derivative(M, D, Q, False)
 
 
-@njit(**_J)
+@kernel
 def bias_vel_derivative(M, D, Q, free_trees_only):
     """Q -= d(qfrc_bias)/d(qvel): the Coriolis/centrifugal part, by exact central differences
     (those forces are quadratic in qvel). With ``free_trees_only``, only the columns (and rows)
@@ -796,7 +795,7 @@ def bias_vel_derivative(M, D, Q, free_trees_only):
             Q[i, k] -= (fp[i] - fm[i]) / (2.0 * scale)
 
 
-@njit(**_J)
+@kernel
 def _transmission_clamped(M, D, trntype, trnid):
     """Whether the actuatorfrcrange of the actuator's tendon (sum of its actuators' forces) or
     joint (its dofs' qfrc_actuator) is active, boundary included."""
@@ -828,13 +827,13 @@ def _transmission_clamped(M, D, trntype, trnid):
     return False
 
 
-@njit(**_J)
+@kernel
 def _ddamp(b, p, v):
     """d/dv of the damper magnitude b*v + p0*v|v| + p1*v^3."""
     return b + 2.0 * p[0] * abs(v) + 3.0 * p[1] * v * v
 
 
-@njit(**_J)
+@kernel
 def _add_outer(Q, u, s):
     """Q += s * u u'."""
     n = u.shape[0]
@@ -846,7 +845,7 @@ def _add_outer(Q, u, s):
             Q[i, j] += ui * u[j]
 
 
-@njit(**_J)
+@kernel
 def _store_qderiv(M, D, Q):
     """Copy the dense derivative into mjData's sparse qDeriv (the D layout)."""
     rownnz = i1(M, MF.D_rownnz)
@@ -858,7 +857,7 @@ def _store_qderiv(M, D, Q):
             qd[k] = Q[i, colind[k]]
 
 
-@njit(**_J)
+@kernel
 def _lu_solve_dense(A, ipiv, x):
     """Solve A y = x in place (A overwritten by its LU factors with partial pivoting)."""
     n = A.shape[0]
@@ -895,7 +894,7 @@ def _lu_solve_dense(A, ipiv, x):
         x[i] = s / A[i, i] if A[i, i] != 0.0 else s / _MINVAL
 
 
-@njit(**_J)
+@composite
 def implicit(M, D):
     """mj_implicit: qacc = (M - h*qDeriv)^-1 (qfrc_smooth + qfrc_constraint), then advance.
     implicitfast leaves out the bias-force derivative (its matrix is symmetric) -- except, as
@@ -947,7 +946,7 @@ def implicit(M, D):
     advance(M, D, f1(D, DF.act_dot), qacc, f1(D, DF.qvel))
 
 
-@njit(**_J)
+@composite
 def integrate(M, D):
     """Dispatch on opt.integrator (after a forward pass)."""
     integ = is_(M, MF.opt_integrator)
@@ -963,7 +962,7 @@ def integrate(M, D):
 # step
 # =============================================================================================
 
-@njit(**_J)
+@composite
 def step(M, D, nstep):
     """nstep calls of mj_step in one compiled loop. Returns the number of completed steps (less
     than nstep when a constraint MuJoCo would solve appears: see fw_status)."""
@@ -986,7 +985,7 @@ def step(M, D, nstep):
     return nstep
 
 
-@njit(**_J)
+@composite
 def step1(M, D):
     """mj_step1: checks, position and velocity stages with their sensors and energy."""
     i1(D, DF.fw_status)[0] = 0
@@ -995,7 +994,7 @@ def step1(M, D):
     position_velocity(M, D, 0, False)
 
 
-@njit(**_J)
+@kernel
 def step2_forward(M, D):
     """The forward half of mj_step2: actuation, acceleration, constraint, acc sensors."""
     fwd_actuation(M, D)
@@ -1004,7 +1003,7 @@ def step2_forward(M, D):
     sensor_acc(M, D)
 
 
-@njit(**_J)
+@composite
 def step2_integrate(M, D):
     """The rest of mj_step2: checkAcc, then the implicit integrator when opt.integrator is
     implicit or implicitfast, else Euler (RK4 needs the whole step: mj_step2 falls back to
@@ -1017,11 +1016,75 @@ def step2_integrate(M, D):
         euler(M, D)
 
 
-@njit(**_J)
+@composite
 def forward_full(M, D, skipstage, skipsensor):
     """mj_forwardSkip from a clean constraint status."""
     i1(D, DF.fw_status)[0] = 0
     forward_skip(M, D, skipstage, skipsensor)
+
+
+# =============================================================================================
+# the compiled entry
+# =============================================================================================
+
+# run() operations: the mj_* function each one performs
+(OP_FORWARD, OP_STEP, OP_STEP1, OP_STEP2_INTEGRATE, OP_CHECKPOS, OP_CHECKVEL, OP_CHECKACC,
+ OP_EULER, OP_IMPLICIT, OP_RK4, OP_RK4_FINISH, OP_RESET, OP_POSITION_VELOCITY) = range(13)
+
+
+@kernel
+def run(M, D, op, n, skipstage, skipsensor, time0):
+    """Perform ``op`` (an OP_* code) and return two integers whose meaning depends on it:
+
+    OP_FORWARD            mj_forwardSkip(skipstage, skipsensor) from a clean fw_status
+    OP_POSITION_VELOCITY  its position and velocity stages only (for a control callback)
+    OP_STEP               n steps: (steps completed, 0)
+    OP_STEP1              mj_step1's compiled part
+    OP_STEP2_INTEGRATE    mj_step2's checkAcc and integrator
+    OP_CHECKPOS/VEL/ACC   mj_checkPos / mj_checkVel / mj_checkAcc: (1 if it reset, 0)
+    OP_EULER, OP_IMPLICIT, OP_RK4   the integrators after a forward pass
+    OP_RK4_FINISH         the last RK4 stage from the state at time0 (mj_RungeKutta with a
+                          control callback)
+    OP_RESET              mj_resetData: (trees marked sleep="init", trees put to sleep)
+
+    Why one entry: every composition that can reach forward dynamics (the checks reset and
+    recompute, the integrators put islands to sleep and rerun the velocity stages) would, as a
+    kernel of its own, re-optimise the whole engine when compiled. They are `composite`s,
+    inlined here, so the engine is optimised once for all of them."""
+    a = 0
+    b = 0
+    if op == OP_FORWARD:
+        forward_full(M, D, skipstage, skipsensor)
+    elif op == OP_POSITION_VELOCITY:
+        position_velocity(M, D, skipstage, skipsensor)
+    elif op == OP_STEP:
+        a = step(M, D, n)
+    elif op == OP_STEP1:
+        step1(M, D)
+    elif op == OP_STEP2_INTEGRATE:
+        step2_integrate(M, D)
+    elif op == OP_CHECKPOS:
+        a = 1 if check_pos(M, D) else 0
+    elif op == OP_CHECKVEL:
+        a = 1 if check_vel(M, D) else 0
+    elif op == OP_CHECKACC:
+        a = 1 if check_acc(M, D) else 0
+    elif op == OP_EULER:
+        euler(M, D)
+    elif op == OP_IMPLICIT:
+        implicit(M, D)
+    elif op == OP_RK4:
+        rk4(M, D)
+    elif op == OP_RK4_FINISH:
+        rk4_finish(M, D, time0)
+    elif op == OP_RESET:
+        a, b = reset_data(M, D)
+    return a, b
+
+
+def _run(m, d, op, n=0, skipstage=0, skipsensor=False, time0=0.0):
+    """`run` from Python, with the argument types its one compiled version takes."""
+    return run(m._A, d._A, op, int(n), int(skipstage), bool(skipsensor), float(time0))
 
 
 # =============================================================================================
@@ -1117,12 +1180,11 @@ def mj_fwdConstraint(m, d):
 
 def _python_forward(m, d, skipstage, skipsensor):
     """mj_forwardSkip from Python, calling the control callback between stages."""
-    M, D = m._A, d._A
-    position_velocity(M, D, skipstage, skipsensor)
+    _run(m, d, OP_POSITION_VELOCITY, skipstage=skipstage, skipsensor=skipsensor)
     cb = callbacks.get_mjcb_control()
     if cb is not None:
         cb(m, d)
-    step2_forward(M, D)
+    step2_forward(m._A, d._A)
 
 
 def mj_forwardSkip(m, d, skipstage=0, skipsensor=0):
@@ -1131,7 +1193,7 @@ def mj_forwardSkip(m, d, skipstage=0, skipsensor=0):
     _prepare(m, d)
     d.fw_status[0] = 0
     if callbacks.get_mjcb_control() is None:
-        forward_skip(m._A, d._A, int(skipstage), bool(skipsensor))
+        _run(m, d, OP_FORWARD, skipstage=skipstage, skipsensor=skipsensor)
     else:
         _python_forward(m, d, int(skipstage), bool(skipsensor))
     _raise_status(m, d)
@@ -1144,28 +1206,28 @@ def mj_forward(m, d):
 
 def mj_checkPos(m, d):
     """Reset and warn (mjWARN_BADQPOS) if qpos has NaN/Inf or |x| > 1e10."""
-    check_pos(m._A, d._A)
+    _run(m, d, OP_CHECKPOS)
 
 
 def mj_checkVel(m, d):
     """Reset and warn (mjWARN_BADQVEL) if qvel is bad."""
-    check_vel(m._A, d._A)
+    _run(m, d, OP_CHECKVEL)
 
 
 def mj_checkAcc(m, d):
     """Reset, warn (mjWARN_BADQACC) and recompute forward dynamics if qacc is bad."""
-    check_acc(m._A, d._A)
+    _run(m, d, OP_CHECKACC)
 
 
 def mj_Euler(m, d):
     """Semi-implicit Euler step from the current forward results."""
-    euler(m._A, d._A)
+    _run(m, d, OP_EULER)
 
 
 def mj_implicit(m, d):
     """Implicit(-fast) step from the current forward results."""
     _prepare(m, d)
-    implicit(m._A, d._A)
+    _run(m, d, OP_IMPLICIT)
 
 
 def mj_RungeKutta(m, d, N=4):
@@ -1174,7 +1236,7 @@ def mj_RungeKutta(m, d, N=4):
         raise NotImplementedError("mj_RungeKutta: only N=4 is supported")
     _prepare(m, d)
     if callbacks.get_mjcb_control() is None:
-        rk4(m._A, d._A)
+        _run(m, d, OP_RK4)
         _raise_status(m, d)
         return
     M, D = m._A, d._A
@@ -1186,7 +1248,7 @@ def mj_RungeKutta(m, d, N=4):
         _python_forward(m, d, 0, True)
         _raise_status(m, d)
         rk4_stage_store(M, D, i)
-    rk4_finish(M, D, time0)
+    _run(m, d, OP_RK4_FINISH, time0=time0)
 
 
 def mj_step(m, d, nstep=1):
@@ -1194,7 +1256,7 @@ def mj_step(m, d, nstep=1):
     nstep = int(nstep)
     if callbacks.get_mjcb_control() is None:
         check_model(m)
-        done = step(m._A, d._A, nstep)
+        done = _run(m, d, OP_STEP, nstep)[0]
         if done == nstep:
             return
         if d.fw_status[0] != STATUS_FWDINV:
@@ -1202,24 +1264,23 @@ def mj_step(m, d, nstep=1):
         d.fw_status[0] = 0
         nstep -= done
     _prepare(m, d)
-    M, D = m._A, d._A
     integ = int(m.opt.integrator)
     fwdinv = int(m.opt.enableflags) & _ENBL_FWDINV
     for _ in range(nstep):
-        check_pos(M, D)
-        check_vel(M, D)
+        _run(m, d, OP_CHECKPOS)
+        _run(m, d, OP_CHECKVEL)
         d.fw_status[0] = 0
         _python_forward(m, d, 0, False)
         _raise_status(m, d)
-        check_acc(M, D)
+        _run(m, d, OP_CHECKACC)
         if fwdinv:
             mj_compareFwdInv(m, d)
         if integ == _INT_RK4:
             mj_RungeKutta(m, d, 4)
         elif integ in (_INT_IMPLICIT, _INT_IMPLICITFAST):
-            implicit(M, D)
+            _run(m, d, OP_IMPLICIT)
         else:
-            euler(M, D)
+            _run(m, d, OP_EULER)
 
 
 def mj_compareFwdInv(m, d):
@@ -1251,7 +1312,7 @@ def mj_compareFwdInv(m, d):
 def mj_step1(m, d):
     """First half of a step: checks, position and velocity stages (then set ctrl)."""
     _prepare(m, d)
-    step1(m._A, d._A)
+    _run(m, d, OP_STEP1)
     cb = callbacks.get_mjcb_control()
     if cb is not None:
         cb(m, d)
@@ -1265,6 +1326,6 @@ def mj_step2(m, d):
     step2_forward(m._A, d._A)
     _raise_status(m, d)
     if int(m.opt.enableflags) & _ENBL_FWDINV:
-        check_acc(m._A, d._A)  # as step2_integrate does first (a second call changes nothing)
+        _run(m, d, OP_CHECKACC)  # as step2_integrate does first (a second call changes nothing)
         mj_compareFwdInv(m, d)
-    step2_integrate(m._A, d._A)
+    _run(m, d, OP_STEP2_INTEGRATE)

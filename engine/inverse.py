@@ -8,10 +8,9 @@ jar = J qacc - aref: the soft constraints make the inverse unique, seed 001 "Inv
 """
 from __future__ import annotations
 
-from numba import njit
 
 from ._access import f1, f2, i1
-from ._access import KERNEL as _J
+from ._access import kernel
 from ._layout import DF, MF
 from .forward import _prepare, _raise_status, position_velocity
 from .sensor import sensor_acc
@@ -23,7 +22,7 @@ _ENBL_INVDISCRETE = 1 << 3
 _ENBL_SLEEP = 1 << 4
 
 
-@njit(**_J)
+@kernel
 def inverse_constraint(M, D):
     """mj_invConstraint: qfrc_constraint and efc_force at the given qacc, from
     jar = J qacc - aref (zero without constraint rows)."""
@@ -40,7 +39,7 @@ def inverse_constraint(M, D):
     constraint_update(M, D, jar, False)
 
 
-@njit(**_J)
+@kernel
 def inverse_skip(M, D, skipstage, skipsensor):
     """mj_inverseSkip: position and velocity stages (unless skipped), then qfrc_inverse."""
     position_velocity(M, D, skipstage, skipsensor)

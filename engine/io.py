@@ -12,8 +12,8 @@ def mj_resetData(m, d):
     static bodies' poses computed and the sleep="init" trees asleep (engine.forward.reset_data;
     seed 001 "Sleeping islands"). Warns, as MuJoCo does, when a tree marked init could not be
     put to sleep."""
-    from .forward import reset_data
-    ninit, nslept = reset_data(m._A, d._A)
+    from .forward import OP_RESET, _run
+    ninit, nslept = _run(m, d, OP_RESET)
     if nslept != ninit:
         _warn_init(m, d, ninit, nslept)
 

@@ -35,10 +35,9 @@ Workspace: ``sol_tree`` (union-find parents); no allocation.
 """
 from __future__ import annotations
 
-from numba import njit
 
 from ._access import f1, i1, is_
-from ._access import KERNEL as _J
+from ._access import kernel
 from ._layout import DF, MF
 from .constraint import is_sparse, jac_rows
 from .enums import mjtDisableBit, mjtEq, mjtObj
@@ -56,14 +55,14 @@ _DSBL_ISLAND = int(mjtDisableBit.mjDSBL_ISLAND)
 STATUS_NOTREE = 13
 
 
-@njit(**_J)
+@kernel
 def _root(parent, t):
     while parent[t] != t:
         t = parent[t]
     return t
 
 
-@njit(**_J)
+@kernel
 def _join(parent, first, t):
     """Mark tree t as constrained and union it with the island whose root is ``first`` (-1: none
     yet); the smaller root stays the root. Returns the root of the union."""
@@ -81,7 +80,7 @@ def _join(parent, first, t):
     return first
 
 
-@njit(**_J)
+@kernel
 def _no_islands(D, nefc):
     i1(D, DF.nisland)[0] = 0
     i1(D, DF.nidof)[0] = 0
@@ -95,7 +94,7 @@ def _no_islands(D, nefc):
     i1(D, DF.map_iefc2efc)[:nefc] = 0
 
 
-@njit(**_J)
+@kernel
 def island(M, D):
     """mj_island: the constraint islands of the rows in D (see the module docstring). Returns
     the number of islands; sets fw_status = STATUS_NOTREE (row in fw_status[1]) and makes no
@@ -242,7 +241,7 @@ def island(M, D):
     return nisland
 
 
-@njit(**_J)
+@kernel
 def _group(item_island, n, nisland, island_n, island_adr, map_i2item, map_item2i):
     """Order items (trees, dofs or rows) by island: island_n = items per island, island_adr its
     cumulative start, map_i2item the items island by island (each island's in item order), then

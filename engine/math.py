@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
 mjMINVAL = 1e-15
 _PI = math.pi
 
-from ._access import KERNEL as _J
+from ._access import kernel
 
 
 # ---- storing ------------------------------------------------------------------------------------
-@njit(**_J)
+@kernel
 def vcopy(dst, src):
     """dst[:n] = src for 1-D arrays, n = len(src). A loop because slice assignment between two
     arrays needs numba's runtime (an overlap check that may allocate), which kernels compile without."""
@@ -32,14 +31,14 @@ def vcopy(dst, src):
         dst[i] = src[i]
 
 
-@njit(**_J)
+@kernel
 def gather(dst, src, index, n):
     """dst[k] = src[index[k]] for k < n (mju_gather: e.g. an island-ordered copy)."""
     for k in range(n):
         dst[k] = src[index[k]]
 
 
-@njit(**_J)
+@kernel
 def set3(dst, v):
     """dst[0:3] = v."""
     dst[0] = v[0]
@@ -47,7 +46,7 @@ def set3(dst, v):
     dst[2] = v[2]
 
 
-@njit(**_J)
+@kernel
 def set4(dst, v):
     """dst[0:4] = v."""
     dst[0] = v[0]
@@ -56,89 +55,89 @@ def set4(dst, v):
     dst[3] = v[3]
 
 
-@njit(**_J)
+@kernel
 def set6(dst, v):
     """dst[0:6] = v."""
     for k in range(6):
         dst[k] = v[k]
 
 
-@njit(**_J)
+@kernel
 def set9(dst, v):
     """dst[0:9] = v."""
     for k in range(9):
         dst[k] = v[k]
 
 
-@njit(**_J)
+@kernel
 def set10(dst, v):
     """dst[0:10] = v."""
     for k in range(10):
         dst[k] = v[k]
 
 
-@njit(**_J)
+@kernel
 def get3(a):
     """a[0:3] as a tuple."""
     return (a[0], a[1], a[2])
 
 
-@njit(**_J)
+@kernel
 def get4(a):
     """a[0:4] as a tuple."""
     return (a[0], a[1], a[2], a[3])
 
 
-@njit(**_J)
+@kernel
 def get6(a):
     """a[0:6] as a tuple."""
     return (a[0], a[1], a[2], a[3], a[4], a[5])
 
 
-@njit(**_J)
+@kernel
 def get9(a):
     """a[0:9] as a tuple."""
     return (a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8])
 
 
 # ---- 3-vectors ----------------------------------------------------------------------------------
-@njit(**_J)
+@kernel
 def add3(a, b):
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-@njit(**_J)
+@kernel
 def sub3(a, b):
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@njit(**_J)
+@kernel
 def scl3(a, s):
     return (a[0] * s, a[1] * s, a[2] * s)
 
 
-@njit(**_J)
+@kernel
 def add_scl3(a, b, s):
     """a + s*b."""
     return (a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2])
 
 
-@njit(**_J)
+@kernel
 def dot3(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(**_J)
+@kernel
 def cross3(a, b):
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@njit(**_J)
+@kernel
 def norm3(a):
     return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
-@njit(**_J)
+@kernel
 def normalize3(a):
     """(unit vector, norm); a vector shorter than mjMINVAL becomes (1, 0, 0), as in MuJoCo."""
     n = norm3(a)
@@ -149,7 +148,7 @@ def normalize3(a):
 
 
 # ---- 3x3 matrices (row-major 9-tuples) ----------------------------------------------------------
-@njit(**_J)
+@kernel
 def mat_vec(m, v):
     """m @ v."""
     return (m[0] * v[0] + m[1] * v[1] + m[2] * v[2],
@@ -157,7 +156,7 @@ def mat_vec(m, v):
             m[6] * v[0] + m[7] * v[1] + m[8] * v[2])
 
 
-@njit(**_J)
+@kernel
 def mat_t_vec(m, v):
     """m.T @ v."""
     return (m[0] * v[0] + m[3] * v[1] + m[6] * v[2],
@@ -165,7 +164,7 @@ def mat_t_vec(m, v):
             m[2] * v[0] + m[5] * v[1] + m[8] * v[2])
 
 
-@njit(**_J)
+@kernel
 def mat_mat(a, b):
     """a @ b."""
     return (a[0] * b[0] + a[1] * b[3] + a[2] * b[6],
@@ -179,13 +178,13 @@ def mat_mat(a, b):
             a[6] * b[2] + a[7] * b[5] + a[8] * b[8])
 
 
-@njit(**_J)
+@kernel
 def transpose9(a):
     return (a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8])
 
 
 # ---- quaternions --------------------------------------------------------------------------------
-@njit(**_J)
+@kernel
 def quat_normalize(q):
     """Unit quaternion as mju_normalize4: one shorter than mjMINVAL becomes the identity, one whose
     norm is within mjMINVAL of 1 is returned unchanged, any other is scaled by 1/norm. The squares
@@ -199,7 +198,7 @@ def quat_normalize(q):
     return (q[0], q[1], q[2], q[3])
 
 
-@njit(**_J)
+@kernel
 def quat_mul(a, b):
     """Hamilton product a*b (apply b in a's frame). Each component's four products are summed in
     pairs, (t0 + t1) + (t2 + t3), as mju_mulQuat in mujoco 4.0.0's build: the same bits."""
@@ -209,13 +208,13 @@ def quat_mul(a, b):
             (a[0] * b[3] + a[1] * b[2]) + (a[3] * b[0] - a[2] * b[1]))
 
 
-@njit(**_J)
+@kernel
 def quat_neg(q):
     """Conjugate (the inverse rotation of a unit quaternion)."""
     return (q[0], -q[1], -q[2], -q[3])
 
 
-@njit(**_J)
+@kernel
 def quat2mat(q):
     """Rotation matrix (row-major 9-tuple) of a unit quaternion, as mju_quat2Mat in mujoco 4.0.0's
     build (the same bits): diagonal terms (ww - yy) + (xx - zz), (ww + yy) - (xx + zz),
@@ -228,7 +227,7 @@ def quat2mat(q):
             2 * (x * z - w * y), 2 * (y * z + w * x), a - b)
 
 
-@njit(**_J)
+@kernel
 def mat2quat(m):
     """Unit quaternion (w >= 0 branch first) of a rotation matrix."""
     tr = m[0] + m[4] + m[8]
@@ -247,7 +246,7 @@ def mat2quat(m):
     return quat_normalize(q)
 
 
-@njit(**_J)
+@kernel
 def rot_vec_quat(v, q):
     """Rotate v by unit quaternion q as mju_rotVecQuat (the same bits): t = w v + q_xyz x v,
     v + 2 q_xyz x t. (mujoco's shortcuts for v = 0 and q = identity give these values too.)"""
@@ -260,14 +259,14 @@ def rot_vec_quat(v, q):
             v[2] + 2 * (x * t1 - y * t0))
 
 
-@njit(**_J)
+@kernel
 def axis_angle2quat(axis, angle):
     """Quaternion of a rotation by ``angle`` (rad) about the unit ``axis``."""
     s = math.sin(0.5 * angle)
     return (math.cos(0.5 * angle), axis[0] * s, axis[1] * s, axis[2] * s)
 
 
-@njit(**_J)
+@kernel
 def quat2vel(q, dt):
     """Angular velocity (rotation vector / dt) that turns the identity into q in time dt."""
     axis, sin_a_2 = normalize3((q[1], q[2], q[3]))
@@ -278,13 +277,13 @@ def quat2vel(q, dt):
     return scl3(axis, speed / dt)
 
 
-@njit(**_J)
+@kernel
 def sub_quat(qa, qb):
     """Rotation vector r with qa = qb * exp(r) (r in qb's frame)."""
     return quat2vel(quat_mul(quat_neg(qb), qa), 1.0)
 
 
-@njit(**_J)
+@kernel
 def quat_integrate(q, vel, scale):
     """normalised(q) * exp(vel*scale): integrate a local-frame angular velocity ``vel``, as
     mju_quatIntegrate (q normalised before the product, the product not: the same bits)."""
@@ -293,7 +292,7 @@ def quat_integrate(q, vel, scale):
 
 
 # ---- spatial algebra (rotation, translation) -------------------------------------------------
-@njit(**_J)
+@kernel
 def cross_motion(v, u):
     """v x u for motion vectors (the derivative of u moving with velocity v)."""
     return (v[1] * u[2] - v[2] * u[1],
@@ -304,7 +303,7 @@ def cross_motion(v, u):
             v[0] * u[4] - v[1] * u[3] + v[3] * u[1] - v[4] * u[0])
 
 
-@njit(**_J)
+@kernel
 def cross_force(v, f):
     """v x* f for a motion v and a force f (torque, force)."""
     return (v[1] * f[2] - v[2] * f[1] + v[4] * f[5] - v[5] * f[4],
@@ -315,7 +314,7 @@ def cross_force(v, f):
             v[0] * f[4] - v[1] * f[3])
 
 
-@njit(**_J)
+@kernel
 def mul_inert_vec(i, v):
     """Spatial inertia (10-vector) times motion vector: the spatial momentum/force."""
     return (i[0] * v[0] + i[3] * v[1] + i[4] * v[2] - i[8] * v[4] + i[7] * v[5],
@@ -326,32 +325,32 @@ def mul_inert_vec(i, v):
             i[7] * v[0] - i[6] * v[1] + i[9] * v[5])
 
 
-@njit(**_J)
+@kernel
 def dot6(a, b):
     return (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4]
             + a[5] * b[5])
 
 
-@njit(**_J)
+@kernel
 def add6(a, b):
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4], a[5] + b[5])
 
 
-@njit(**_J)
+@kernel
 def add_scl6(a, b, s):
     """a + s*b."""
     return (a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2], a[3] + s * b[3],
             a[4] + s * b[4], a[5] + s * b[5])
 
 
-@njit(**_J)
+@kernel
 def dof_com(axis, offset):
     """Motion vector of a unit rotation about ``axis`` through ``offset`` (from the com origin)."""
     c = cross3(offset, axis)
     return (axis[0], axis[1], axis[2], c[0], c[1], c[2])
 
 
-@njit(**_J)
+@kernel
 def inert_com(inertia, mat, dif, mass):
     """cinert of a body: principal ``inertia`` in frame ``mat`` (9), centre at ``dif`` from the
     com origin, ``mass``: rotated inertia plus the parallel-axis term, first moment, mass.
@@ -372,7 +371,7 @@ def inert_com(inertia, mat, dif, mass):
             mass * dx, mass * dy, mass * dz, mass)
 
 
-@njit(**_J)
+@kernel
 def transform_motion(vec, newpos, oldpos):
     """Motion vector expressed at ``oldpos`` re-expressed at ``newpos`` (same orientation)."""
     d = sub3(newpos, oldpos)
@@ -380,7 +379,7 @@ def transform_motion(vec, newpos, oldpos):
     return (vec[0], vec[1], vec[2], vec[3] - c[0], vec[4] - c[1], vec[5] - c[2])
 
 
-@njit(**_J)
+@kernel
 def transform_force(vec, newpos, oldpos):
     """Force vector (torque, force) at ``oldpos`` re-expressed at ``newpos``."""
     d = sub3(newpos, oldpos)
@@ -388,7 +387,7 @@ def transform_force(vec, newpos, oldpos):
     return (vec[0] - c[0], vec[1] - c[1], vec[2] - c[2], vec[3], vec[4], vec[5])
 
 
-@njit(**_J)
+@kernel
 def rot_t6(mat, v):
     """Both halves of a spatial vector rotated by mat.T (world to local)."""
     a = mat_t_vec(mat, (v[0], v[1], v[2]))

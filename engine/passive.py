@@ -19,10 +19,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from ._access import f1, f2, fs, i1, i2, is_, u1
-from ._access import KERNEL as _J
+from ._access import kernel
 from ._layout import DF, MF
 
 _JNT_FREE, _JNT_BALL, _JNT_SLIDE, _JNT_HINGE = 0, 1, 2, 3
@@ -41,7 +40,7 @@ _GEOM_SPHERE, _GEOM_CAPSULE, _GEOM_ELLIPSOID, _GEOM_CYLINDER, _GEOM_BOX = 2, 3, 
 # small spatial helpers (shared with actuation / sensor / forward)
 # ---------------------------------------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def quat_to_vel(q, dt, out):
     """Angular velocity (3, local frame) that rotates by unit quaternion q in time dt."""
     s = math.sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
@@ -59,7 +58,7 @@ def quat_to_vel(q, dt, out):
     out[2] = q[3] * k
 
 
-@njit(**_J)
+@kernel
 def quat_sub(qa, qb, out):
     """Rotation vector (3) of qb^-1 * qa, in qb's frame: 'qa - qb' for quaternions."""
     # conj(qb) * qa
@@ -82,7 +81,7 @@ def quat_sub(qa, qb, out):
     out[2] = z * k
 
 
-@njit(**_J)
+@kernel
 def apply_ft(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
@@ -118,7 +117,7 @@ def apply_ft(
         j = dof_parentid[j]
 
 
-@njit(**_J)
+@kernel
 def object_velocity_local(cvel_b, com, pos, mat, out):
     """6-D velocity [angular, linear] of a frame (pos, mat) fixed to a body with com-based
     velocity cvel_b (about ``com``), expressed in the frame's own axes."""
@@ -139,7 +138,7 @@ def object_velocity_local(cvel_b, com, pos, mat, out):
 # springs and dampers
 # ---------------------------------------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def _vec_spring(k, p, x, n, out, oa):
     """out[oa:oa+n] -= (k + p0*|x| + p1*|x|^2) x: the polynomial spring of a 3-D deviation."""
     nx = 0.0
@@ -151,7 +150,7 @@ def _vec_spring(k, p, x, n, out, oa):
         out[oa + i] -= s * x[i]
 
 
-@njit(**_J)
+@kernel
 def joint_springs(
     # Model:
     jnt_type, jnt_qposadr, jnt_dofadr, jnt_stiffness, jnt_stiffnesspoly, qpos_spring,
@@ -188,7 +187,7 @@ def joint_springs(
             qfrc_spring[da] -= x * (k + x * (p[0] + p[1] * x))
 
 
-@njit(**_J)
+@kernel
 def tendon_springs(
     # Model:
     tendon_stiffness, tendon_stiffnesspoly, tendon_lengthspring,
@@ -219,13 +218,13 @@ def tendon_springs(
             qfrc_spring[i] += ten_J[t, i] * f
 
 
-@njit(**_J)
+@kernel
 def _damp(b, p, v):
     """Damper force -(b*v + p0*v*|v| + p1*v^3)."""
     return -v * (b + p[0] * abs(v) + p[1] * v * v)
 
 
-@njit(**_J)
+@kernel
 def dampers(
     # Model:
     dof_damping, dof_dampingpoly, tendon_damping, tendon_dampingpoly, actuator_damping,
@@ -273,7 +272,7 @@ def dampers(
 # gravity compensation
 # ---------------------------------------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def gravcomp(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid, body_mass,
@@ -308,7 +307,7 @@ def gravcomp(
 # fluid forces (MuJoCo documentation, "Fluid forces": inertia-box and ellipsoid models)
 # ---------------------------------------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def _inertia_box_force(mass, inertia, lvel, density, viscosity, lfrc):
     """Local force [torque, force] on the body's equivalent inertia box moving at lvel
     (local [angular, linear] velocity relative to the wind): Stokes drag plus quadratic drag."""
@@ -333,7 +332,7 @@ def _inertia_box_force(mass, inertia, lvel, density, viscosity, lfrc):
         lfrc[2] -= density * bz * (bx ** 4 + by ** 4) / 64.0 * abs(lvel[2]) * lvel[2]
 
 
-@njit(**_J)
+@kernel
 def geom_semiaxes(gtype, size, out):
     """Semi-axes of the ellipsoid that approximates a geom (for the ellipsoid fluid model)."""
     if gtype == _GEOM_SPHERE:
@@ -354,7 +353,7 @@ def geom_semiaxes(gtype, size, out):
         out[2] = size[2]
 
 
-@njit(**_J)
+@kernel
 def _ellipsoid_moment(s, k):
     d0 = s[k]
     d1 = s[(k + 1) % 3]
@@ -363,7 +362,7 @@ def _ellipsoid_moment(s, k):
     return 8.0 / 15.0 * _PI * d0 * m ** 4
 
 
-@njit(**_J)
+@kernel
 def _ellipsoid_force(lvel, density, viscosity, s, prm, lfrc):
     """Local force [torque, force] of the ellipsoid model on one geom (semi-axes s) moving at
     lvel relative to the fluid: added mass, Magnus and Kutta lift, viscous and quadratic drag.
@@ -440,7 +439,7 @@ def _ellipsoid_force(lvel, density, viscosity, s, prm, lfrc):
         lfrc[i] *= coef
 
 
-@njit(**_J)
+@kernel
 def body_uses_ellipsoid(geom_fluid, ga, gn):
     """Whether a body's fluid forces follow the ellipsoid model: one of its geoms (ga..ga+gn)
     has fluidshape="ellipsoid" (geom_fluid[g, 0] > 0); else the inertia-box model applies."""
@@ -450,7 +449,7 @@ def body_uses_ellipsoid(geom_fluid, ga, gn):
     return False
 
 
-@njit(**_J)
+@kernel
 def fluid_velocity_local(cvel, com, pos, mat, wind, lvel):
     """lvel = the 6-D velocity (rotation, translation) of the frame (pos, mat) relative to the
     medium, in the frame's axes: its object velocity minus the wind in the translation."""
@@ -459,7 +458,7 @@ def fluid_velocity_local(cvel, com, pos, mat, wind, lvel):
         lvel[3 + i] -= mat[i] * wind[0] + mat[3 + i] * wind[1] + mat[6 + i] * wind[2]
 
 
-@njit(**_J)
+@kernel
 def fluid(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid, body_mass,
@@ -511,7 +510,7 @@ def fluid(
 # stage
 # ---------------------------------------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def gravcomp_active(M):
     """Whether gravity compensation forces exist: some body has gravcomp and gravity is on."""
     if is_(M, MF.opt_disableflags) & _DSBL_GRAVITY:
@@ -526,7 +525,7 @@ def gravcomp_active(M):
     return False
 
 
-@njit(**_J)
+@kernel
 def passive(M, D):
     """mj_passive: fill qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive."""
     disable = is_(M, MF.opt_disableflags)

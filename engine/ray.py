@@ -11,10 +11,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from ._access import f1, f2, i1, i2
-from ._access import KERNEL as _J
+from ._access import kernel
 from ._layout import DF, MF
 
 # mjtGeom
@@ -22,7 +21,7 @@ _PLANE, _HFIELD, _SPHERE, _CAPSULE, _ELLIPSOID, _CYLINDER, _BOX, _MESH = 0, 1, 2
 _NGROUP = 6
 
 
-@njit(**_J)
+@kernel
 def _nearest(x, best):
     """The smaller of two candidate hits, ignoring misses (< 0)."""
     if x < 0.0:
@@ -32,7 +31,7 @@ def _nearest(x, best):
     return best
 
 
-@njit(**_J)
+@kernel
 def _quadratic(a, b, c):
     """Smallest x >= 0 with a x^2 + 2 b x + c = 0, or -1."""
     if a < 1e-15:
@@ -48,13 +47,13 @@ def _quadratic(a, b, c):
     return x2 if x2 >= 0.0 else -1.0
 
 
-@njit(**_J)
+@kernel
 def _ray_sphere(p0, p1, p2, v0, v1, v2, r):
     return _quadratic(v0 * v0 + v1 * v1 + v2 * v2, p0 * v0 + p1 * v1 + p2 * v2,
                       p0 * p0 + p1 * p1 + p2 * p2 - r * r)
 
 
-@njit(**_J)
+@kernel
 def _ray_capsule(p0, p1, p2, v0, v1, v2, r, h):
     # the side (infinite cylinder clipped to |z| <= h), then the end caps: each root of an end
     # sphere counts only on its outer half (beyond z = +-h), where it is the capsule's surface
@@ -83,7 +82,7 @@ def _ray_capsule(p0, p1, p2, v0, v1, v2, r, h):
     return best
 
 
-@njit(**_J)
+@kernel
 def _ray_cylinder(p0, p1, p2, v0, v1, v2, r, h):
     best = -1.0
     a = v0 * v0 + v1 * v1
@@ -105,7 +104,7 @@ def _ray_cylinder(p0, p1, p2, v0, v1, v2, r, h):
     return best
 
 
-@njit(**_J)
+@kernel
 def _ray_box(p, v, size):
     best = -1.0
     for k in range(3):
@@ -124,7 +123,7 @@ def _ray_box(p, v, size):
     return best
 
 
-@njit(**_J)
+@kernel
 def _ray_triangle(p, v, a, b, c):
     """x >= 0 where the ray meets triangle abc (both sides), or -1 (Moller-Trumbore)."""
     e1 = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
@@ -146,7 +145,7 @@ def _ray_triangle(p, v, a, b, c):
     return x if x >= 0.0 else -1.0
 
 
-@njit(**_J)
+@kernel
 def _local(pos, mat, pnt, vec):
     """The ray in the geom's frame: (mat^T (pnt - pos), mat^T vec) as tuples."""
     d0, d1, d2 = pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]
@@ -158,7 +157,7 @@ def _local(pos, mat, pnt, vec):
     return lp, lv
 
 
-@njit(**_J)
+@kernel
 def ray_geom(pos, mat, size, pnt, vec, geomtype):
     """mju_rayGeom: x of the first hit of ``pnt + x vec`` on a primitive geom, or -1.
 
@@ -168,7 +167,7 @@ def ray_geom(pos, mat, size, pnt, vec, geomtype):
     return ray_geom_local(lp, lv, size, geomtype)
 
 
-@njit(**_J)
+@kernel
 def ray_geom_local(lp, lv, size, geomtype):
     """`ray_geom` for a ray already in the geom's frame."""
     if geomtype == _PLANE:
@@ -197,7 +196,7 @@ def ray_geom_local(lp, lv, size, geomtype):
     return -1.0
 
 
-@njit(**_J)
+@kernel
 def ray_mesh(mesh_vertadr, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, meshid, lp, lv):
     """mj_rayMesh in the mesh geom's frame: nearest hit over the mesh's triangles, or -1."""
     vadr = mesh_vertadr[meshid]
@@ -211,7 +210,7 @@ def ray_mesh(mesh_vertadr, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mes
     return best
 
 
-@njit(**_J)
+@kernel
 def _ray_basis(v):
     """Two vectors spanning the plane normal to ``v`` (not normalised): v x e, v x (v x e) with e
     the axis along v's smallest component, so that axis-aligned rays get exact axis vectors."""
@@ -226,7 +225,7 @@ def _ray_basis(v):
     return b, c
 
 
-@njit(**_J)
+@kernel
 def _tri_hit(p, v, b, c, a0, a1, a2, b0, b1, b2, c0, c1, c2, best, n):
     """``p + x v`` on triangle (a, b, c) seen from both sides; when the hit is nearer than ``best``
     (< 0: none yet) returns it with the triangle's unit normal turned to +z, else (best, n).
@@ -272,7 +271,7 @@ def _tri_hit(p, v, b, c, a0, a1, a2, b0, b1, b2, c0, c1, c2, best, n):
     return x, (m0 / nn, m1 / nn, m2 / nn)
 
 
-@njit(**_J)
+@kernel
 def ray_hfield(hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, hid, lp, lv):
     """mj_rayHfield in the hfield geom's frame: (x, normal) of the nearest hit, x = -1 when none.
 
@@ -383,7 +382,7 @@ def ray_hfield(hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, h
     return best, n
 
 
-@njit(**_J)
+@kernel
 def ray(M, D, pnt, vec, geomgroup, use_group, flg_static, bodyexclude):
     """mj_ray over every visible geom (alpha > 0), except those of ``bodyexclude``, static ones
     (on bodies welded to the world) unless ``flg_static``, and, when ``use_group``, those whose

@@ -14,11 +14,10 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numba import njit
 
 from ._access import f1
 from .math import vcopy
-from ._access import KERNEL as _J
+from ._access import kernel
 from ._layout import DF
 from .forward import _prepare, _raise_status, step
 from .state import mj_setState, mj_stateSize
@@ -26,7 +25,7 @@ from .state import mj_setState, mj_stateSize
 _FULLPHYSICS = 24607
 
 
-@njit(**_J)
+@kernel
 def _roll_one(M, D, ctrl, nstep, qpos_out, qvel_out, act_out, time_out, sens_out):
     """Step one trajectory without the GIL; records qpos/qvel/act/time/sensordata per step."""
     c = f1(D, DF.ctrl)

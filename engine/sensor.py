@@ -23,11 +23,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from . import math as mm
 from ._access import f1, f2, fs, i1, i2, is_
-from ._access import KERNEL as _J
+from ._access import kernel
 from ._layout import DF, MF
 from .smooth import rne_post_constraint, subtree_vel  # the smooth stages own these
 from .constraint import contact_force
@@ -63,7 +62,7 @@ _COLLISION_TAG = {GEOMDIST: "distance", GEOMNORMAL: "normal", GEOMFROMTO: "fromt
 _CNSTR_LIMIT_JOINT, _CNSTR_LIMIT_TENDON = 3, 4
 
 
-@njit(**_J)
+@kernel
 def _limit_row(M, D, t, objid):
     """The constraint row of the joint or tendon limit a limit sensor reads, or -1 (MuJoCo
     reports 0 when the limit is not active)."""
@@ -78,7 +77,7 @@ def _limit_row(M, D, t, objid):
     return -1
 
 
-@njit(**_J)
+@kernel
 def _touch(M, D, site, res):
     """Touch: the normal forces of this site's body's contacts whose normal ray, pointed into
     the body, meets the site's volume (a contact inside the volume always counts). ``res``: 6
@@ -125,7 +124,7 @@ _GEOM_SPHERE, _GEOM_CAPSULE, _GEOM_ELLIPSOID, _GEOM_CYLINDER, _GEOM_BOX = 2, 3, 
 _MINVAL = 1e-15
 
 
-@njit(**_J)
+@kernel
 def inside_geom(pos, mat, size, gtype, point):
     """mju_insideGeom: whether ``point`` (world) is strictly inside the primitive volume of type
     ``gtype`` (sphere, capsule, ellipsoid, cylinder, box) with frame ``pos``, ``mat`` (9,
@@ -151,7 +150,7 @@ def inside_geom(pos, mat, size, gtype, point):
     return False
 
 
-@njit(**_J)
+@kernel
 def _side_match(body_parentid, body, geom, otype, oid):
     """Whether one side of a contact (its body and geom) meets a sensor criterion: none and site
     (tested before) always do, geom and body by id, subtree (XBODY) when the body descends from
@@ -170,7 +169,7 @@ def _side_match(body_parentid, body, geom, otype, oid):
     return False
 
 
-@njit(**_J)
+@kernel
 def match_contact(M, D, c, type1, id1, type2, id2):
     """0 when contact ``c`` does not meet the sensor's criteria (object 1: none, site, geom1,
     body1, subtree1; object 2: none, geom2, body2, subtree2), 1 when it does with the contact's
@@ -209,13 +208,13 @@ def match_contact(M, D, c, type1, id1, type2, id2):
     return 1 if m22 else -1
 
 
-@njit(**_J)
+@kernel
 def _cforce(M, D, c, res):
     contact_force(i1(M, MF.opt_cone)[0], i1(D, DF.contact_dim), f2(D, DF.contact_friction),
                   i1(D, DF.contact_efc_address), f1(D, DF.efc_force), c, res)
 
 
-@njit(**_J)
+@kernel
 def _contact_sensor(M, D, s, out, res):
     """<contact> sensor ``s`` into ``out`` (sensor_dim numbers = num slots of the data fields in
     the bit order of sensor_intprm[s, 0]: found, force, torque, dist, pos, normal, tangent).
@@ -403,7 +402,7 @@ def _contact_sensor(M, D, s, out, res):
 # collision sensors (XML reference "collision sensors": distance, normal, fromto)
 # ---------------------------------------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def _geompair_sensor(M, D, s, t, out):
     """<distance> (signed distance, length), <normal> (unit vector from geom1's surface to
     geom2's, world; zeros when nothing is found) or <fromto> (the segment, 6 numbers, world;
@@ -464,7 +463,7 @@ def _geompair_sensor(M, D, s, t, out):
 # frames of sensed objects
 # ---------------------------------------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def _obj_frame(M, D, objtype, objid):
     """(body id, position, 3x3 rotation as 9-vector) of a sensed object's frame."""
     if objtype == OBJ_BODY:
@@ -478,7 +477,7 @@ def _obj_frame(M, D, objtype, objid):
     return i1(M, MF.cam_bodyid)[objid], f2(D, DF.cam_xpos)[objid], f2(D, DF.cam_xmat)[objid]
 
 
-@njit(**_J)
+@kernel
 def _obj_quat(M, D, objtype, objid):
     """Orientation quaternion of a sensed object's frame: the one mj_kinematics stored (mujoco
     4.0.0 reads xiquat, geom_xquat, site_xquat, which for a frame the compiler found the same as
@@ -495,7 +494,7 @@ def _obj_quat(M, D, objtype, objid):
                        mm.get4(f2(M, MF.cam_quat)[objid]))
 
 
-@njit(**_J)
+@kernel
 def _world_vel(M, D, objtype, objid, out):
     """World-frame 6-D velocity [angular, linear] of an object's frame origin."""
     b, pos, mat = _obj_frame(M, D, objtype, objid)
@@ -507,7 +506,7 @@ def _world_vel(M, D, objtype, objid, out):
 # energy
 # ---------------------------------------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def energy_pos(M, D):
     """mj_energyPos: potential energy (gravity and springs) into energy[0]."""
     e = 0.0
@@ -557,7 +556,7 @@ def energy_pos(M, D):
     f1(D, DF.energy)[0] = e
 
 
-@njit(**_J)
+@kernel
 def _spring_energy(k, p, x):
     """Energy k x^2/2 + p0 x^3/3 + p1 x^4/4 of a polynomial spring at deviation x (the integral
     of its force; for quaternion and free-translation parts x = |deviation| >= 0; for scalar
@@ -565,7 +564,7 @@ def _spring_energy(k, p, x):
     return 0.5 * k * x * x + p[0] * x * x * x / 3.0 + 0.25 * p[1] * x * x * x * x
 
 
-@njit(**_J)
+@kernel
 def energy_vel(M, D):
     """mj_energyVel: kinetic energy 0.5 qvel' M qvel into energy[1]."""
     dof_Madr = i1(M, MF.dof_Madr)
@@ -589,7 +588,7 @@ def energy_vel(M, D):
 # per-stage sensor kernels
 # ---------------------------------------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def _apply_cutoff(M, D, s):
     cutoff = f1(M, MF.sensor_cutoff)[s]
     if cutoff <= 0.0:
@@ -608,7 +607,7 @@ def _apply_cutoff(M, D, s):
             data[k] = min(cutoff, data[k])
 
 
-@njit(**_J)
+@kernel
 def _sensor_pos_one(M, D, s, out):
     t = i1(M, MF.sensor_type)[s]
     objtype = i1(M, MF.sensor_objtype)[s]
@@ -671,7 +670,7 @@ def _sensor_pos_one(M, D, s, out):
         _geompair_sensor(M, D, s, t, out)
 
 
-@njit(**_J)
+@kernel
 def _sensor_vel_one(M, D, s, out, tmp, tmp2):
     t = i1(M, MF.sensor_type)[s]
     objtype = i1(M, MF.sensor_objtype)[s]
@@ -728,7 +727,7 @@ def _sensor_vel_one(M, D, s, out, tmp, tmp2):
         out[0] = f1(D, DF.energy)[1]
 
 
-@njit(**_J)
+@kernel
 def _sensor_acc_one(M, D, s, out, tmp):
     t = i1(M, MF.sensor_type)[s]
     objtype = i1(M, MF.sensor_objtype)[s]
@@ -780,7 +779,7 @@ def _sensor_acc_one(M, D, s, out, tmp):
 # stages
 # ---------------------------------------------------------------------------------------------
 
-@njit(**_J)
+@kernel
 def _run(M, D, stage):
     if is_(M, MF.opt_disableflags) & _DSBL_SENSOR:
         return
@@ -822,19 +821,19 @@ def _run(M, D, stage):
         _apply_cutoff(M, D, s)
 
 
-@njit(**_J)
+@kernel
 def sensor_pos(M, D):
     """mj_sensorPos: sensors whose needstage is position."""
     _run(M, D, STAGE_POS)
 
 
-@njit(**_J)
+@kernel
 def sensor_vel(M, D):
     """mj_sensorVel: sensors whose needstage is velocity."""
     _run(M, D, STAGE_VEL)
 
 
-@njit(**_J)
+@kernel
 def sensor_acc(M, D):
     """mj_sensorAcc: sensors whose needstage is acceleration."""
     _run(M, D, STAGE_ACC)

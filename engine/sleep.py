@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
-from ._access import KERNEL as _J
+from ._access import kernel
 from ._access import f1, f2, i1, i2, is_, u1
 from ._layout import DF, MF
 from .enums import (mjMINAWAKE, mjtEnableBit, mjtEq, mjtObj, mjtSensor, mjtSleepPolicy, mjtTrn,
@@ -68,13 +67,13 @@ STATUS_SLEEP_TENDONEQ = 22  # [1]: the tendon equality (MuJoCo: not supported wi
 STATUS_SLEEP_CONTACT = 23   # [1], [2]: bodies of a contact between two sleeping trees
 
 
-@njit(**_J)
+@kernel
 def enabled(M):
     """Whether <option><flag sleep="enable"/> is set."""
     return (is_(M, MF.opt_enableflags) & ENBL_SLEEP) != 0
 
 
-@njit(**_J)
+@kernel
 def filtering(M, D):
     """Whether the stages skip sleeping trees now: sleep enabled and some tree asleep."""
     return enabled(M) and is_(D, DF.ntree_awake) < i1(M, MF.tree_dofadr).shape[0]
@@ -84,7 +83,7 @@ def filtering(M, D):
 # derived state
 # =============================================================================================
 
-@njit(**_J)
+@kernel
 def update_sleep(M, D, flg_staticawake):
     """mj_updateSleep: tree_awake, body_awake, the awake index lists and their counts from
     tree_asleep; with ``flg_staticawake`` static bodies count as awake (used at reset, so their
@@ -139,7 +138,7 @@ def update_sleep(M, D, flg_staticawake):
 # sleep states of objects (mj_sleepState)
 # =============================================================================================
 
-@njit(**_J)
+@kernel
 def tendon_state(M, D, i):
     """Sleep state of tendon i: static without trees, else awake if any of its (first two)
     trees is awake; a tendon over more than two trees is always awake."""
@@ -155,12 +154,12 @@ def tendon_state(M, D, i):
     return S_AWAKE
 
 
-@njit(**_J)
+@kernel
 def _either_awake(s1, s2):
     return S_AWAKE if (s1 == S_AWAKE or s2 == S_AWAKE) else S_ASLEEP
 
 
-@njit(**_J)
+@kernel
 def actuator_state(M, D, i):
     """Sleep state of actuator i from its transmission target(s) (AWAKE or ASLEEP; a static
     target counts as its own state, so a tendon of no tree gives STATIC)."""
@@ -181,7 +180,7 @@ def actuator_state(M, D, i):
     return S_AWAKE
 
 
-@njit(**_J)
+@kernel
 def _eq_obj_state(M, D, objtype, i):
     body_awake = i1(D, DF.body_awake)
     if objtype == _OBJ_BODY:
@@ -191,7 +190,7 @@ def _eq_obj_state(M, D, objtype, i):
     return S_AWAKE
 
 
-@njit(**_J)
+@kernel
 def equality_state(M, D, i):
     """Sleep state of equality i: asleep when neither object is awake (both asleep or static,
     a missing second object counting as static)."""
@@ -223,7 +222,7 @@ def equality_state(M, D, i):
     return S_ASLEEP if (s1 != S_AWAKE and s2 != S_AWAKE) else S_AWAKE
 
 
-@njit(**_J)
+@kernel
 def object_state(M, D, objtype, i):
     """Sleep state of object i of type objtype (mjtObj); unknown and other types: awake."""
     body_awake = i1(D, DF.body_awake)
@@ -250,7 +249,7 @@ def object_state(M, D, objtype, i):
     return S_AWAKE
 
 
-@njit(**_J)
+@kernel
 def sensor_state(M, D, s):
     """Sleep state of sensor s (seed 001 "Sleeping sensors"): awake when its object or its
     reference object is awake; an unspecified (unknown) object defers to the other one, a
@@ -278,7 +277,7 @@ def sensor_state(M, D, s):
 # sleeping
 # =============================================================================================
 
-@njit(**_J)
+@kernel
 def _all_zero(x, a, n):
     """Bytewise test for zero: -0.0 is not zero (its sign bit is set)."""
     for k in range(a, a + n):
@@ -288,7 +287,7 @@ def _all_zero(x, a, n):
     return True
 
 
-@njit(**_J)
+@kernel
 def tree_can_sleep(M, D, t, tol):
     """Whether tree t may sleep: policy not never, no applied force (bytewise), and its
     dof_length-weighted velocities below ``tol`` in the infinity norm (tol 0: all exactly 0)."""
@@ -316,7 +315,7 @@ def tree_can_sleep(M, D, t, tol):
     return True
 
 
-@njit(**_J)
+@kernel
 def _sleep_tree(M, D, t, nxt):
     """Put tree t to sleep, ``nxt`` the next tree of its island's cycle; zero its qvel, qacc."""
     i1(D, DF.tree_asleep)[t] = nxt
@@ -328,7 +327,7 @@ def _sleep_tree(M, D, t, nxt):
         qacc[k] = 0.0
 
 
-@njit(**_J)
+@kernel
 def sleep(M, D):
     """mj_sleep: count slow trees up, put islands (and unconstrained trees) whose trees are all
     ready to sleep. Returns the number of trees put to sleep (0 when sleep is disabled, or
@@ -380,7 +379,7 @@ def sleep(M, D):
 # waking
 # =============================================================================================
 
-@njit(**_J)
+@kernel
 def sleep_cycle(tree_asleep, i):
     """The smallest tree of the sleeping cycle through tree i (-1 if i is not in a cycle)."""
     ntree = tree_asleep.shape[0]
@@ -402,7 +401,7 @@ def sleep_cycle(tree_asleep, i):
             return smallest
 
 
-@njit(**_J)
+@kernel
 def wake_island(tree_asleep, i, wakeval):
     """Wake tree i and its sleeping island, setting their counters to ``wakeval``; an awake
     tree i only lowers its counter to ``wakeval``. Returns the number of trees woken."""
@@ -424,7 +423,7 @@ def wake_island(tree_asleep, i, wakeval):
             return n
 
 
-@njit(**_J)
+@kernel
 def _wake_other(tree_asleep, tree_awake, t1, t2):
     """Of trees t1 and t2, one awake and one asleep: wake the sleeping one's island with the
     awake one's counter (contacts and tendons pass on how long the waker has been slow)."""
@@ -433,7 +432,7 @@ def _wake_other(tree_asleep, tree_awake, t1, t2):
     return wake_island(tree_asleep, t1, tree_asleep[t2])
 
 
-@njit(**_J)
+@kernel
 def wake(M, D):
     """mj_wake: wake sleeping trees the user moved (kinematics set their tree_awake), set
     moving or pushed, or whose policy is never; with sleep disabled wake every tree. Returns
@@ -456,7 +455,7 @@ def wake(M, D):
     return n
 
 
-@njit(**_J)
+@kernel
 def wake_collision(M, D):
     """mj_wakeCollision: wake sleeping trees in contact with an awake tree (they take its
     counter). Returns the number woken."""
@@ -490,7 +489,7 @@ def wake_collision(M, D):
     return n
 
 
-@njit(**_J)
+@kernel
 def _tendon_at_limit(M, D, i):
     if not u1(M, MF.tendon_limited)[i]:
         return False
@@ -501,7 +500,7 @@ def _tendon_at_limit(M, D, i):
     return length - rng[0] < margin or rng[1] - length < margin
 
 
-@njit(**_J)
+@kernel
 def wake_tendon(M, D):
     """mj_wakeTendon: a limited tendon over two trees whose limit is active wakes the sleeping
     one of them when the other is awake (taking its counter). Returns the number woken."""
@@ -522,7 +521,7 @@ def wake_tendon(M, D):
     return n
 
 
-@njit(**_J)
+@kernel
 def wake_equality(M, D):
     """mj_wakeEquality: an active equality between a sleeping tree and an awake one wakes the
     sleeping one; between two sleeping trees of different islands wakes both (fully awake).
@@ -585,7 +584,7 @@ def wake_equality(M, D):
 # integration and reset
 # =============================================================================================
 
-@njit(**_J)
+@kernel
 def add_scaled_awake(M, D, x, y, h):
     """x += h*y on the awake dofs only (all dofs when nothing sleeps)."""
     if filtering(M, D):

@@ -3,7 +3,7 @@ mj_fwdVelocity, the parts that involve no constraints): kinematics, com-based qu
 and lights, tendons, actuator transmissions, the joint-space inertia and its factorisation, com
 velocities and the recursive Newton-Euler bias forces.
 
-Layout of this module, as the rest of the engine (see /tmp/engine_conventions.md):
+Layout of this module, as the rest of the engine:
   (a) pure kernels over explicit arrays, parameters under ``# Model:`` / ``# Data in:`` /
       ``# Data out:``;
   (b) njit stage functions ``kinematics(M, D)`` ... that unpack the arenas and call (a);
@@ -29,7 +29,7 @@ from .constraint import contact_force, contact_jac, eq_anchors
 from . import sleep
 from .sleep import S_ASLEEP, S_AWAKE, S_STATIC
 
-from ._access import KERNEL as _J
+from ._access import kernel
 
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 SAME_NONE, SAME_BODY, SAME_INERTIA, SAME_BODYROT, SAME_INERTIAROT = 0, 1, 2, 3, 4
@@ -44,7 +44,7 @@ mjMINVAL = 1e-15
 # =================================================================================================
 # position: kinematics
 # =================================================================================================
-@njit(**_J)
+@kernel
 def kinematics_bodies(
     # Model:
     body_parentid, body_mocapid, body_jntnum, body_jntadr, body_pos, body_quat, body_ipos,
@@ -150,7 +150,7 @@ def kinematics_bodies(
             mm.set9(ximat[i], mm.quat2mat(iq))
 
 
-@njit(**_J)
+@kernel
 def local_to_global(
     # Model:
     obj_bodyid, obj_pos, obj_quat, obj_sameframe,
@@ -189,7 +189,7 @@ def local_to_global(
                 mm.set9(obj_xmat[k], mm.quat2mat(q))
 
 
-@njit(**_J)
+@kernel
 def kinematics(M, D):
     """mj_kinematics: body, inertial-frame, joint, geom and site poses from qpos and mocap.
     Between the bodies and the geoms and sites, sleeping trees the user moved, set moving or
@@ -221,7 +221,7 @@ def kinematics(M, D):
 # =================================================================================================
 # position: com-based quantities
 # =================================================================================================
-@njit(**_J)
+@kernel
 def com_pos_kernel(
     # Model:
     body_parentid, body_rootid, body_mass, body_subtreemass, body_inertia, body_jntnum,
@@ -278,7 +278,7 @@ def com_pos_kernel(
                 mm.set6(cdof[da], mm.dof_com(xaxis[j], mm.sub3(xanchor[j], com)))
 
 
-@njit(**_J)
+@kernel
 def com_pos(M, D):
     """mj_comPos stage."""
     com_pos_kernel(
@@ -293,7 +293,7 @@ def com_pos(M, D):
 # =================================================================================================
 # position: cameras and lights
 # =================================================================================================
-@njit(**_J)
+@kernel
 def _look_at(pos, target):
     """Camera frame (row-major 9-tuple, columns x y z) at pos whose -z looks at target, x level."""
     z, _ = mm.normalize3(mm.sub3(pos, target))
@@ -302,7 +302,7 @@ def _look_at(pos, target):
     return (x[0], y[0], z[0], x[1], y[1], z[1], x[2], y[2], z[2])
 
 
-@njit(**_J)
+@kernel
 def camlight_kernel(
     # Model:
     cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0,
@@ -355,7 +355,7 @@ def camlight_kernel(
         mm.set3(light_xdir[g], dr)
 
 
-@njit(**_J)
+@kernel
 def camlight(M, D):
     """mj_camlight stage."""
     if i1(M, MF.cam_mode).shape[0] == 0 and i1(M, MF.light_mode).shape[0] == 0:
@@ -373,7 +373,7 @@ def camlight(M, D):
 # =================================================================================================
 # position: joint-space inertia (composite rigid bodies) and its LTDL factorisation
 # =================================================================================================
-@njit(**_J)
+@kernel
 def crb_kernel(
     # Model:
     body_parentid, dof_bodyid, dof_parentid, dof_Madr, dof_armature,
@@ -405,7 +405,7 @@ def crb_kernel(
         qM[dof_Madr[i]] += dof_armature[i]
 
 
-@njit(**_J)
+@kernel
 def tendon_armature_kernel(
     # Model:
     tendon_armature, dof_parentid, dof_Madr,
@@ -432,14 +432,14 @@ def tendon_armature_kernel(
                 j = dof_parentid[j]
 
 
-@njit(**_J)
+@kernel
 def qm_to_csr(mapM2M, qM, M):
     """d.M (CSR rows M_rowadr/M_colind, lower triangle) from qM."""
     for k in range(mapM2M.shape[0]):
         M[k] = qM[mapM2M[k]]
 
 
-@njit(**_J)
+@kernel
 def actuator_armature_kernel(
     # Model:
     actuator_armature, actuator_trntype, actuator_trnid, actuator_gear, tendon_armature,
@@ -470,7 +470,7 @@ def actuator_armature_kernel(
             tenarm[actuator_trnid[a, 0]] += arm
 
 
-@njit(**_J)
+@kernel
 def make_m(M, D):
     """mj_makeM: crb, qM (with dof, tendon and actuator armature) and its CSR copy d.M."""
     qM = f1(D, DF.qM)
@@ -487,13 +487,13 @@ def make_m(M, D):
     qm_to_csr(i1(M, MF.mapM2M), qM, f1(D, DF.M))
 
 
-@njit(**_J)
+@kernel
 def crb(M, D):
     """mj_crb stage (same as make_m: the inertia matrix including armature)."""
     make_m(M, D)
 
 
-@njit(**_J)
+@kernel
 def factor_m_kernel(
     # Model:
     M_rownnz, M_rowadr, M_colind,
@@ -532,7 +532,7 @@ def factor_m_kernel(
         qLDiagInv[k] = 1.0 / qLD[M_rowadr[k] + M_rownnz[k] - 1]
 
 
-@njit(**_J)
+@kernel
 def factor_m(M, D):
     """mj_factorM stage: qLD, qLDiagInv from d.M."""
     factor_m_kernel(i1(M, MF.M_rownnz), i1(M, MF.M_rowadr), i1(M, MF.M_colind),
@@ -542,7 +542,7 @@ def factor_m(M, D):
 # =================================================================================================
 # velocity: com velocities and bias forces
 # =================================================================================================
-@njit(**_J)
+@kernel
 def com_vel_kernel(
     # Model:
     body_parentid, body_jntnum, body_jntadr, jnt_type, jnt_dofadr,
@@ -581,7 +581,7 @@ def com_vel_kernel(
         mm.set6(cvel[i], v)
 
 
-@njit(**_J)
+@kernel
 def com_vel(M, D):
     """mj_comVel stage."""
     com_vel_kernel(i1(M, MF.body_parentid), i1(M, MF.body_jntnum), i1(M, MF.body_jntadr),
@@ -589,7 +589,7 @@ def com_vel(M, D):
                    f1(D, DF.qvel), f2(D, DF.cdof), f2(D, DF.cvel), f2(D, DF.cdof_dot))
 
 
-@njit(**_J)
+@kernel
 def rne_kernel(
     # Model:
     body_parentid, body_dofnum, body_dofadr, dof_bodyid, gravity, flg_gravity, flg_acc,
@@ -625,7 +625,7 @@ def rne_kernel(
         result[k] = mm.dot6(cdof[k], cfrc_tmp[dof_bodyid[k]])
 
 
-@njit(**_J)
+@kernel
 def rne(M, D, flg_acc, result):
     """mj_rne stage: writes ``result`` (nv); uses the scratch rows sm_cacc/sm_cfrc."""
     flg_grav = (is_(M, MF.opt_disableflags) & DSBL_GRAVITY) == 0
@@ -639,7 +639,7 @@ def rne(M, D, flg_acc, result):
 # =================================================================================================
 # position: tendons (fixed, spatial with sites, pulleys, sphere and cylinder wrapping)
 # =================================================================================================
-@njit(**_J)
+@kernel
 def _tangent(d, sqrad, rad, sgn):
     """Tangent point on the circle |x| = rad seen from the 2-D point d (outside), on side sgn:
     +1 is where a counter-clockwise path from d touches the circle."""
@@ -649,7 +649,7 @@ def _tangent(d, sqrad, rad, sgn):
     return (a * d[0] - b * d[1], a * d[1] + b * d[0])
 
 
-@njit(**_J)
+@kernel
 def _ccw_angle(a, b):
     """Counter-clockwise angle in [0, 2pi) from 2-D direction a to b."""
     ang = math.atan2(a[0] * b[1] - a[1] * b[0], a[0] * b[0] + a[1] * b[1])
@@ -658,7 +658,7 @@ def _ccw_angle(a, b):
     return ang
 
 
-@njit(**_J)
+@kernel
 def _segments_meet(a0, a1, b0, b1):
     """Whether the 2-D segments a0-a1 and b0-b1 meet, endpoints included (parallel ones never
     do): both parameters of the lines' intersection lie in [0, 1]."""
@@ -673,7 +673,7 @@ def _segments_meet(a0, a1, b0, b1):
     return 0.0 <= ua <= 1.0 and 0.0 <= ub <= 1.0
 
 
-@njit(**_J)
+@kernel
 def _unit2(x, y):
     """(x, y) normalised; (1, 0) when it is too short to have a direction."""
     n = math.sqrt(x * x + y * y)
@@ -682,7 +682,7 @@ def _unit2(x, y):
     return x / n, y / n
 
 
-@njit(**_J)
+@kernel
 def _opposite_side(d0, d1, sd):
     """Whether the direction -sd lies inside the (convex) angle between the directions of d0
     and d1 seen from the origin, boundaries included."""
@@ -695,7 +695,7 @@ def _opposite_side(d0, d1, sd):
     return vx * d0[0] + vy * d0[1] > 0.0 or vx * d1[0] + vy * d1[1] > 0.0
 
 
-@njit(**_J)
+@kernel
 def wrap_circle(d0, d1, sd, has_side, rad):
     """Path from d0 to d1 (2-D) around the circle |x| = rad: returns (arc length, t0, t1) with
     t0/t1 the tangent points, or (-1, ...) when the straight segment is kept.
@@ -756,7 +756,7 @@ def wrap_circle(d0, d1, sd, has_side, rad):
     return rad * ang_ccw, w0, w1
 
 
-@njit(**_J)
+@kernel
 def wrap_inside(d0, d1, rad):
     """Path from d0 to d1 (2-D) constrained to pass through the disc |x| <= rad (a side site
     inside the geom): the straight segment when it crosses the disc, else one point p on the
@@ -823,7 +823,7 @@ def wrap_inside(d0, d1, rad):
     return 0.0, p, p
 
 
-@njit(**_J)
+@kernel
 def _side_on_circle(x, y, rad):
     """The side point's direction in the wrap plane, scaled to the circle: the wrap rules use
     only where the side site lies around the geom, not how far."""
@@ -831,7 +831,7 @@ def _side_on_circle(x, y, rad):
     return (rad * ux, rad * uy)
 
 
-@njit(**_J)
+@kernel
 def wrap(x0, x1, gpos, gmat, rad, gtype, side, has_side):
     """mju_wrap: wrap the segment x0-x1 around a sphere or (infinite) cylinder geom of radius
     ``rad`` at (gpos, gmat). Returns (length of the wrapped part, point 0, point 1) in global
@@ -892,7 +892,7 @@ def wrap(x0, x1, gpos, gmat, rad, gtype, side, has_side):
     return wlen, mm.add3(gpos, mm.mat_vec(gmat, l0)), mm.add3(gpos, mm.mat_vec(gmat, l1))
 
 
-@njit(**_J)
+@kernel
 def tendon_kernel(
     # Model:
     tendon_adr, tendon_num, wrap_type, wrap_objid, wrap_prm, jnt_qposadr, jnt_dofadr,
@@ -1020,7 +1020,7 @@ def tendon_kernel(
         ten_length[t] = length
 
 
-@njit(**_J)
+@kernel
 def _seg_jac(ba, bb, pa, pb, dv, scale, body_parentid, body_rootid, body_dofnum, body_dofadr,
              dof_parentid, subtree_com, cdof, row):
     """row += scale * dv' (jacp(pb, bb) - jacp(pa, ba)): a straight segment's length gradient."""
@@ -1030,7 +1030,7 @@ def _seg_jac(ba, bb, pa, pb, dv, scale, body_parentid, body_rootid, body_dofnum,
                       subtree_com, cdof, pa, ba, dv, -scale, row)
 
 
-@njit(**_J)
+@kernel
 def tendon(M, D):
     """mj_tendon stage: ten_length, ten_J (dense), ten_wrapadr/num, wrap_obj, wrap_xpos."""
     if i1(M, MF.tendon_adr).shape[0] == 0:
@@ -1050,7 +1050,7 @@ def tendon(M, D):
 # =================================================================================================
 # position: actuator transmissions
 # =================================================================================================
-@njit(**_J)
+@kernel
 def transmission_kernel(
     # Model:
     actuator_trntype, actuator_trnid, actuator_gear, actuator_cranklength, jnt_type,
@@ -1199,7 +1199,7 @@ def transmission_kernel(
         moment_rowadr[i] = i * nv
 
 
-@njit(**_J)
+@kernel
 def transmission(M, D):
     """mj_transmission stage (after mj_tendon; body transmissions: `transmission_body`)."""
     transmission_kernel(
@@ -1214,7 +1214,7 @@ def transmission(M, D):
         i1(D, DF.moment_rowadr), i2(D, DF.moment_colind))
 
 
-@njit(**_J)
+@kernel
 def transmission_body(M, D):
     """The body (adhesion) transmissions, after collision detection: the moment is the mean,
     over every contact of the body's geoms (those beyond the margin too), of the contact normal's
@@ -1262,7 +1262,7 @@ def transmission_body(M, D):
 # =================================================================================================
 # velocity: tendon and actuator velocities, post-constraint RNE, subtree momenta
 # =================================================================================================
-@njit(**_J)
+@kernel
 def mul_rows(A, x, out):
     """out = A @ x for a dense (n x nv) A."""
     for i in range(A.shape[0]):
@@ -1272,7 +1272,7 @@ def mul_rows(A, x, out):
         out[i] = s
 
 
-@njit(**_J)
+@kernel
 def mul_rows_sparse(A, rownnz, colind, x, out):
     """out = A @ x over the nonzero columns ``colind[i, :rownnz[i]]`` (increasing) of each row
     of the dense A: the same sum as mul_rows without the exact-zero terms."""
@@ -1284,7 +1284,7 @@ def mul_rows_sparse(A, rownnz, colind, x, out):
         out[i] = s
 
 
-@njit(**_J)
+@kernel
 def tendon_actuator_velocity(M, D):
     """ten_velocity = ten_J qvel, actuator_velocity = actuator_moment qvel."""
     qvel = f1(D, DF.qvel)
@@ -1294,7 +1294,7 @@ def tendon_actuator_velocity(M, D):
                     qvel, f1(D, DF.actuator_velocity))
 
 
-@njit(**_J)
+@kernel
 def rne_post_constraint_kernel(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, gravity, flg_gravity, tendon_armature,
@@ -1403,7 +1403,7 @@ def rne_post_constraint_kernel(
         mm.set6(cfrc_int[p], mm.add6(cfrc_int[p], cfrc_int[i]))
 
 
-@njit(**_J)
+@kernel
 def rne_post_constraint(M, D):
     """mj_rnePostConstraint stage (needs qacc)."""
     dis = is_(M, MF.opt_disableflags)
@@ -1430,7 +1430,7 @@ EQ_CONNECT, EQ_WELD = 0, 1   # mjtEq
 OBJ_SITE = 6                 # mjtObj
 
 
-@njit(**_J)
+@kernel
 def _add_ext(body_parentid, body_rootid, subtree_com, cfrc_ext, cfrc_int, b, point, force,
              torque):
     """A force and torque (world frame) acting on body b at ``point``: into cfrc_ext[b] at the
@@ -1449,7 +1449,7 @@ def _add_ext(body_parentid, body_rootid, subtree_com, cfrc_ext, cfrc_int, b, poi
         j = body_parentid[j]
 
 
-@njit(**_J)
+@kernel
 def constraint_forces_ext(M, D):
     """The contact forces and the connect/weld equality forces of the solved constraint rows,
     as external forces on the bodies they act on (mj_rnePostConstraint): a contact pushes
@@ -1508,7 +1508,7 @@ def constraint_forces_ext(M, D):
         r += nrow
 
 
-@njit(**_J)
+@kernel
 def subtree_vel_kernel(
     # Model:
     body_parentid, body_rootid, body_mass, body_subtreemass, body_inertia,
@@ -1549,7 +1549,7 @@ def subtree_vel_kernel(
                         mm.cross3(dx, mm.scl3(dv, body_subtreemass[i]))))
 
 
-@njit(**_J)
+@kernel
 def subtree_vel(M, D):
     """mj_subtreeVel stage (after mj_comVel)."""
     subtree_vel_kernel(
@@ -1559,7 +1559,7 @@ def subtree_vel(M, D):
         f2(D, DF.subtree_linvel), f2(D, DF.subtree_angmom), f2(D, DF.sm_cacc))
 
 
-@njit(**_J)
+@kernel
 def _point_vel_acc(p, b, body_rootid, subtree_com, cvel, cacc0):
     """Velocity and (qacc = 0, no gravity) acceleration of the point p fixed to body b."""
     off = mm.sub3(p, subtree_com[body_rootid[b]])
@@ -1572,7 +1572,7 @@ def _point_vel_acc(p, b, body_rootid, subtree_com, cvel, cacc0):
     return vp, ap
 
 
-@njit(**_J)
+@kernel
 def tendon_bias_kernel(
     # Model:
     tendon_armature, body_parentid, body_rootid, body_dofnum, body_dofadr,
@@ -1637,7 +1637,7 @@ def tendon_bias_kernel(
             qfrc_bias[k] += s * ten_J[t, k]
 
 
-@njit(**_J)
+@kernel
 def tendon_bias(M, D):
     """Add the tendon-armature bias to qfrc_bias (after rne)."""
     if i1(M, MF.tendon_adr).shape[0] == 0:
@@ -1654,7 +1654,7 @@ def tendon_bias(M, D):
 # =================================================================================================
 # stage groups called by forward.py, and the Python API
 # =================================================================================================
-@njit(**_J)
+@kernel
 def fwd_position_smooth(M, D):
     """The smooth part of mj_fwdPosition, in MuJoCo's order: kinematics, comPos, camlight,
     tendon, makeM (crb + armature), factorM, transmission. Collision and the constraint rows
@@ -1671,7 +1671,7 @@ def fwd_position_smooth(M, D):
     transmission(M, D)
 
 
-@njit(**_J)
+@kernel
 def fwd_velocity_smooth(M, D):
     """The smooth part of mj_fwdVelocity: ten_velocity, actuator_velocity, comVel, then the
     bias forces qfrc_bias = rne(qacc=0) + tendon-armature bias. mj_passive (which needs cvel) goes after this."""

@@ -73,7 +73,7 @@ from .math import gather, vcopy
 from .constraint import is_sparse, jac_rows
 from .support import mul_m, mul_m_sub, solve_m, solve_m_sub
 
-from ._access import KERNEL as _J
+from ._access import kernel
 
 # mjtConstraint
 EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON = 0, 1, 2, 3, 4
@@ -98,7 +98,7 @@ _E_JAR, _E_JV, _E_DIAG, _E_RES = 0, 1, 2, 3
 # =================================================================================================
 # small dense helpers
 # =================================================================================================
-@njit(**_J)
+@kernel
 def _dot(a, b, n):
     s = 0.0
     for k in range(n):
@@ -106,7 +106,7 @@ def _dot(a, b, n):
     return s
 
 
-@njit(**_J)
+@kernel
 def _cholesky(A, n):
     """In-place lower Cholesky of the leading n x n block of A (upper part untouched).
     Returns the number of pivots clamped to mjMINVAL (0 for a positive definite A)."""
@@ -128,7 +128,7 @@ def _cholesky(A, n):
     return bad
 
 
-@njit(**_J)
+@kernel
 def _chol_solve(L, n, x):
     """x <- (L L')^-1 x with L the lower factor in the leading n x n block."""
     for i in range(n):
@@ -146,7 +146,7 @@ def _chol_solve(L, n, x):
 # =================================================================================================
 # cost, force and state of the constraint rows (mj_constraintUpdate)
 # =================================================================================================
-@njit(**_J)
+@kernel
 def _elliptic_update(i, dim, mu, fr, D, jar, flg_hess, H, force, state):
     """One elliptic contact (rows i..i+dim-1): force, state, cost and (optionally) the cone
     Hessian H (dim x dim row-major, d^2 cost / d jar^2) of the middle zone."""
@@ -197,7 +197,7 @@ def _elliptic_update(i, dim, mu, fr, D, jar, flg_hess, H, force, state):
     return 0.5 * Dm * NmT * NmT
 
 
-@njit(**_J)
+@kernel
 def update_rows(
     # Model:
     ne, nf, rows, nr,
@@ -261,7 +261,7 @@ def _span(dofs, nd):
     return dofs[0], dofs[nd - 1] + 1
 
 
-@njit(**_J)
+@kernel
 def mul_jt(efc_J, rows, nr, dofs, nd, force, res):
     """res = J' force over the rows rows[:nr] (dense rows), written on the dofs dofs[:nd] (the
     rows' Jacobians are zero elsewhere: the dofs of their island, or all). The sums run over
@@ -279,7 +279,7 @@ def mul_jt(efc_J, rows, nr, dofs, nd, force, res):
                 res[p] += row[p] * f
 
 
-@njit(**_J)
+@kernel
 def mul_j(efc_J, rows, nr, dofs, nd, vec, res):
     """res[i] = J_i vec for the rows i in rows[:nr], whose Jacobians are zero outside the dofs
     dofs[:nd]: summed over the span of those dofs (see mul_jt; the terms added for other dofs
@@ -294,7 +294,7 @@ def mul_j(efc_J, rows, nr, dofs, nd, vec, res):
         res[i] = s
 
 
-@njit(**_J)
+@kernel
 def all_rows(D):
     """(rows, nefc, dofs, nv): every constraint row and every dof, as the index lists the
     kernels take (scratch sol_rows / sol_dofs, refilled here)."""
@@ -308,7 +308,7 @@ def all_rows(D):
     return rows[:nefc], nefc, dofs[:nv], nv
 
 
-@njit(**_J)
+@kernel
 def _update(M, D, rows, nr, dofs, nd, jar, flg_coneHessian, state):
     """update_rows over rows[:nr] (states into ``state``, forces into efc_force), and
     qfrc_constraint = J' efc_force on dofs[:nd]. Returns the constraint cost."""
@@ -321,7 +321,7 @@ def _update(M, D, rows, nr, dofs, nd, jar, flg_coneHessian, state):
     return cost
 
 
-@njit(**_J)
+@kernel
 def constraint_update(M, D, jar, flg_coneHessian):
     """mj_constraintUpdate: efc_state, efc_force from ``jar = J qacc - aref`` (nefc,), and
     qfrc_constraint = J' efc_force; cone Hessians into contact_H when flg_coneHessian.
@@ -343,7 +343,7 @@ def _friction_cost(x, Di, fl, rf):
     return 0.5 * Di * x * x
 
 
-@njit(**_J)
+@kernel
 def _ls_eval(alpha, ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionloss,
              contact_mu, contact_friction, contact_dim, jar, jv, g1, g2):
     """The cost change from alpha = 0 (cost(alpha) - cost(0)) and the first two derivatives of
@@ -469,7 +469,7 @@ def _ls_eval(alpha, ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_fricti
     return c, d1, d2
 
 
-@njit(**_J)
+@kernel
 def _ls_point(alpha, ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionloss,
               contact_mu, contact_friction, contact_dim, jar, jv, g1, g2):
     """(alpha, cost(alpha) - cost(0), d cost/d alpha, d2 cost/d alpha2) with the curvature kept
@@ -482,7 +482,7 @@ def _ls_point(alpha, ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frict
     return (alpha, c, d1, d2)
 
 
-@njit(**_J)
+@kernel
 def _bracket_update(p, c0, c1, c2):
     """Replace the bracket end ``p`` by the candidate (in order c0, c1, c2) on the same side of
     the minimum (same derivative sign) with the smaller |derivative|. Returns (p, flag) with
@@ -499,7 +499,7 @@ def _bracket_update(p, c0, c1, c2):
     return p, flag
 
 
-@njit(**_J)
+@kernel
 def linesearch(ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionloss, contact_mu,
                contact_friction, contact_dim, jar, jv, g1, g2, gtol, slopescl, ls_iterations):
     """Exact line search on the convex piecewise-smooth 1-D cost (seed 001, "Solver": the
@@ -573,7 +573,7 @@ def linesearch(ne, nf, rows, nr, efc_type, efc_id, efc_D, efc_R, efc_frictionlos
 # =================================================================================================
 # primal solvers: CG and Newton
 # =================================================================================================
-@njit(**_J)
+@kernel
 def _dot_sub(a, b, dofs, nd):
     """a . b over the dofs dofs[:nd]."""
     s = 0.0
@@ -583,7 +583,7 @@ def _dot_sub(a, b, dofs, nd):
     return s
 
 
-@njit(**_J)
+@kernel
 def _hessian(dof_Madr, dof_parentid, qM, efc_J, efc_D, efc_type, efc_id, efc_state, contact_dim,
              contact_H, rows, nr, dofs, nd, loc, H):
     """H = M + sum_quadratic D_i J_i' J_i + sum_cone J_c' H_c J_c over the rows rows[:nr] and
@@ -651,7 +651,7 @@ def _add_row(H, pa, s, row, dofs, d0, contig):
             Hr[qb] += s * row[dofs[qb]]
 
 
-@njit(**_J)
+@kernel
 def _hess_solve(H, dofs, nd, grad, tmp, Mgrad):
     """Mgrad = H^-1 grad on dofs[:nd] (H the local Cholesky factor of _hessian)."""
     for a in range(nd):
@@ -661,7 +661,7 @@ def _hess_solve(H, dofs, nd, grad, tmp, Mgrad):
         Mgrad[dofs[a]] = tmp[a]
 
 
-@njit(**_J)
+@kernel
 def _save_stat(stat, isl, it, improvement, gradient, lineslope, nactive, nchange, neval,
                nupdate):
     """Statistics of iteration ``it`` of island ``isl`` (0 when monolithic) into the record
@@ -678,7 +678,7 @@ def _save_stat(stat, isl, it, improvement, gradient, lineslope, nactive, nchange
         s[6] = nupdate
 
 
-@njit(**_J)
+@kernel
 def _trace_scale(dof_Madr, qM, dofs, nd):
     """1 / trace(M) over the dofs dofs[:nd] (an island's, or all): turns a cost decrease or a
     gradient norm into the dimensionless quantity compared with opt.tolerance (seed 001,
@@ -690,7 +690,7 @@ def _trace_scale(dof_Madr, qM, dofs, nd):
     return 1.0 / t if t > _MINVAL else 1.0
 
 
-@njit(**_J)
+@kernel
 def _gauss(qacc, qacc_smooth, Ma, qfrc_smooth, dofs, nd):
     """0.5 (qacc - qacc_smooth)' M (qacc - qacc_smooth) over dofs[:nd], given Ma = M qacc,
     M qacc_smooth = qfrc_smooth."""
@@ -701,7 +701,7 @@ def _gauss(qacc, qacc_smooth, Ma, qfrc_smooth, dofs, nd):
     return 0.5 * s
 
 
-@njit(**_J)
+@kernel
 def _jar(efc_J, efc_aref, rows, nr, dofs, nd, qacc, jar):
     """jar = J qacc - aref for the rows rows[:nr]."""
     mul_j(efc_J, rows, nr, dofs, nd, qacc, jar)
@@ -710,7 +710,7 @@ def _jar(efc_J, efc_aref, rows, nr, dofs, nd, qacc, jar):
         jar[i] -= efc_aref[i]
 
 
-@njit(**_J)
+@kernel
 def _warmstart_primal(M, D):
     """qacc = the better (lower total cost, over the whole problem) of qacc_warmstart and
     qacc_smooth, or qacc_smooth when the warmstart flag is disabled. efc_state, efc_force and
@@ -737,7 +737,7 @@ def _warmstart_primal(M, D):
         vcopy(qacc, ws)
 
 
-@njit(**_J)
+@kernel
 def solve_primal(M, D, newton, maxiter, rows, nr, dofs, nd, efc_state, isl):
     """CG (newton=False) or Newton from the current d.qacc over the rows rows[:nr] and the
     dofs dofs[:nd]: one constraint island (its rows and dofs: the problem restricted to them
@@ -913,7 +913,7 @@ def solve_primal(M, D, newton, maxiter, rows, nr, dofs, nd, efc_state, isl):
     return niter, newton
 
 
-@njit(**_J)
+@kernel
 def _hessian_nnz(M, D, rows, nr, dofs, nd, loc, P):
     """solver_nnz of sparse Newton: the nonzeros MuJoCo's sparse Hessian and its factor take,
     nL + nC + nJJ (+ nL again for the elliptic-cone factor): nJJ = structural nonzeros of the
@@ -967,7 +967,7 @@ def _hessian_nnz(M, D, rows, nr, dofs, nd, loc, P):
 # =================================================================================================
 # dual solver: PGS, and noslip
 # =================================================================================================
-@njit(**_J)
+@kernel
 def _chol_solve6(L, n, x):
     for i in range(n):
         t = x[i]
@@ -981,14 +981,14 @@ def _chol_solve6(L, n, x):
         x[i] = t / L[i * 6 + i]
 
 
-@njit(**_J)
+@kernel
 def _minv_jt(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, efc_J, nefc, MinvJ):
     """MinvJ[i] = M^-1 J_i' for the first nefc rows."""
     for i in range(nefc):
         solve_m(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, efc_J[i], MinvJ[i])
 
 
-@njit(**_J)
+@kernel
 def _block(efc_J, MinvJ, efc_R, i, dim, withR, first, Ac):
     """Ac (6-strided) = (J M^-1 J')[i+first.., i+first..] (+ R on the diagonal)."""
     n = dim - first
@@ -1006,7 +1006,7 @@ def _block(efc_J, MinvJ, efc_R, i, dim, withR, first, Ac):
             Ac[a * 6 + a] += efc_R[i + first + a]
 
 
-@njit(**_J)
+@kernel
 def _residual(efc_J, aref, efc_R, f, qacc, i, withR):
     row = efc_J[i]
     s = -aref[i]
@@ -1017,7 +1017,7 @@ def _residual(efc_J, aref, efc_R, f, qacc, i, withR):
     return s
 
 
-@njit(**_J)
+@kernel
 def _apply(MinvJ, i, df, qacc):
     if df != 0.0:
         row = MinvJ[i]
@@ -1032,7 +1032,7 @@ _PCG_SEED = np.uint64(1)
 _U32 = np.uint64(0xFFFFFFFF)
 
 
-@njit(**_J)
+@kernel
 def _pcg32(state):
     """One step of the PCG32 generator (64-bit LCG state, XSH-RR output): returns
     (next state, 32-bit output as uint64). The output comes from the state before the step."""
@@ -1043,7 +1043,7 @@ def _pcg32(state):
     return nxt, out
 
 
-@njit(**_J)
+@kernel
 def _shuffle(perm, n, state):
     """Fisher-Yates shuffle of perm[:n] in place (i from n-1 down to 1 swaps with
     j = r mod (i+1)); returns the generator state."""
@@ -1056,7 +1056,7 @@ def _shuffle(perm, n, state):
     return state
 
 
-@njit(**_J)
+@kernel
 def _qcqp_ball(A, b, s, r, n, W, x):
     """Friction step of the elliptic PGS update: min_x 0.5 x'A x + x'b  s.t.  sum_j (x_j/s_j)^2
     <= r^2 (n <= 5; A 6-strided in the leading n x n block). In y = x/s the set is the ball
@@ -1127,7 +1127,7 @@ def _qcqp_ball(A, b, s, r, n, W, x):
     return 1 if la != 0.0 else 0
 
 
-@njit(**_J)
+@kernel
 def _pgs_block(i, dim, ne, nf, elliptic, efc_J, MinvJ, efc_R, efc_fl, aref, diag, fr, force,
                qacc, W):
     """One PGS block update at row i (dim rows; elliptic: a contact of that dimension) of the
@@ -1229,7 +1229,7 @@ def _pgs_block(i, dim, ne, nf, elliptic, efc_J, MinvJ, efc_R, efc_fl, aref, diag
     return change
 
 
-@njit(**_J)
+@kernel
 def _project_dual(ne, nf, rows, nr, efc_type, efc_id, efc_fl, contact_dim, contact_friction,
                   force):
     """Project forces onto the dual feasible set: friction loss to [-floss, floss], limits and
@@ -1273,7 +1273,7 @@ def _project_dual(ne, nf, rows, nr, efc_type, efc_id, efc_fl, contact_dim, conta
         k += dim
 
 
-@njit(**_J)
+@kernel
 def solve_pgs(M, D, maxiter, rows, nr, dofs, nd, isl):
     """Projected Gauss-Seidel on the dual (seed 001, "Solver", PGS) from d.efc_force, keeping
     d.qacc = qacc_smooth + M^-1 J' f so that a row's residual (AR f + b)_i is J_i qacc - aref_i
@@ -1382,7 +1382,7 @@ def solve_pgs(M, D, maxiter, rows, nr, dofs, nd, isl):
     return niter
 
 
-@njit(**_J)
+@kernel
 def _dual_states(ne, nf, rows, nr, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
                  efc_fl, force, state):
     """Constraint states implied by dual forces (PGS, noslip) of the rows rows[:nr]; returns
@@ -1441,7 +1441,7 @@ def _dual_states(ne, nf, rows, nr, efc_type, efc_id, contact_mu, contact_frictio
     return nactive
 
 
-@njit(**_J)
+@kernel
 def _dual_record(ne, nf, rows, nr, efc_type, efc_id, contact_mu, contact_friction, contact_dim,
                  efc_fl, force, state, oldstate, stat, isl, it, improvement):
     """The end of a dual sweep (PGS, noslip): the rows' new dual states, and the sweep's
@@ -1459,7 +1459,7 @@ def _dual_record(ne, nf, rows, nr, efc_type, efc_id, contact_mu, contact_frictio
     _save_stat(stat, isl, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
 
 
-@njit(**_J)
+@kernel
 def solve_noslip(M, D, maxiter, rows, nr, dofs, nd, isl, it0):
     """Noslip: PGS over friction loss rows and contact friction directions with R removed,
     normal forces held (pyramidal: each pair of opposing edges keeps its sum), over the rows
@@ -1598,7 +1598,7 @@ def solve_noslip(M, D, maxiter, rows, nr, dofs, nd, isl, it0):
     return niter
 
 
-@njit(**_J)
+@kernel
 def _ar_nnz(M, D, nefc):
     """solver_nnz of monolithic PGS with the sparse Jacobian: the pairs of rows (i, j) sharing
     a kinematic tree, the nonzeros of MuJoCo's sparse AR = J M^-1 J' + R (M^-1 couples every
@@ -1623,7 +1623,7 @@ def _ar_nnz(M, D, nefc):
     return n
 
 
-@njit(**_J)
+@kernel
 def _nnz(M, D, solver, rows, nr, dofs, nd, island):
     """solver_nnz of one solve (MuJoCo's count of its matrix's nonzeros): PGS, AR's (nr^2
     dense or for an island, the tree-sharing row pairs when sparse and monolithic); CG, the
@@ -1648,7 +1648,7 @@ def _nnz(M, D, solver, rows, nr, dofs, nd, island):
 # =================================================================================================
 # the solver stage
 # =================================================================================================
-@njit(**_J)
+@kernel
 def _finish_qacc(M, D):
     """qfrc_constraint = J' efc_force and qacc = qacc_smooth + M^-1 qfrc_constraint."""
     rows, nefc, dofs, nv = all_rows(D)
@@ -1671,7 +1671,7 @@ def _island_lists(D, s):
     return i1(D, DF.map_iefc2efc)[a:a + nr], nr, i1(D, DF.map_idof2dof)[b:b + nd], nd
 
 
-@njit(**_J)
+@kernel
 def _gather_islands(D, nefc, nidof):
     """The island-ordered copies MuJoCo's primal island solve leaves: iacc, iacc_smooth,
     ifrc_smooth, ifrc_constraint (dofs in islands) and iefc_aref, iefc_force (rows)."""
@@ -1684,7 +1684,7 @@ def _gather_islands(D, nefc, nidof):
     gather(f1(D, DF.iefc_force), f1(D, DF.efc_force), map_iefc2efc, nefc)
 
 
-@njit(**_J)
+@kernel
 def solve(M, D):
     """The solver part of mj_fwdConstraint: qacc, efc_force, efc_state, qfrc_constraint,
     solver_niter, solver_nnz and the statistics from the constraint rows in D (see the module

@@ -10,12 +10,11 @@ kernels (``jac_point`` ...) are also what the pipeline stages use.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from . import math as mm
 from .enums import mjtObj
 
-from ._access import KERNEL as _J
+from ._access import kernel
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 _OBJ_BODY, _OBJ_XBODY, _OBJ_GEOM = int(mjtObj.mjOBJ_BODY), int(mjtObj.mjOBJ_XBODY), int(mjtObj.mjOBJ_GEOM)
 _OBJ_SITE, _OBJ_CAMERA = int(mjtObj.mjOBJ_SITE), int(mjtObj.mjOBJ_CAMERA)
@@ -24,7 +23,7 @@ _OBJ_SITE, _OBJ_CAMERA = int(mjtObj.mjOBJ_SITE), int(mjtObj.mjOBJ_CAMERA)
 # =================================================================================================
 # Jacobians: kernels walk the dof chain of a body (its dofs and all its ancestors' dofs)
 # =================================================================================================
-@njit(**_J)
+@kernel
 def last_dof(body_parentid, body_dofnum, body_dofadr, body):
     """The highest dof acting on ``body`` (its own last dof, else its nearest moving ancestor's);
     -1 for bodies welded to the world. Following dof_parentid from it visits the whole chain."""
@@ -36,7 +35,7 @@ def last_dof(body_parentid, body_dofnum, body_dofadr, body):
     return body_dofadr[b] + body_dofnum[b] - 1
 
 
-@njit(**_J)
+@kernel
 def add_jac_rows(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
@@ -63,7 +62,7 @@ def add_jac_rows(
         k = dof_parentid[k]
 
 
-@njit(**_J)
+@kernel
 def jac_point(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
@@ -85,7 +84,7 @@ def jac_point(
     return dof_parentid.shape[0]
 
 
-@njit(**_J)
+@kernel
 def add_point_jac_dot(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
@@ -105,7 +104,7 @@ def add_point_jac_dot(
         k = dof_parentid[k]
 
 
-@njit(**_J)
+@kernel
 def add_wrench_jac_dot(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
@@ -125,7 +124,7 @@ def add_wrench_jac_dot(
         k = dof_parentid[k]
 
 
-@njit(**_J)
+@kernel
 def jac_subtree_com(
     # Model:
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid, body_mass,
@@ -161,7 +160,7 @@ def jac_subtree_com(
             k = dof_parentid[k]
 
 
-@njit(**_J)
+@kernel
 def jac_axis(jacr, axis, jaxis):
     """Rotational Jacobian of a body-fixed ``axis``: column k = jacr[:, k] x axis."""
     for k in range(jacr.shape[1]):
@@ -236,7 +235,7 @@ def mj_jacPointAxis(m, d, jacPoint, jacAxis, point, axis, body):
 # =================================================================================================
 # inertia matrix: products, solves, dense copies
 # =================================================================================================
-@njit(**_J)
+@kernel
 def mul_m(
     # Model:
     dof_Madr, dof_parentid,
@@ -259,7 +258,7 @@ def mul_m(
             j = dof_parentid[j]
 
 
-@njit(**_J)
+@kernel
 def mul_m2(
     # Model:
     M_rownnz, M_rowadr, M_colind,
@@ -279,7 +278,7 @@ def mul_m2(
         res[i] = s * np.sqrt(qLD[adr + nnz - 1])
 
 
-@njit(**_J)
+@kernel
 def solve_m(
     # Model:
     M_rownnz, M_rowadr, M_colind,
@@ -310,7 +309,7 @@ def solve_m(
         x[i] -= s
 
 
-@njit(**_J)
+@kernel
 def mul_m_sub(dof_Madr, dof_parentid, qM, vec, res, dofs, nd):
     """mul_m on the dofs dofs[:nd] only: res = M vec there, for vec supported there. dofs is
     a union of whole kinematic trees in increasing order (a constraint island, or all dofs):
@@ -329,7 +328,7 @@ def mul_m_sub(dof_Madr, dof_parentid, qM, vec, res, dofs, nd):
             j = dof_parentid[j]
 
 
-@njit(**_J)
+@kernel
 def solve_m_sub(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, y, x, dofs, nd):
     """solve_m on the dofs dofs[:nd] only (whole trees, increasing, as mul_m_sub): x = M^-1 y
     there (x may alias y), the same operations in the same order as solve_m on those rows."""
@@ -355,7 +354,7 @@ def solve_m_sub(M_rownnz, M_rowadr, M_colind, qLD, qLDiagInv, y, x, dofs, nd):
         x[i] -= s
 
 
-@njit(**_J)
+@kernel
 def solve_m2(
     # Model:
     M_rownnz, M_rowadr, M_colind,
@@ -378,7 +377,7 @@ def solve_m2(
         x[i] *= sqrtInvD[i]
 
 
-@njit(**_J)
+@kernel
 def full_m(dof_Madr, dof_parentid, qM, dst):
     """Dense symmetric nv x nv M from qM."""
     nv = dof_Madr.shape[0]
@@ -434,7 +433,7 @@ def mj_solveM2(m, d, x, y, sqrtInvD):
         solve_m2(m.M_rownnz, m.M_rowadr, m.M_colind, d.qLD, s, ys[r].copy(), xs[r])
 
 
-@njit(**_J)
+@kernel
 def add_m_dense(dof_Madr, dof_parentid, qM, dst):
     """dst += M, lower triangle only (dst dense nv x nv)."""
     nv = dof_Madr.shape[0]
@@ -449,7 +448,7 @@ def add_m_dense(dof_Madr, dof_parentid, qM, dst):
             j = dof_parentid[j]
 
 
-@njit(**_J)
+@kernel
 def add_m_sparse(M_rownnz, M_rowadr, M_colind, Mcsr, dst, rownnz, rowadr, colind):
     """dst += M (lower triangle) for a CSR ``dst`` whose rows contain M's pattern (merged)."""
     nv = M_rownnz.shape[0]
@@ -522,7 +521,7 @@ def _object_frame(m, d, objtype, objid):
     raise ValueError(f"invalid object type {objtype}: body, xbody, geom, site or camera")
 
 
-@njit(**_J)
+@kernel
 def object_velocity(cvel, com, pos, mat, flg_local, res):
     """6-D velocity (rotation, translation) of the frame at ``pos`` moving with spatial velocity
     ``cvel`` given at ``com``; in the frame ``mat`` if flg_local, else world axes."""
@@ -532,7 +531,7 @@ def object_velocity(cvel, com, pos, mat, flg_local, res):
     mm.set6(res, v)
 
 
-@njit(**_J)
+@kernel
 def object_acceleration(cvel, cacc, com, pos, mat, flg_local, res):
     """6-D classical acceleration at ``pos`` from the spatial ``cacc``/``cvel`` at ``com``: the
     spatial acceleration plus w x v (the frame-origin term)."""
@@ -562,14 +561,14 @@ def mj_objectAcceleration(m, d, objtype, objid, res, flg_local):
 # =================================================================================================
 # positions: integrate and differentiate (quaternion joints)
 # =================================================================================================
-@njit(**_J)
+@kernel
 def integrate_pos(jnt_type, jnt_qposadr, jnt_dofadr, qpos, qvel, dt):
     """qpos <- qpos (+) qvel*dt: quaternions rotate by the local angular velocity."""
     for j in range(jnt_type.shape[0]):
         _integrate_joint(jnt_type[j], jnt_qposadr[j], jnt_dofadr[j], qpos, qvel, dt)
 
 
-@njit(**_J)
+@kernel
 def integrate_pos_awake(jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, body_awake, qpos, qvel,
                         dt):
     """integrate_pos on the joints of awake bodies only (body_awake == mjS_AWAKE): sleeping
@@ -579,7 +578,7 @@ def integrate_pos_awake(jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, body_awak
             _integrate_joint(jnt_type[j], jnt_qposadr[j], jnt_dofadr[j], qpos, qvel, dt)
 
 
-@njit(**_J)
+@kernel
 def _integrate_joint(t, qa, da, qpos, qvel, dt):
     """One joint of integrate_pos."""
     if t == FREE:
@@ -595,7 +594,7 @@ def _integrate_joint(t, qa, da, qpos, qvel, dt):
         qpos[qa] += dt * qvel[da]
 
 
-@njit(**_J)
+@kernel
 def differentiate_pos(jnt_type, jnt_qposadr, jnt_dofadr, qvel, dt, qpos1, qpos2):
     """qvel = (qpos2 (-) qpos1) / dt."""
     for j in range(jnt_type.shape[0]):

@@ -1,8 +1,7 @@
 """Compile (and cache) every numba kernel the pipeline uses, once: ``python -m engine.warmup``.
 
-The first call into the compiled pipeline otherwise pays the compile time (about 25 minutes on 2
-cores, most of it LLVM optimising)
-in the middle of whatever runs first: a ROS node's first step, a test's deadline. Numba
+The first call into the compiled pipeline otherwise pays the compile time (about 10 minutes on 2
+cores, half of it LLVM optimising) in the middle of whatever runs first: a ROS node's first step, a test's deadline. Numba
 specialises kernels on argument types only, and every model's arenas have the same types, so one
 small model that takes every branch-independent path compiles everything; later processes load
 the machine code from the cache (seconds).
@@ -88,11 +87,11 @@ def warmup(verbose=True):
     # checkout path), made when the kernels are defined; its index files (.nbi) appear only
     # once something was compiled into it
     try:
-        here = Path(forward.step._cache._cache_path)
+        here = Path(forward.run._cache._cache_path)
     except AttributeError:      # another numba's internals: look anywhere in the cache
         here = Path(cache)
     if verbose and not any(here.rglob("*.nbi")):
-        print(f"engine: compiling the numba kernels once for this machine (about 25 minutes on 2 "
+        print(f"engine: compiling the numba kernels once for this machine (about 10 minutes on 2 "
               f"cores); later runs load them from {cache} in seconds", flush=True)
     t = time.perf_counter()
     m = engine.MjModel.from_xml_string(WARMUP_XML)

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
 from .._access import f1, f2, i1, i2, is_, fs
 from .._layout import DF, MF
@@ -49,7 +48,7 @@ from . import broadphase as bp
 from . import hfield as hf
 from . import narrowphase as npx
 
-from .._access import KERNEL as _J
+from .._access import kernel
 
 DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_FILTERPARENT = 1, 1 << 4, 1 << 10
 DSBL_MULTICCD = 1 << 19
@@ -60,7 +59,7 @@ mjMINVAL = 1e-15
 _MAXPAIR = 50  # rows of col_t*: contacts one pair function may return
 
 
-@njit(**_J)
+@kernel
 def pair_contacts(M, D, g1, g2, thr, multiccd):
     """Narrow phase of geoms g1, g2 (type1 <= type2) with detection distance ``thr``: the pair's
     routine (height field prisms, analytic, or the convex collider) writes its contacts into the
@@ -98,7 +97,7 @@ def pair_contacts(M, D, g1, g2, thr, multiccd):
     return n
 
 
-@njit(**_J)
+@kernel
 def _narrow(M, D, g1, g2, thr, b1, b2, kind, ka, kb, pairid, ncon, need):
     """Contacts of geoms g1, g2 (type1 <= type2) into staging rows; returns (ncon, need, code)."""
     gtype = i1(M, MF.geom_type)
@@ -145,7 +144,7 @@ def _narrow(M, D, g1, g2, thr, b1, b2, kind, ka, kb, pairid, ncon, need):
     return ncon, need, 0
 
 
-@njit(**_J)
+@kernel
 def _before(info, a, b):
     """Whether staged contact a sorts before b (body pair, explicit first, geoms, then a < b)."""
     ra = info[a]
@@ -156,7 +155,7 @@ def _before(info, a, b):
     return a < b
 
 
-@njit(**_J)
+@kernel
 def sort_contacts(info, perm, tmp, n):
     """perm[0:n] = staged contact indices in MuJoCo's order (bottom-up merge sort, stable)."""
     for i in range(n):
@@ -195,7 +194,7 @@ def sort_contacts(info, perm, tmp, n):
             perm[i] = tmp[i]
 
 
-@njit(**_J)
+@kernel
 def complete_frame(frame):
     """MuJoCo's contact frame from its normal (row 0): normalised; when the first tangent row
     is unset, it is (0,1,0) (or (0,0,1) if the normal is within 60 degrees of the y axis) made
@@ -222,7 +221,7 @@ def complete_frame(frame):
     frame[8] = n0 * t1 - n1 * t0
 
 
-@njit(**_J)
+@kernel
 def contact_params(
     # Model:
     geom_priority, geom_condim, geom_friction, geom_solmix, geom_solref, geom_solimp,
@@ -306,7 +305,7 @@ def contact_params(
     return dim, margin
 
 
-@njit(**_J)
+@kernel
 def _pair_gap(geom_margin, geom_gap, pair_margin, pair_gap, override, o_margin, g1, g2, pairid):
     """Detection threshold margin + gap of a pair (see the module docstring)."""
     if pairid >= 0:
@@ -320,7 +319,7 @@ def _pair_gap(geom_margin, geom_gap, pair_margin, pair_gap, override, o_margin, 
     return m + gap
 
 
-@njit(**_J)
+@kernel
 def _ordered(gtype, a, b):
     """(g1, g2) with type1 <= type2 (equal types: keep a, b)."""
     if gtype[b] < gtype[a]:
@@ -328,7 +327,7 @@ def _ordered(gtype, a, b):
     return a, b
 
 
-@njit(**_J)
+@kernel
 def _status(D, code, g1, g2, t1, t2):
     st = i1(D, DF.fw_status)
     if code == npx.NEED_CONVEX:
@@ -340,7 +339,7 @@ def _status(D, code, g1, g2, t1, t2):
         st[1] = g2 if t2 == npx.SDF else g1
 
 
-@njit(**_J)
+@kernel
 def collision(M, D):
     """mj_collision: d.contact_* rows 0..ncon-1 and d.ncon from the geom poses (geom_xpos,
     geom_xmat: run kinematics first). See the module docstring."""
@@ -444,7 +443,7 @@ def collision(M, D):
     ncon_out[0] = ncon
 
 
-@njit(**_J)
+@kernel
 def _asleep(M, D, a, b):
     """With sleep enabled, geoms a and b are not collided when neither body is awake (both
     asleep or static; seed 001 "Sleeping islands": a sleeping island touches only awake trees,
@@ -456,7 +455,7 @@ def _asleep(M, D, a, b):
     return awake[gbody[a]] != sleep.S_AWAKE and awake[gbody[b]] != sleep.S_AWAKE
 
 
-@njit(**_J)
+@kernel
 def _test_auto(M, D, a, b, override, o_margin, filterparent, ncon, need):
     """Filter, bounding-sphere test and narrow phase of an automatic candidate pair."""
     if _asleep(M, D, a, b):
@@ -489,7 +488,7 @@ def _test_auto(M, D, a, b, override, o_margin, filterparent, ncon, need):
     return ncon, need, code
 
 
-@njit(**_J)
+@kernel
 def _write_contacts(M, D, perm, ncon, override):
     """d.contact_* rows from the staged contacts in sorted order, with their parameters."""
     cdist = f1(D, DF.col_dist)

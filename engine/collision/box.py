@@ -32,9 +32,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
-from .._access import KERNEL as _J
+from .._access import kernel
 from ..math import mat_mat, mat_t_vec, mat_vec, normalize3, sub3, transpose9
 
 _MINVAL = 1e-15      # mjMINVAL
@@ -46,7 +45,7 @@ _EDGEBIAS = 1e-6     # relative handicap of an edge axis against the best axis s
 _MAXVERT = 12        # clipping capacity (a quad clipped by 4 half-planes has <= 8 vertices)
 
 
-@njit(**_J)
+@kernel
 def _place(k1, v1, k2, v2, k3, v3):
     """The 3-tuple with value v1 at index k1, v2 at k2, v3 at k3 ((k1, k2, k3) a permutation)."""
     x = v1 if k1 == 0 else (v2 if k2 == 0 else v3)
@@ -55,7 +54,7 @@ def _place(k1, v1, k2, v2, k3, v3):
     return x, y, z
 
 
-@njit(**_J)
+@kernel
 def _edge_axis(rot, i, j):
     """Unit box1-frame direction of box1 axis i x box2 axis j (mju_normalize3's fallback +x
     for a vanishing one)."""
@@ -64,7 +63,7 @@ def _edge_axis(rot, i, j):
     return normalize3(_place(i, 0.0, i1, -rot[3 * i2 + j], i2, rot[3 * i1 + j]))[0]
 
 
-@njit(**_J)
+@kernel
 def box_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
     """Contacts between two boxes: returns n (<= 12) and fills dist[0:n], pos[0:n],
     frame[0:n, 0:3] (see the module docstring).
@@ -144,7 +143,7 @@ def box_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
                           dist, pos, frame)
 
 
-@njit(**_J)
+@kernel
 def _edge_contact(size1, pos1, mat1, size2, rot, pos21, code, septol, dist, pos, frame):
     """One contact for edge pair code = 3 i + j (box1 axis i, box2 axis j), worked in box1's
     frame: the midpoint of the closest points of the two supporting edge segments."""
@@ -226,7 +225,7 @@ def _edge_contact(size1, pos1, mat1, size2, rot, pos21, code, septol, dist, pos,
     return 1
 
 
-@njit(**_J)
+@kernel
 def _clip_pass(frame, src, n, coord, sign, limit):
     """Clip the polygon in frame[0:n, src:src+3] (in-plane x, y and height z) against the
     half-plane sign * v[coord] <= limit; returns (n, src) of the result: untouched when every
@@ -258,7 +257,7 @@ def _clip_pass(frame, src, n, coord, sign, limit):
     return m, dst
 
 
-@njit(**_J)
+@kernel
 def _face_contacts(sref, pref, mref, sinc, rot, poi, a, ref1, margin, dist, pos, frame):
     """Contacts on face axis a of the reference box (sref, pref, mref): box1 when ref1 (then
     rot = R1^T R2 and poi = pos21), else box2 (rot is still R1^T R2; poi = pos12)."""
@@ -344,7 +343,7 @@ _KIND_END_HI = -1    # the end at t = +1; kinds 0..8 = an edge of the box: 3 * s
                      # with s = 0 / 1 / 2 for "clamped at the low end" / "interior" / "high end"
 
 
-@njit(**_J)
+@kernel
 def _clamp_half(x, h):
     """x clamped to [-h, h] (no clamping for a non-positive half-size, as MuJoCo's clampVec)."""
     if h > 0:
@@ -355,7 +354,7 @@ def _clamp_half(x, h):
     return x
 
 
-@njit(**_J)
+@kernel
 def sphere_box_at(cx, cy, cz, r, pos2, mat2, size2, margin, dist, pos, frame, k):
     """Sphere of radius r centered at world point c against the box (pos2, mat2, size2): writes
     contact row k (normal from the sphere to the box) and returns 1, or 0 when the gap exceeds
@@ -421,7 +420,7 @@ def sphere_box_at(cx, cy, cz, r, pos2, mat2, size2, margin, dist, pos, frame, k)
     return 1
 
 
-@njit(**_J)
+@kernel
 def capsule_box(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
     """Capsule (geom1: radius size1[0], half-length size1[1] along its local z) against box
     (geom2: half-sizes size2): returns n <= 2 and fills dist[0:n], pos[0:n], frame[0:n, 0:3]

@@ -25,13 +25,12 @@ Filtering, as MuJoCo's for automatically generated ("dynamic") pairs:
 """
 from __future__ import annotations
 
-from numba import njit
 
-from .._access import KERNEL as _J
+from .._access import kernel
 PLANE = 0
 
 
-@njit(**_J)
+@kernel
 def world_aabb(
     # Model:
     geom_aabb, geom_margin, geom_gap, override, o_margin,
@@ -54,7 +53,7 @@ def world_aabb(
             aabb[g, 3 + i] = ctr + half
 
 
-@njit(**_J)
+@kernel
 def sweep_axis(geom_type, aabb):
     """The axis (0, 1, 2) along which the non-plane bounding boxes' centers vary most."""
     best = 0
@@ -77,7 +76,7 @@ def sweep_axis(geom_type, aabb):
     return best
 
 
-@njit(**_J)
+@kernel
 def sort_sweep(aabb, axis, order, n):
     """Insertion sort of order[0:n] (geom ids) by the lower bound of their box along axis."""
     for i in range(1, n):
@@ -90,7 +89,7 @@ def sort_sweep(aabb, axis, order, n):
         order[j + 1] = g
 
 
-@njit(**_J)
+@kernel
 def can_collide(
     # Model:
     geom_contype, geom_conaffinity, geom_bodyid, body_weldid, body_parentid, body_dofnum,
@@ -126,7 +125,7 @@ def can_collide(
     return True
 
 
-@njit(**_J)
+@kernel
 def spheres_apart(geom_rbound, geom_xpos, g1, g2, margin):
     """Whether the bounding spheres (inflated by margin) are disjoint; rbound 0 never is."""
     r1 = geom_rbound[g1]
@@ -140,7 +139,7 @@ def spheres_apart(geom_rbound, geom_xpos, g1, g2, margin):
     return dx * dx + dy * dy + dz * dz > lim * lim
 
 
-@njit(**_J)
+@kernel
 def boxes_overlap(aabb, g1, g2):
     """Whether two world bounding boxes overlap (closed intervals on all three axes)."""
     for i in range(3):

@@ -23,9 +23,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
-from .._access import KERNEL as _J
+from .._access import kernel
 
 # workspace layout (rows of work_f: 9 columns; rows of work_i: 4 columns); nccd.py details the use
 CCD_VMAX = 1024                 # EPA polytope vertices
@@ -57,14 +56,14 @@ def convex_workspace():
 
 
 # ---- clipping and contact emission ---------------------------------------------------------------
-@njit(**_J)
+@kernel
 def _clip_edge(Ax, Ay, Az, Bx, By, Bz, W, row, col, m, fx, fy, fz):
     """Parameter range [t0, t1] of segment AB inside the prism (along f) of the convex polygon
     W[row:row+m, col:col+3] (counterclockwise about f); t0 > t1 when outside."""
     return _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, row, col, m, fx, fy, fz, 0.0)
 
 
-@njit(**_J)
+@kernel
 def _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, row, col, m, fx, fy, fz, eps):
     """_clip_edge with the polygon's prism widened by eps (length; 0 gives _clip_edge exactly):
     an edge ending on the boundary stays inside despite rounding."""
@@ -87,7 +86,7 @@ def _clip_edge_tol(Ax, Ay, Az, Bx, By, Bz, W, row, col, m, fx, fy, fz, eps):
     return t0, t1
 
 
-@njit(**_J)
+@kernel
 def _quad_area(W, row, col, a, b, c, d):
     """Squared norm of the diagonals' cross product (c - a) x (d - b) of the quadrilateral a, b,
     c, d: four times its squared area."""
@@ -102,7 +101,7 @@ def _quad_area(W, row, col, a, b, c, d):
     return cx * cx + cy * cy + cz * cz
 
 
-@njit(**_J)
+@kernel
 def _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1, fx, fy, fz, fo, mh, sg, margin, dist, pos,
                       frame):
     """Contacts at the ends t0, t1 of the clipped edge A + t (B - A) against the face plane
@@ -148,7 +147,7 @@ def _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1, fx, fy, fz, fo, mh, sg, ma
 _NCAP = 16
 
 
-@njit(**_J)
+@kernel
 def _reverse_polygon(W, row, col, m):
     """Reverse the vertex order of the polygon W[row:row+m, col:col+3] in place (counterclockwise
     about n -> counterclockwise about -n)."""
@@ -160,7 +159,7 @@ def _reverse_polygon(W, row, col, m):
             W[row + r, k] = tmp
 
 
-@njit(**_J)
+@kernel
 def _cap_polygon(size, pos, mat, cs, W, row, col):
     """The cap of a cylinder (size = radius, half length) on side cs (+1: +z, -1: -z) as MuJoCo
     4's multiccd sees it: the regular _NCAP-gon inscribed in the cap circle with a vertex on the

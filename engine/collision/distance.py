@@ -18,10 +18,9 @@ type1 <= type2) the ends are swapped so that ``fromto`` still runs from ``geom1`
 """
 from __future__ import annotations
 
-from numba import njit
 
 from .._access import f1, f2, i1, i2, fs, is_
-from .._access import KERNEL as _J
+from .._access import kernel
 from .._layout import DF, MF
 from . import pair_contacts
 from . import narrowphase as npx
@@ -30,7 +29,7 @@ from . import nccd
 NEED_SDF = npx.NEED_SDF
 
 
-@njit(**_J)
+@kernel
 def geom_distance(M, D, geom1, geom2, distmax, fromto):
     """Signed distance between geoms ``geom1`` and ``geom2`` (length units), searching up to
     ``distmax``; ``fromto`` (6,) receives the segment from geom1's surface to geom2's (world
@@ -90,7 +89,7 @@ def geom_distance(M, D, geom1, geom2, distmax, fromto):
     return dist
 
 
-@njit(**_J)
+@kernel
 def _geom_distance_entry(M, D, geom1, geom2, distmax, fromto):
     return geom_distance(M, D, geom1, geom2, distmax, fromto)
 

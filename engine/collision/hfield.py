@@ -42,17 +42,16 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
 from . import nccd
 
-from .._access import KERNEL as _J
+from .._access import kernel
 
 HF_ROWS, HF_COLS = 4, 18
 _MESH = 7
 
 
-@njit(**_J)
+@kernel
 def _geom_extent(type2, size2, lpos, lmat, va, vn, mesh_vert, mesh_graph, mesh_extrema, work_i,
                  ax, sgn):
     """Coordinate ``ax`` of the geom's support point along ``sgn`` * axis ``ax`` (hfield frame):
@@ -70,7 +69,7 @@ def _geom_extent(type2, size2, lpos, lmat, va, vn, mesh_vert, mesh_graph, mesh_e
     return z
 
 
-@njit(**_J)
+@kernel
 def _push_vertex(win, x, y, z):
     """Slide the prism window: vertices 0 <- 1 <- 2 and 3 <- 4 <- 5, the new one into 2 and 5
     (bottom z stays, the new top gets z)."""
@@ -86,7 +85,7 @@ def _push_vertex(win, x, y, z):
     win[17] = z
 
 
-@njit(**_J)
+@kernel
 def hfield_collide(
     # Model:
     hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data,

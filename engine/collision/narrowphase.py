@@ -18,11 +18,10 @@ NEED_HFIELD for them.
 """
 from __future__ import annotations
 
-from numba import njit
 
 from . import primitive as pr
 
-from .._access import KERNEL as _J
+from .._access import kernel
 
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH, SDF = range(9)
 NEED_CONVEX, NEED_HFIELD, NEED_SDF = -1, -2, -3
@@ -32,7 +31,7 @@ from .box import box_box, capsule_box
 from .nccd import nccd_collide
 
 
-@njit(**_J)
+@kernel
 def has_function(type1, type2):
     """Whether MuJoCo's table has a collision function for this (type1 <= type2) pair: none for
     plane-plane, plane-hfield and hfield-hfield."""
@@ -43,7 +42,7 @@ def has_function(type1, type2):
     return True
 
 
-@njit(**_J)
+@kernel
 def is_analytic(type1, type2):
     """Whether MuJoCo 4 collides this (type1 <= type2) pair of convex types with an analytic
     routine (the pairs it does not send to the convex collider, mjc_Convex): sphere-sphere,
@@ -57,7 +56,7 @@ def is_analytic(type1, type2):
     return False
 
 
-@njit(**_J)
+@kernel
 def collide(
     # Model:
     mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,

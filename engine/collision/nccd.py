@@ -89,9 +89,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
-from .._access import KERNEL as _J
+from .._access import kernel
 from .convex import (CCD_VMAX, CCD_FMAX, CCD_EMAX, _VOFF, _FOFF, _POFF, _AOFF, _HOFF, _SKOFF,
                      FACE_TOL, EDGE_TOL, _PMAX, _clip_edge, _clip_edge_tol, _emit_edge_points,
                      _quad_area, _cap_polygon, _reverse_polygon, _NCAP)
@@ -129,7 +128,7 @@ _MAXV = CCD_VMAX - 8             # EPA vertex capacity
 
 
 # ---- support functions -----------------------------------------------------------------------
-@njit(**_J)
+@kernel
 def _mesh_sup(vadr, vnum, gadr, md, mesh_vert, mesh_graph, mesh_extrema, lx, ly, lz, I, k):
     """Mesh vertex (id in the mesh) farthest along local l, MuJoCo's search and warm start."""
     vi = I[_OBJ, 2 + k]
@@ -187,7 +186,7 @@ def _mesh_sup(vadr, vnum, gadr, md, mesh_vert, mesh_graph, mesh_extrema, lx, ly,
     return g
 
 
-@njit(**_J)
+@kernel
 def _sup(t, size, pos, mat, vadr, vnum, gadr, md, margin, mode, mesh_vert, mesh_graph,
          mesh_extrema, dx, dy, dz, I, k):
     """World support point of object k (0: geom1, 1: geom2) along unit direction d.
@@ -289,7 +288,7 @@ def _sup(t, size, pos, mat, vadr, vnum, gadr, md, margin, mode, mesh_vert, mesh_
     return x, y, z
 
 
-@njit(**_J)
+@kernel
 def _vsup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, mode,
           mesh_vert, mesh_graph, mesh_extrema, dx, dy, dz, W, I, row, irow):
     """Minkowski support along unit d into W[row] (vert, vert1, vert2) and the support indices
@@ -313,17 +312,17 @@ def _vsup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2
 
 
 # ---- GJK -------------------------------------------------------------------------------------
-@njit(**_J)
+@kernel
 def _det3(ax, ay, az, bx, by, bz, cx, cy, cz):
     return ax * (by * cz - bz * cy) + ay * (bz * cx - bx * cz) + az * (bx * cy - by * cx)
 
 
-@njit(**_J)
+@kernel
 def _same(a, b):
     return (a > 0 and b > 0) or (a < 0 and b < 0)
 
 
-@njit(**_J)
+@kernel
 def _s1d(W, i1, i2):
     """Point of segment (W[i1], W[i2]) nearest the origin: (l1, l2, x, y, z), barycentric
     weights and the point itself. The point is the origin's projection on the line (or W[i2]
@@ -357,7 +356,7 @@ def _s1d(W, i1, i2):
     return 0.0, 1.0, bx, by, bz
 
 
-@njit(**_J)
+@kernel
 def _origin_on_plane(nx, ny, nz, px, py, pz, last):
     """Projection of the origin on the plane through p with normal n: (status, x, y, z); status
     0: n vanishes, 1: projected, 2: n unreliable (n . p == 0 or |n|^2 <= mjMINVAL), try another.
@@ -373,7 +372,7 @@ def _origin_on_plane(nx, ny, nz, px, py, pz, last):
     return 1, nx * s, ny * s, nz * s
 
 
-@njit(**_J)
+@kernel
 def _proj_plane(ax, ay, az, bx, by, bz, cx, cy, cz):
     """Projection of the origin on the plane through a, b, c: (ok, x, y, z); ok 0 if degenerate
     (three cross products tried in turn, as the reference does for rounding robustness)."""
@@ -395,13 +394,13 @@ def _proj_plane(ax, ay, az, bx, by, bz, cx, cy, cz):
                             d31x * d32y - d31y * d32x, cx, cy, cz, True)
 
 
-@njit(**_J)
+@kernel
 def _area2(px, py, ax, ay, bx, by):
     """Signed area (x2) of the 2-D triangle (p, a, b), as a cofactor sum."""
     return px * ay + py * bx + ax * by - px * by - py * ax - bx * ay
 
 
-@njit(**_J)
+@kernel
 def _tri_minors(ax, ay, az, bx, by, bz, cx, cy, cz):
     m14 = by * cz - bz * cy - ay * cz + az * cy + ay * bz - az * by
     m24 = bx * cz - bz * cx - ax * cz + az * cx + ax * bz - az * bx
@@ -409,7 +408,7 @@ def _tri_minors(ax, ay, az, bx, by, bz, cx, cy, cz):
     return m14, m24, m34
 
 
-@njit(**_J)
+@kernel
 def _bary(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz):
     """Barycentric coordinates of point p (in the plane of triangle a, b, c): the signed areas of
     the sub-triangles at p against the triangle's normal n = (b - a) x (c - a), over |n|^2.
@@ -431,7 +430,7 @@ def _bary(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz):
     return l0, l1, l2
 
 
-@njit(**_J)
+@kernel
 def _s2d(W, i1, i2, i3):
     """Point of triangle (W[i1], W[i2], W[i3]) nearest the origin: (l1, l2, l3, x, y, z). Which
     feature holds it is decided by the signs of the projected cofactors (Montanari et al.); the
@@ -488,7 +487,7 @@ def _s2d(W, i1, i2, i3):
     return l0, l1, l2, rx, ry, rz
 
 
-@njit(**_J)
+@kernel
 def _s3d(W):
     """Point of tetrahedron W[0:4] nearest the origin: (l1, l2, l3, l4, x, y, z); the origin
     itself when inside, else the nearest face's point (_s2d)."""
@@ -545,7 +544,7 @@ def _s3d(W):
     return l0, l1, l2, l3, rx, ry, rz
 
 
-@njit(**_J)
+@kernel
 def _copyv(W, I, dst, src, idst, isrc):
     for c in range(9):
         W[dst, c] = W[src, c]
@@ -553,7 +552,7 @@ def _copyv(W, I, dst, src, idst, isrc):
     I[idst, 3] = I[isrc, 3]
 
 
-@njit(**_J)
+@kernel
 def _gjk(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, mode,
          mesh_vert, mesh_graph, mesh_extrema, W, I, cutoff, tol, kmax, discrete):
     """GJK from the geom centers: (n, dist, x1x, x1y, x1z, x2x, x2y, x2z).
@@ -658,14 +657,14 @@ def _gjk(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2,
 
 
 # ---- EPA -------------------------------------------------------------------------------------
-@njit(**_J)
+@kernel
 def _map_get(I, i):
     if i < CCD_EMAX:
         return I[_SKOFF + i, 0]
     return I[_SKOFF + i - CCD_EMAX, 1]
 
 
-@njit(**_J)
+@kernel
 def _map_set(I, i, f):
     if i < CCD_EMAX:
         I[_SKOFF + i, 0] = f
@@ -673,7 +672,7 @@ def _map_set(I, i, f):
         I[_SKOFF + i - CCD_EMAX, 1] = f
 
 
-@njit(**_J)
+@kernel
 def _attach(W, I, nf, a, b, c, j0, j1, j2):
     """Face nf = (a, b, c) with adjacency (j0, j1, j2); returns its squared distance to the
     origin (0 when the plane is degenerate)."""
@@ -698,12 +697,12 @@ def _attach(W, I, nf, a, b, c, j0, j1, j2):
     return F[3]
 
 
-@njit(**_J)
+@kernel
 def _insert(W, I, nv, row, irow):
     _copyv(W, I, _VOFF + nv, row, _HOFF + nv, irow)
 
 
-@njit(**_J)
+@kernel
 def _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
              mesh_vert, mesh_graph, mesh_extrema, W, I, nv, dx, dy, dz, dn):
     ux, uy, uz = 1.0, 0.0, 0.0
@@ -713,7 +712,7 @@ def _epa_sup(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, 
           mesh_vert, mesh_graph, mesh_extrema, ux, uy, uz, W, I, _VOFF + nv, _HOFF + nv)
 
 
-@njit(**_J)
+@kernel
 def _same_side(W, a, b, c, d):
     """Whether the origin and point d lie strictly on the same side of plane (a, b, c)."""
     e1x, e1y, e1z = W[b, 0] - W[a, 0], W[b, 1] - W[a, 1], W[b, 2] - W[a, 2]
@@ -726,13 +725,13 @@ def _same_side(W, a, b, c, d):
     return (d1 > 0 and d2 > 0) or (d1 < 0 and d2 < 0)
 
 
-@njit(**_J)
+@kernel
 def _tetra_has_origin(W, a, b, c, d):
     return (_same_side(W, a, b, c, d) and _same_side(W, b, c, d, a)
             and _same_side(W, c, d, a, b) and _same_side(W, d, a, b, c))
 
 
-@njit(**_J)
+@kernel
 def _tri_coords(A, B, C, px, py, pz):
     """Affine coordinates of p in triangle (A, B, C) (the largest 2-D shadow)."""
     m14, m24, m34 = _tri_minors(A[0], A[1], A[2], B[0], B[1], B[2], C[0], C[1], C[2])
@@ -750,7 +749,7 @@ def _tri_coords(A, B, C, px, py, pz):
     return c31 / mmax, c32 / mmax, c33 / mmax
 
 
-@njit(**_J)
+@kernel
 def _tri_point(W, a, b, c, d):
     """Whether point W[d] lies in triangle (W[a], W[b], W[c])."""
     A, B, C = W[a], W[b], W[c]
@@ -763,7 +762,7 @@ def _tri_point(W, a, b, c, d):
     return math.sqrt(x * x + y * y + z * z) < MINVAL
 
 
-@njit(**_J)
+@kernel
 def _polytope3(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
                mesh_vert, mesh_graph, mesh_extrema, W, I, gdist):
     """Hexahedron around the GJK triangle W[0:3]: (status, nverts, nfaces); status 0 = ok."""
@@ -808,7 +807,7 @@ def _polytope3(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2
     return 0, 5, 6
 
 
-@njit(**_J)
+@kernel
 def _replace3(W, I, a, b, c):
     """Make polytope vertices a, b, c the GJK triangle W[0:3]."""
     for q in range(3):
@@ -818,7 +817,7 @@ def _replace3(W, I, a, b, c):
         _copyv(W, I, q, _TSIM + q, _SIDX + q, _TIDX + q)
 
 
-@njit(**_J)
+@kernel
 def _rot120(ax, ay, az, vx, vy, vz):
     """v rotated by 120 degrees about axis a."""
     n = math.sqrt(ax * ax + ay * ay + az * az)
@@ -838,7 +837,7 @@ def _rot120(ax, ay, az, vx, vy, vz):
             r6 * vx + r7 * vy + r8 * vz)
 
 
-@njit(**_J)
+@kernel
 def _polytope(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
               mesh_vert, mesh_graph, mesh_extrema, W, I, nsimplex, gdist):
     """Initial EPA polytope from the GJK simplex: (status, nverts, nfaces, nmap)."""
@@ -932,7 +931,7 @@ def _polytope(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2,
     return st, nv, nf
 
 
-@njit(**_J)
+@kernel
 def _get_edge(I, f, v):
     if I[f, 0] == v:
         return 0
@@ -941,7 +940,7 @@ def _get_edge(I, f, v):
     return 2
 
 
-@njit(**_J)
+@kernel
 def _delete(I, f, nmap):
     idx = I[f, 3]
     if idx >= 0:
@@ -953,7 +952,7 @@ def _delete(I, f, nmap):
     return nmap
 
 
-@njit(**_J)
+@kernel
 def _horizon(W, I, f0, wrow, nmap):
     """Delete the faces visible from point W[wrow] (depth-first from face f0, the same visiting
     order as the recursive search) and collect the horizon edges: (nedges, nmap)."""
@@ -975,13 +974,13 @@ def _horizon(W, I, f0, wrow, nmap):
     return ne, nmap
 
 
-@njit(**_J)
+@kernel
 def _visible(W, f, wx, wy, wz):
     F = W[_FOFF + f]
     return F[0] * wx + F[1] * wy + F[2] * wz - F[3] > MINVAL
 
 
-@njit(**_J)
+@kernel
 def _visit(W, I, f, e, wx, wy, wz, ne, nmap):
     """Iterative form of the recursive horizon search from face f entered through edge e:
     (visible, nedges, nmap). Stack frames in I[_AOFF + CCD_FMAX - 1 - d, 3] hold
@@ -1017,7 +1016,7 @@ def _visit(W, I, f, e, wx, wy, wz, ne, nmap):
     return True, ne, nmap
 
 
-@njit(**_J)
+@kernel
 def _epa(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin,
          mesh_vert, mesh_graph, mesh_extrema, W, I, nv, nf, nmap, tol, kmax, discrete):
     """EPA: (face, dist, x1 (3), x2 (3)); face < 0 when no answer."""
@@ -1118,7 +1117,7 @@ def _epa(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2,
 
 
 # ---- driver ----------------------------------------------------------------------------------
-@njit(**_J)
+@kernel
 def reset_warmstart(I):
     """Forget both objects' support warm starts (previous vertex index, hill-climb start)."""
     for c in range(2, 4):
@@ -1126,7 +1125,7 @@ def reset_warmstart(I):
         I[_OBJ + 1, c] = -1
 
 
-@njit(**_J)
+@kernel
 def _obj(mesh_vertadr, mesh_vertnum, mesh_graphadr, t, d):
     """Mesh arguments of a collision object: (vertadr, vertnum, graphadr, mesh id); zeros and
     graphadr -1 for the other shapes."""
@@ -1135,7 +1134,7 @@ def _obj(mesh_vertadr, mesh_vertnum, mesh_graphadr, t, d):
     return 0, 0, -1, 0
 
 
-@njit(**_J)
+@kernel
 def _core(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2, margin, cutoff,
           mesh_vert, mesh_graph, mesh_extrema, W, I, tol, kmax):
     """GJK between the cores: spheres and capsules shrunk to their point / segment, every shape
@@ -1164,7 +1163,7 @@ def _core(t1, s1, p1, m1, va1, vn1, ga1, md1, t2, s2, p2, m2, va2, vn2, ga2, md2
             bx - fm2 * nx, by - fm2 * ny, bz - fm2 * nz)
 
 
-@njit(**_J)
+@kernel
 def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
         t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, margin, tol, kmax, W, I):
     """One convex collision (MuJoCo's mjc_ccd in contact mode): (status, dist, x1 (3), x2 (3),
@@ -1213,7 +1212,7 @@ def ccd(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_e
     return 2, dist, ax, ay, az, bx, by, bz, face
 
 
-@njit(**_J)
+@kernel
 def ccd_distance(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
                  t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, distmax, tol, kmax, W, I):
     """Signed distance of two convex geoms (type1 <= type2), MuJoCo's mjc_ccd in distance mode
@@ -1259,7 +1258,7 @@ _NRM = _FOFF + 200       # candidate face normals: geom1 in columns 0:3, geom2 i
 _EV = _FOFF              # end vertices of candidate edges (columns 0:3)
 
 
-@njit(**_J)
+@kernel
 def _feature(a, b, c):
     """Dimension of the feature spanned by support indices (a, b, c) and its two first distinct
     indices: (dim, i0, i1, which of the three rows gives i1)."""
@@ -1270,7 +1269,7 @@ def _feature(a, b, c):
     return 1, a, a, 0
 
 
-@njit(**_J)
+@kernel
 def _feat_point(t, size, pos, mat, vadr, mesh_vert, idx):
     """World position of support index idx of a box (corner bits x=1, y=2, z=4) or mesh (vertex
     id): the shape itself, without margin (the same expression as _sup, so the same rounding)."""
@@ -1288,7 +1287,7 @@ def _feat_point(t, size, pos, mat, vadr, mesh_vert, idx):
             mat[6] * tx + mat[7] * ty + mat[8] * tz + pos[2])
 
 
-@njit(**_J)
+@kernel
 def _box_normals2(mat, dx, dy, dz, W, col, I, icol):
     """The box face whose outward normal is within FACE_TOL of direction d (local test)."""
     lx = mat[0] * dx + mat[3] * dy + mat[6] * dz
@@ -1311,7 +1310,7 @@ def _box_normals2(mat, dx, dy, dz, W, col, I, icol):
     return 0
 
 
-@njit(**_J)
+@kernel
 def _box_normals(mat, dim, a, b, c, dx, dy, dz, W, col, I, icol):
     """Outward normals (world) of the box faces holding the feature with corners a, b, c
     (bits x=1, y=2, z=4), into W[_NRM + k, col:col+3], face ids (0..5 = +x, -x, +y, -y, +z,
@@ -1346,7 +1345,7 @@ def _box_normals(mat, dim, a, b, c, dx, dy, dz, W, col, I, icol):
     return _box_normals2(mat, dx, dy, dz, W, col, I, icol)
 
 
-@njit(**_J)
+@kernel
 def _common(mesh_polymap, adr1, num1, adr2, num2, I, icol, k0):
     """Up to 2 polygon ids common to two vertex polygon lists, into I[k0 + k, icol]."""
     cnt = 0
@@ -1360,7 +1359,7 @@ def _common(mesh_polymap, adr1, num1, adr2, num2, I, icol, k0):
     return cnt
 
 
-@njit(**_J)
+@kernel
 def _mesh_normals(polyadr, vadr, mesh_polynormal, mesh_polymapadr, mesh_polymapnum, mesh_polymap,
                   mat, dim, a, b, c, W, col, I, icol):
     """Outward normals (world) of the mesh polygons holding the feature with vertices a, b, c;
@@ -1394,7 +1393,7 @@ def _mesh_normals(polyadr, vadr, mesh_polynormal, mesh_polymapadr, mesh_polymapn
     return n
 
 
-@njit(**_J)
+@kernel
 def _edge_dirs(t, size, pos, mat, vadr, polyadr, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
                mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap,
                dim, ia, ib, Ax, Ay, Az, Bx, By, Bz, W, col):
@@ -1465,7 +1464,7 @@ def _edge_dirs(t, size, pos, mat, vadr, polyadr, mesh_vert, mesh_polyvertadr, me
     return n
 
 
-@njit(**_J)
+@kernel
 def _face_poly(t, size, pos, mat, vadr, polyadr, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
                mesh_polyvert, fid, W, row, col):
     """Vertices (world) of box face / mesh polygon fid, counterclockwise about its outward
@@ -1509,7 +1508,7 @@ def _face_poly(t, size, pos, mat, vadr, polyadr, mesh_vert, mesh_polyvertadr, me
 _BOX_FACE_START = (0, 0, 2, 0, 1, 3)
 
 
-@njit(**_J)
+@kernel
 def _mj_first(t, fid, m):
     """Row, in _face_poly's list of face fid (m vertices), of the vertex MuJoCo lists first:
     a mesh polygon's last stored vertex (MuJoCo lists mesh polygons backwards), a box face's
@@ -1517,7 +1516,7 @@ def _mj_first(t, fid, m):
     return _BOX_FACE_START[fid] if t == _BOX else m - 1
 
 
-@njit(**_J)
+@kernel
 def _mj_face_order(t, fid, W, row, col, m):
     """Reorder a face polygon from _face_poly's counterclockwise list (about the outward normal)
     into MuJoCo's: clockwise, starting at the last polygon vertex of a mesh (MuJoCo lists mesh
@@ -1534,7 +1533,7 @@ def _mj_face_order(t, fid, W, row, col, m):
         W[row + k, col + 2] = W[row + k, 5]
 
 
-@njit(**_J)
+@kernel
 def _clip_mj(W, row, csub, m, cclip, mc, nx, ny, nz):
     """Sutherland-Hodgman clip of the polygon W[row:row+m, csub:csub+3] by the side planes of
     the polygon W[row:row+mc, cclip:cclip+3] (edge e: normal (v[e+1] - v[e]) x n through v[e];
@@ -1585,7 +1584,7 @@ def _clip_mj(W, row, csub, m, cclip, mc, nx, ny, nz):
     return m, src
 
 
-@njit(**_J)
+@kernel
 def _polygon_quad(W, row, col, n):
     """MuJoCo's pruning of a clipped polygon to 4 points: from the first four vertices, each
     start vertex a in turn pushes d forward while the quadrilateral's area grows, and after
@@ -1629,7 +1628,7 @@ def _polygon_quad(W, row, col, n):
     return r0, r1, r2, r3
 
 
-@njit(**_J)
+@kernel
 def _emit_clipped(W, R, col, m, n1x, n1y, n1z, n2x, n2y, n2z, margin, dist, pos, frame):
     """Contacts at the clipped polygon W[R:R+m, col:col+3] (points x2 on geom2's face, clipped
     by the prism of geom1's face W[R:R+mA, 0:3] in MuJoCo's order), MuJoCo 4's rule (measured
@@ -1686,7 +1685,7 @@ def _emit_clipped(W, R, col, m, n1x, n1y, n1z, n2x, n2y, n2z, margin, dist, pos,
     return n
 
 
-@njit(**_J)
+@kernel
 def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
                  mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap,
                  t1, d1, s1, p1, m1, t2, d2, s2, p2, m2, a1, b1, c1, a2, b2, c2,
@@ -1830,7 +1829,7 @@ def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_po
                              dist, pos, frame)
 
 
-@njit(**_J)
+@kernel
 def _side_line(wx, wy, wz, pos, mat, h):
     """Ends A, B of the line through w parallel to a round geom's axis (pose pos, mat), between
     the axial coordinates -h and h: (Ax, Ay, Az, Bx, By, Bz)."""
@@ -1840,7 +1839,7 @@ def _side_line(wx, wy, wz, pos, mat, h):
             wx + (h - s) * ax, wy + (h - s) * ay, wz + (h - s) * az)
 
 
-@njit(**_J)
+@kernel
 def _face_along_axis(W, nn, nx, ny, nz, ax, ay, az):
     """The first of the nn candidate polytope faces (outward normals in W rows _NRM.., columns
     3:6) that faces the round shape (against the contact normal n) and lies along its axis a
@@ -1854,7 +1853,7 @@ def _face_along_axis(W, nn, nx, ny, nz, ax, ay, az):
     return -1
 
 
-@njit(**_J)
+@kernel
 def round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
                        mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
                        mesh_polymap, tc, sc, pc, mc, d2, p2, m2, ia, ib, ic, nx, ny, nz,
@@ -1897,7 +1896,7 @@ def round_multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, m
                              dist, pos, frame)
 
 
-@njit(**_J)
+@kernel
 def _cap_side(W, I, st, face, col, pos, mat):
     """Cap of a cylinder holding the final feature of a collision (ccd's status st and face):
     +1 / -1 when every support point of it on the cylinder (W columns col:col+3 of the EPA face
@@ -1916,7 +1915,7 @@ def _cap_side(W, I, st, face, col, pos, mat):
     return s
 
 
-@njit(**_J)
+@kernel
 def _line_on_cap(sc, pc, mc, cs, sl, pl, ml, wx, wy, wz, mh, sg, margin, dist, pos, frame, W):
     """Two contacts of a round geom's side line against the cap cs (+1 / -1) of a cylinder
     (size sc, pose pc, mc): the line through w parallel to the round geom's axis (pose pl, ml)
@@ -1935,7 +1934,7 @@ def _line_on_cap(sc, pc, mc, cs, sl, pl, ml, wx, wy, wz, mh, sg, margin, dist, p
                              pos, frame)
 
 
-@njit(**_J)
+@kernel
 def cylinder_caps(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
                   t1, d1, s1, p1, m1, d2, s2, p2, m2, st, face, x1x, x1y, x1z, x2x, x2y, x2z,
                   margin, tol, kmax, dist, pos, frame, W, I):
@@ -2012,7 +2011,7 @@ def cylinder_caps(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_gra
     return 0
 
 
-@njit(**_J)
+@kernel
 def cylinder_polytope(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
                       mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
                       mesh_polymap, s1, p1, m1, t2, d2, s2, p2, m2, st, face,
@@ -2149,7 +2148,7 @@ def cylinder_polytope(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, me
                              margin, dist, pos, frame)
 
 
-@njit(**_J)
+@kernel
 def nccd_collide(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
                  mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert,
                  mesh_polymapadr, mesh_polymapnum, mesh_polymap,

@@ -16,7 +16,7 @@ import math
 
 from numba import njit
 
-from .._access import KERNEL as _J
+from .._access import KERNEL as _J, kernel
 from .box import sphere_box_at
 from .convex import _quad_area
 mjMINVAL = 1e-15
@@ -27,7 +27,7 @@ def _axis(mat, k):
     return mat[k], mat[3 + k], mat[6 + k]
 
 
-@njit(**_J)
+@kernel
 def _emit(dist, pos, frame, k, d, px, py, pz, nx, ny, nz):
     dist[k] = d
     pos[k, 0] = px
@@ -40,7 +40,7 @@ def _emit(dist, pos, frame, k, d, px, py, pz, nx, ny, nz):
         frame[k, j] = 0.0
 
 
-@njit(**_J)
+@kernel
 def _sphere_point(cx, cy, cz, r1, qx, qy, qz, r2, mat1, mat2, margin, dist, pos, frame, k):
     """Sphere (center c, radius r1) against sphere (center q, radius r2); normal c -> q.
 
@@ -71,7 +71,7 @@ def _sphere_point(cx, cy, cz, r1, qx, qy, qz, r2, mat1, mat2, margin, dist, pos,
 # ---------------------------------------------------------------------------------------------
 # plane (geom1) against the other types: the plane is the half-space below the geom's local z=0
 # ---------------------------------------------------------------------------------------------
-@njit(**_J)
+@kernel
 def _plane_point(pos1, n0, n1, n2, px, py, pz, rad, margin, dist, pos, frame, k):
     """A point (sphere of radius rad) against the plane through pos1 with normal n."""
     d = (px - pos1[0]) * n0 + (py - pos1[1]) * n1 + (pz - pos1[2]) * n2 - rad
@@ -82,7 +82,7 @@ def _plane_point(pos1, n0, n1, n2, px, py, pz, rad, margin, dist, pos, frame, k)
     return 1
 
 
-@njit(**_J)
+@kernel
 def plane_sphere(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
     """Plane-sphere: one contact at the sphere's deepest point (max 1)."""
     n0, n1, n2 = _axis(mat1, 2)
@@ -90,7 +90,7 @@ def plane_sphere(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame)
                         dist, pos, frame, 0)
 
 
-@njit(**_J)
+@kernel
 def plane_capsule(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
     """Plane-capsule: the two end spheres of the capsule's segment (max 2)."""
     n0, n1, n2 = _axis(mat1, 2)
@@ -106,7 +106,7 @@ def plane_capsule(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame
     return k
 
 
-@njit(**_J)
+@kernel
 def plane_box(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
     """Plane-box: the box corners not above the box center (along the plane normal) and within
     margin, in corner order (x sign alternating fastest, then y, then z; negative first), at
@@ -131,7 +131,7 @@ def plane_box(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
     return k
 
 
-@njit(**_J)
+@kernel
 def plane_cylinder(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
     """Plane-cylinder (max 4): the deepest rim point of the disc nearer the plane, the matching
     rim point of the far disc, and two more points of the near disc's rim completing an
@@ -173,7 +173,7 @@ def plane_cylinder(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, fram
     return k
 
 
-@njit(**_J)
+@kernel
 def plane_ellipsoid(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
     """Plane-ellipsoid: one contact at the ellipsoid's support point along -normal (max 1)."""
     n0, n1, n2 = _axis(mat1, 2)
@@ -195,14 +195,14 @@ def plane_ellipsoid(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, fra
 # ---------------------------------------------------------------------------------------------
 # sphere (geom1) against sphere, capsule, cylinder, box
 # ---------------------------------------------------------------------------------------------
-@njit(**_J)
+@kernel
 def sphere_sphere(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
     """Sphere-sphere: one contact along the line of centers (max 1)."""
     return _sphere_point(pos1[0], pos1[1], pos1[2], size1[0], pos2[0], pos2[1], pos2[2],
                          size2[0], mat1, mat2, margin, dist, pos, frame, 0)
 
 
-@njit(**_J)
+@kernel
 def sphere_capsule(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
     """Sphere-capsule: sphere against the closest point of the capsule's segment (max 1)."""
     a0, a1, a2 = _axis(mat2, 2)
@@ -214,7 +214,7 @@ def sphere_capsule(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, fram
                          dist, pos, frame, 0)
 
 
-@njit(**_J)
+@kernel
 def sphere_cylinder(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
     """Sphere-cylinder (max 1): against the side (closest axis point, radius R), a cap (flat
     face), or the rim edge, by where the sphere center lies in the cylinder frame."""
@@ -270,7 +270,7 @@ def sphere_cylinder(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, fra
     return 1
 
 
-@njit(**_J)
+@kernel
 def sphere_box(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
     """Sphere-box (max 1): the sphere against the box's closest point, or through its nearest
     face when the center is inside (box.sphere_box_at, shared with capsule-box)."""
@@ -281,14 +281,14 @@ def sphere_box(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
 # ---------------------------------------------------------------------------------------------
 # capsule (geom1) against capsule
 # ---------------------------------------------------------------------------------------------
-@njit(**_J)
+@kernel
 def _segment_point(p0, p1, p2, a0, a1, a2, h, qx, qy, qz):
     """Parameter in [-h, h] of the point of segment p + t a closest to q."""
     t = (qx - p0) * a0 + (qy - p1) * a1 + (qz - p2) * a2
     return min(max(t, -h), h)
 
 
-@njit(**_J)
+@kernel
 def capsule_capsule(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
     """Capsule-capsule: the closest points of the two segments as two spheres (max 2: for
     parallel segments whose projections overlap, both ends of the overlap)."""
@@ -343,7 +343,7 @@ def capsule_capsule(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, fra
 # ---------------------------------------------------------------------------------------------
 # plane (geom1) against a mesh's convex hull, through the hull's polygons (merged coplanar faces)
 # ---------------------------------------------------------------------------------------------
-@njit(**_J)
+@kernel
 def plane_mesh_poly(pos1, mat1, pos2, mat2, vert, hullvert, polyadr, polynum, polynormal,
                     polyvertadr, polyvertnum, polyvert, polymapadr, polymapnum, polymap,
                     margin, dist, pos, frame, sel):
@@ -458,7 +458,7 @@ def plane_mesh_poly(pos1, mat1, pos2, mat2, vert, hullvert, polyadr, polynum, po
     return k
 
 
-@njit(**_J)
+@kernel
 def _plane_vertex(pos1, n0, n1, n2, pos2, mat2, vert, i, margin, dist, pos, frame, k):
     x, y, z = vert[i, 0], vert[i, 1], vert[i, 2]
     px = pos2[0] + mat2[0] * x + mat2[1] * y + mat2[2] * z

@@ -150,7 +150,7 @@ def _length_range(m, d, i, opt, file):
 def _run(m, d, i, side, opt):
     """One damped run from qpos0 pushing actuator i's length down (side 0) or up (side 1).
     Returns (stable, min length, max length) over the recorded interval."""
-    from ..forward import _raise_status, step1, step2_forward, step2_integrate
+    from ..forward import OP_STEP1, OP_STEP2_INTEGRATE, _raise_status, _run as run, step2_forward
     from ..io import mj_resetData
     from ..support import solve_m
 
@@ -171,7 +171,7 @@ def _run(m, d, i, side, opt):
     updated = False
     while time_view[0] < inttotal:
         qvel *= decay
-        step1(M, D)
+        run(m, d, OP_STEP1)
         # the force whose acceleration inv(M) f has norm |accel|, along the moment row
         y[:] = moment
         solve_m(rownnz, rowadr, colind, qLD, qLDiagInv, y, x)
@@ -185,7 +185,7 @@ def _run(m, d, i, side, opt):
         step2_forward(M, D)
         if d.fw_status[0]:
             _raise_status(m, d)
-        step2_integrate(M, D)
+        run(m, d, OP_STEP2_INTEGRATE)
         t = time_view[0]
         if t == 0:
             return False, 0.0, 0.0
