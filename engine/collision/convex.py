@@ -8,7 +8,7 @@ implementation, MuJoCo's native collider step for step); what is here is called 
     quadrilateral, for nccd._polygon_quad), _emit_edge_points (a clipped edge's contacts);
   * _cap_polygon: a cylinder's cap as MuJoCo 4's multiccd sees it (a regular 16-gon).
 
-Conventions (/tmp/contact_interfaces.md): world frame; geom pose ``pos`` (3,), ``mat`` (9,)
+Conventions: world frame; geom pose ``pos`` (3,), ``mat`` (9,)
 row-major; ``size`` (3,) as in geom_size; contacts written to ``dist[k]``, ``pos[k, 0:3]``,
 ``frame[k, 0:3]`` (normal from geom1 to geom2); ``dist < 0`` is penetration.
 

@@ -80,7 +80,7 @@ probing the oracle on real Menagerie meshes; see test/engine/test_nccd.py):
     edges and capsule / cylinder side lines tilted over a mesh cube's face edge: 19 + 17 + 15
     of 150 random poses changed from 1 to mujoco's 2 contacts, all 150 then agreeing).
 
-Conventions (/tmp/contact_interfaces.md): world frame; pose ``pos`` (3,), ``mat`` (9,) row-major;
+Conventions: world frame; pose ``pos`` (3,), ``mat`` (9,) row-major;
 contacts in ``dist[k]``, ``pos[k]``, ``frame[k, 0:3]`` (normal from geom1 to geom2).
 Workspace (no allocation): ``W`` = work_f (CCD_NWF x 9 float64), ``I`` = work_i (CCD_NWI x 4
 int32), sizes in engine/collision/convex.py (convex_workspace()); the layout is below.
@@ -1935,6 +1935,17 @@ def _line_on_cap(sc, pc, mc, cs, sl, pl, ml, wx, wy, wz, mh, sg, margin, dist, p
 
 
 @kernel
+def _witness_normal(x1x, x1y, x1z, x2x, x2y, x2z):
+    """(True, unit vector from witness x2 to x1), or (False, 0, 0, 0) when they are closer
+    than MINVAL: no normal to build contacts on."""
+    nx, ny, nz = x1x - x2x, x1y - x2y, x1z - x2z
+    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if nn < MINVAL:
+        return False, 0.0, 0.0, 0.0
+    return True, nx / nn, ny / nn, nz / nn
+
+
+@kernel
 def cylinder_caps(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_graph, mesh_extrema,
                   t1, d1, s1, p1, m1, d2, s2, p2, m2, st, face, x1x, x1y, x1z, x2x, x2y, x2z,
                   margin, tol, kmax, dist, pos, frame, W, I):
@@ -1950,15 +1961,11 @@ def cylinder_caps(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_gra
     polytope faces (geom2's cap clipped by geom1's, _emit_clipped: points at or beyond the
     margin dropped). A cylinder's contacts do not move with the margin (measured): its features
     and witnesses come from the collision without margin (when that one penetrates; else the
-    witnesses less margin / 2 along the normal). x1, x2: the witnesses of ccd's answer (st, face). Returns the number written, 0
-    for none."""
-    nx, ny, nz = x1x - x2x, x1y - x2y, x1z - x2z
-    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
-    if nn < MINVAL:
+    witnesses less margin / 2 along the normal). x1, x2: the witnesses of ccd's answer (st,
+    face). Returns the number written, 0 for none."""
+    ok, nx, ny, nz = _witness_normal(x1x, x1y, x1z, x2x, x2y, x2z)
+    if not ok:
         return 0
-    nx /= nn
-    ny /= nn
-    nz /= nn
     sg2 = _cap_side(W, I, st, face, 6, p2, m2)
     sg1 = _cap_side(W, I, st, face, 3, p1, m1) if t1 == _CYLINDER else 0
     mh = 0.5 * margin
@@ -2040,13 +2047,9 @@ def cylinder_polytope(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, me
         its own distance to the cap plane, normal c.
     x1, x2: the witnesses of ccd's answer (st, face). Returns the number written, 0 for none
     (the caller keeps the single contact)."""
-    nx, ny, nz = x1x - x2x, x1y - x2y, x1z - x2z
-    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
-    if nn < MINVAL:
+    ok, nx, ny, nz = _witness_normal(x1x, x1y, x1z, x2x, x2y, x2z)
+    if not ok:
         return 0
-    nx /= nn
-    ny /= nn
-    nz /= nn
     # the feature: the polytope's support indices and the cylinder's points (W columns 3:6) of
     # the EPA face, or of the core GJK simplex (st == 1); the side line goes through the
     # cylinder point of its first vertex (measured: the line's angular position is that
