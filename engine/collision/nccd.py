@@ -2040,11 +2040,17 @@ def cylinder_polytope(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, me
       * else the side line (through the cylinder point of the feature's first vertex, along
         the axis, over its length; whatever the cylinder's feature) within EDGE_TOL of the
         plane of a polytope face facing the cylinder (the first): clipped by the face's prism,
-        each end with its own distance to the face plane, normal -face normal;
-      * else, when the polytope's feature is an edge (not a vertex: measured, a box corner
-        pressed into a cap with an edge within EDGE_TOL of its plane gives the single contact),
-        that edge within EDGE_TOL of the cap plane: clipped by the cap's prism, each end with
-        its own distance to the cap plane, normal c.
+        each end with its own distance to the face plane, normal -face normal; when such a
+        face exists this is the answer, also when the side line misses it (then the single
+        contact: a box corner in a cap with an edge within EDGE_TOL of the cap plane always
+        has one, the face across that edge);
+      * else, when the polytope's feature is an edge or a vertex (not a face), its edge, or
+        the first of the edges at its vertex (_edge_dirs' order: mesh_polymap's polygons, the
+        edge to each one's previous vertex; a box's x, y, z neighbours), within EDGE_TOL of
+        the cap plane: clipped by the cap's prism, each end with its own distance to the cap
+        plane, normal c (mujoco 4's mjc_multicontact, read in its binary and measured: a mesh
+        vertex in a cap whose faces are all off the axis gives 2 contacts: the G1's head_link
+        mesh in its right shoulder's cylinder cap, state 7 of bench/contacts.py).
     x1, x2: the witnesses of ccd's answer (st, face). Returns the number written, 0 for none
     (the caller keeps the single contact)."""
     ok, nx, ny, nz = _witness_normal(x1x, x1y, x1z, x2x, x2y, x2z)
@@ -2123,11 +2129,13 @@ def cylinder_polytope(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, me
             if t0 <= t1:
                 return _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1, fx, fy, fz, fo, 0.0,
                                          -1.0, margin, dist, pos, frame)
-    if cs == 0 or dim2 != 2:
-        # mujoco 4 has no cap-edge contacts at a polytope vertex (measured: a box corner in a
-        # cap, one of its edges 0.05 to 5 degrees off the cap plane: 1 contact)
+        # mujoco 4 stops at the first face along the axis, also when the side line misses it
+        # (a box corner in a cap with an edge within EDGE_TOL of its plane: the face across
+        # that edge is such a face, and the single contact stays)
         return 0
-    # cap against the polytope's edge feature in its plane
+    if cs == 0 or dim2 == 3:
+        return 0
+    # cap against an edge of the polytope's feature (its edge, or one at its vertex) in its plane
     A2x, A2y, A2z = _feat_point(t2, s2, p2, m2, va2, mesh_vert, j0)
     B2x, B2y, B2z = _feat_point(t2, s2, p2, m2, va2, mesh_vert, j1)
     ne = _edge_dirs(t2, s2, p2, m2, va2, pa2, mesh_vert, mesh_polyvertadr, mesh_polyvertnum,
