@@ -5,8 +5,11 @@ Seed 001 (simulation chapter, "Collision detection"): with the multiccd flag (Mu
 mjDSBL_MULTICCD) flat features in contact give several contacts. GJK and EPA live in nccd.py (one
 implementation, MuJoCo's native collider step for step); what is here is called from it:
   * _clip_edge (a segment by the prism of a convex polygon), _quad_area (of a polygon's
-    quadrilateral, for nccd._polygon_quad), _emit_edge_points (a clipped edge's contacts);
-  * _cap_polygon: a cylinder's cap as MuJoCo 4's multiccd sees it (a regular 16-gon).
+    quadrilateral, squared, for primitive.py's pick of 4 mesh vertices), _quad_area_mj (the
+    area as MuJoCo 4's polygonClip measures it, for nccd._polygon_quad), _emit_edge_points (a
+    clipped edge's contacts);
+  * _cap_polygon: a cylinder's cap as MuJoCo 4's multiccd sees it (a regular 16-gon, from
+    MuJoCo's own cos / sin constants).
 
 Conventions: world frame; geom pose ``pos`` (3,), ``mat`` (9,)
 row-major; ``size`` (3,) as in geom_size; contacts written to ``dist[k]``, ``pos[k, 0:3]``,
@@ -102,6 +105,24 @@ def _quad_area(W, row, col, a, b, c, d):
 
 
 @kernel
+def _quad_area_mj(W, row, col, a, b, c, d):
+    """The area of the quadrilateral a, b, c, d as MuJoCo 4's quadrilateral search measures it
+    (read in libmujoco 4.0.0's polygonClip): half the norm of the diagonals' cross product
+    (a - c) x (b - d), sqrt((x^2 + y^2) + z^2) / 2. The square root merges neighbouring squared
+    values into one double, so a step whose squared area is one ulp larger is no gain in
+    MuJoCo (the ties of a regular 16-gon's quadrilaterals)."""
+    p = row
+    x1 = W[p + a, col] - W[p + c, col]
+    y1 = W[p + a, col + 1] - W[p + c, col + 1]
+    z1 = W[p + a, col + 2] - W[p + c, col + 2]
+    x2 = W[p + b, col] - W[p + d, col]
+    y2 = W[p + b, col + 1] - W[p + d, col + 1]
+    z2 = W[p + b, col + 2] - W[p + d, col + 2]
+    cx, cy, cz = y1 * z2 - z1 * y2, z1 * x2 - x1 * z2, x1 * y2 - y1 * x2
+    return math.sqrt(cx * cx + cy * cy + cz * cz) * 0.5
+
+
+@kernel
 def _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1, fx, fy, fz, fo, mh, sg, margin, dist, pos,
                       frame):
     """Contacts at the ends t0, t1 of the clipped edge A + t (B - A) against the face plane
@@ -143,8 +164,17 @@ def _emit_edge_points(Ax, Ay, Az, Bx, By, Bz, t0, t1, fx, fy, fz, fo, mh, sg, ma
 # ---- cylinder caps as faces (multiccd) -------------------------------------------------------------
 # MuJoCo 4's multiccd treats a cylinder's cap as a face: the regular 16-gon inscribed in the cap
 # circle with a vertex on the local +x axis (vertices at k * 22.5 degrees, measured by clipping a
-# cap by a box edge). nccd.py clips with it (cylinder_polytope, cylinder_caps).
+# cap by a box edge). nccd.py clips with it (cylinder_polytope, cylinder_caps). Its cosines and
+# sines are MuJoCo's own constants (libmujoco 4.0.0's cylinderFace tables: 15 significant digits,
+# not the correctly rounded values, and cos(45) != sin(45) there): the 16-gon's vertices, hence
+# the clipped polygon and the ties among its quadrilaterals, are MuJoCo's to the last bit.
 _NCAP = 16
+_CAP_COS = (1.0, 0.923879532511287, 0.707106781186548, 0.38268343236509, 0.0, -0.38268343236509,
+            -0.707106781186547, -0.923879532511287, -1.0, -0.923879532511287, -0.707106781186548,
+            -0.38268343236509, 0.0, 0.38268343236509, 0.707106781186547, 0.923879532511287)
+_CAP_SIN = (0.0, 0.38268343236509, 0.707106781186547, 0.923879532511287, 1.0, 0.923879532511287,
+            0.707106781186548, 0.38268343236509, 0.0, -0.38268343236509, -0.707106781186547,
+            -0.923879532511287, -1.0, -0.923879532511287, -0.707106781186548, -0.38268343236509)
 
 
 @kernel
@@ -164,16 +194,17 @@ def _cap_polygon(size, pos, mat, cs, W, row, col):
     """The cap of a cylinder (size = radius, half length) on side cs (+1: +z, -1: -z) as MuJoCo
     4's multiccd sees it: the regular _NCAP-gon inscribed in the cap circle with a vertex on the
     local +x axis, counterclockwise about the cap's outward normal cs * axis, into
-    W[row:row+_NCAP, col:col+3] (world frame)."""
+    W[row:row+_NCAP, col:col+3] (world frame). Vertex k is MuJoCo's vertex (16 - k) % 16 (MuJoCo
+    lists them clockwise from +x: _reverse_polygon of rows 1..15 gives its order), computed as
+    MuJoCo does: local (r c, -cs r s, cs h) with its tables' c, s, then
+    ((m0 x + m1 y) + m2 z) + pos per row."""
     h = size[1]
     r = size[0]
-    cx, cy, cz = pos[0] + cs * h * mat[2], pos[1] + cs * h * mat[5], pos[2] + cs * h * mat[8]
-    ux, uy, uz = mat[0], mat[3], mat[6]
-    vx, vy, vz = mat[1], mat[4], mat[7]
+    z = cs * h
     for k in range(_NCAP):
-        th = 2.0 * math.pi * k / _NCAP
-        co = r * math.cos(th)
-        si = cs * r * math.sin(th)
-        W[row + k, col] = cx + co * ux + si * vx
-        W[row + k, col + 1] = cy + co * uy + si * vy
-        W[row + k, col + 2] = cz + co * uz + si * vz
+        j = (_NCAP - k) % _NCAP
+        x = r * _CAP_COS[j]
+        y = cs * (r * -_CAP_SIN[j])
+        W[row + k, col] = (mat[0] * x + mat[1] * y) + mat[2] * z + pos[0]
+        W[row + k, col + 1] = (mat[3] * x + mat[4] * y) + mat[5] * z + pos[1]
+        W[row + k, col + 2] = (mat[6] * x + mat[7] * y) + mat[8] * z + pos[2]

@@ -66,10 +66,14 @@ probing the oracle on real Menagerie meshes; see test/engine/test_nccd.py):
   * face-face, whichever features name the polygons: geom2's polygon (MuJoCo's vertex order:
     a mesh polygon backwards) clipped by the side planes of geom1's, along geom1's normal n1;
     each point x2 is projected along n1 onto geom1's face plane (x1 = x2 - h n1), dist = -h
-    (n1 . n2) (the gap along geom2's normal n2), pos = x1 - dist / 2 n2, normal -n2; points at
-    dist >= margin are dropped before more than 4 are pruned (_polygon_quad, MuJoCo's local
-    search on the squared area); measured on example-robot-data self-collisions, 2439 of 2442
-    face-face contacts within 1e-6 (most to 1e-15), before 1787;
+    (n1 . n2) (the gap along geom2's normal n2), pos = x1 - dist / 2 n2, normal -n2; points
+    with h > margin are dropped before more than 4 are pruned (_polygon_quad, MuJoCo's local
+    search on half the norm of the diagonals' cross product); the clip (_clip_mj), the pruning
+    and a cylinder cap's 16-gon (convex._cap_polygon) in MuJoCo 4's arithmetic, read in
+    libmujoco 4.0.0 (cylinderFace, polygonClip) and matched bit for bit: the ties among equal
+    quadrilaterals of a cap's 16-gon are then broken as in MuJoCo; measured on
+    example-robot-data self-collisions, 2439 of 2442 face-face contacts within 1e-6 (most to
+    1e-15), before 1787;
   * a face's plane goes through its first vertex in MuJoCo's order: hull polygons of real
     meshes are planar only to float rounding (1e-6 .. 1e-4 out of plane), so the reference
     vertex shows in the distances; edge-face: the edge's clipped ends, each with its own
@@ -93,7 +97,7 @@ import math
 from .._access import kernel
 from .convex import (CCD_VMAX, CCD_FMAX, CCD_EMAX, _VOFF, _FOFF, _POFF, _AOFF, _HOFF, _SKOFF,
                      FACE_TOL, EDGE_TOL, _PMAX, _clip_edge, _clip_edge_tol, _emit_edge_points,
-                     _quad_area, _cap_polygon, _reverse_polygon, _NCAP)
+                     _quad_area_mj, _cap_polygon, _reverse_polygon, _NCAP)
 
 _PRISM = 1       # one triangular prism of a height field (engine/collision/hfield.py)
 _SPHERE = 2
@@ -1536,41 +1540,49 @@ def _mj_face_order(t, fid, W, row, col, m):
 @kernel
 def _clip_mj(W, row, csub, m, cclip, mc, nx, ny, nz):
     """Sutherland-Hodgman clip of the polygon W[row:row+m, csub:csub+3] by the side planes of
-    the polygon W[row:row+mc, cclip:cclip+3] (edge e: normal (v[e+1] - v[e]) x n through v[e];
-    inside where positive), in MuJoCo's visiting order (an edge PQ adds Q when both ends are
-    inside, else its crossing and then Q when Q is inside). Ping-pongs between csub and the
-    third column group; returns (count, column of the result)."""
+    the polygon W[row:row+mc, cclip:cclip+3], in MuJoCo 4's arithmetic (libmujoco 4.0.0's
+    polygonClip, read in the binary and matched bit for bit): edge e's plane has the unit normal
+    p = normalize((v[e+1] - v[e]) x ((v[e] + n) - v[e])) ((1, 0, 0) below MINVAL) through
+    v[e]; a point P is inside when d(P) = (P - v[e]) . p > -MINVAL; an edge PQ adds Q when both
+    ends are inside, else (one end inside) its crossing P + t (Q - P), t = d(P) / (d(P) - d(Q))
+    when that is in [0, 1], and then Q when Q is inside. Ping-pongs between csub and the third
+    column group; returns (count, column of the result)."""
     src = csub
     other = 3 if (csub != 3 and cclip != 3) else (0 if (csub != 0 and cclip != 0) else 6)
     for e in range(mc):
         f = e + 1 if e + 1 < mc else 0
         ax, ay, az = W[row + e, cclip], W[row + e, cclip + 1], W[row + e, cclip + 2]
-        # (a + n) - a as MuJoCo forms it, for its rounding
         d2x, d2y, d2z = (ax + nx) - ax, (ay + ny) - ay, (az + nz) - az
         d1x = W[row + f, cclip] - ax
         d1y = W[row + f, cclip + 1] - ay
         d1z = W[row + f, cclip + 2] - az
         px, py, pz = d1y * d2z - d1z * d2y, d1z * d2x - d1x * d2z, d1x * d2y - d1y * d2x
-        pd = px * ax + py * ay + pz * az
+        pn = math.sqrt(px * px + py * py + pz * pz)
+        if pn < MINVAL:
+            px, py, pz = 1.0, 0.0, 0.0
+        else:
+            pn = 1.0 / pn
+            px, py, pz = px * pn, py * pn, pz * pn
         dst = other if src == csub else csub
         k = 0
         for i in range(m):
             j = i + 1 if i + 1 < m else 0
             Px, Py, Pz = W[row + i, src], W[row + i, src + 1], W[row + i, src + 2]
             Qx, Qy, Qz = W[row + j, src], W[row + j, src + 1], W[row + j, src + 2]
-            in1 = (Px - ax) * px + (Py - ay) * py + (Pz - az) * pz > 0
-            in2 = (Qx - ax) * px + (Qy - ay) * py + (Qz - az) * pz > 0
+            dP = (Px - ax) * px + (Py - ay) * py + (Pz - az) * pz
+            dQ = (Qx - ax) * px + (Qy - ay) * py + (Qz - az) * pz
+            in1 = dP > -MINVAL
+            in2 = dQ > -MINVAL
             if not in1 and not in2:
                 continue
             if not (in1 and in2) and k < _PMAX:
-                ex, ey, ez = Qx - Px, Qy - Py, Qz - Pz
-                den = px * ex + py * ey + pz * ez
+                den = dP - dQ
                 if den != 0.0:
-                    t = (pd - (px * Px + py * Py + pz * Pz)) / den
+                    t = dP / den
                     if 0.0 <= t <= 1.0:
-                        W[row + k, dst] = Px + t * ex
-                        W[row + k, dst + 1] = Py + t * ey
-                        W[row + k, dst + 2] = Pz + t * ez
+                        W[row + k, dst] = t * (Qx - Px) + Px
+                        W[row + k, dst + 1] = t * (Qy - Py) + Py
+                        W[row + k, dst + 2] = t * (Qz - Pz) + Pz
                         k += 1
             if in2 and k < _PMAX:
                 W[row + k, dst] = Qx
@@ -1579,8 +1591,6 @@ def _clip_mj(W, row, csub, m, cclip, mc, nx, ny, nz):
                 k += 1
         m = k
         src = dst
-        if m == 0:
-            break
     return m, src
 
 
@@ -1588,16 +1598,21 @@ def _clip_mj(W, row, csub, m, cclip, mc, nx, ny, nz):
 def _polygon_quad(W, row, col, n):
     """MuJoCo's pruning of a clipped polygon to 4 points: from the first four vertices, each
     start vertex a in turn pushes d forward while the quadrilateral's area grows, and after
-    each such step c, then b (a local search, not the global maximum; MuJoCo 4 measures the
-    true area (here its square, convex._quad_area), matched on 6 of 7 measured 40-gons).
-    Returns the indices (a, b, c, d)."""
+    each such step c, then b (a local search, not the global maximum). A step is taken only
+    when the new area is strictly larger, the area being MuJoCo 4's (convex._quad_area_mj:
+    half the norm of (a - c) x (b - d), with its square root, which breaks the ties of a
+    16-gon's equal quadrilaterals as MuJoCo does; the squared area picks differently on ~1% of
+    clipped cap-on-cap polygons). At the end of each a, b is moved off a (then c off b, d off
+    c) only when equal; so a may catch up with b and a "quadrilateral" with a == b (a
+    triangle, one point twice) can win, as in MuJoCo (reported twice). Returns the indices
+    (a, b, c, d)."""
     a, b, c, d = 0, 1, 2, 3
     r0, r1, r2, r3 = 0, 1, 2, 3
-    m = _quad_area(W, row, col, a, b, c, d)
+    m = _quad_area_mj(W, row, col, a, b, c, d)
     for a in range(n):
         while True:
             dn = d + 1 if d + 1 < n else 0
-            mn = _quad_area(W, row, col, a, b, c, dn)
+            mn = _quad_area_mj(W, row, col, a, b, c, dn)
             if mn <= m:
                 break
             m = mn
@@ -1605,7 +1620,7 @@ def _polygon_quad(W, row, col, n):
             r0, r1, r2, r3 = a, b, c, d
             while True:
                 cn = c + 1 if c + 1 < n else 0
-                mn = _quad_area(W, row, col, a, b, cn, d)
+                mn = _quad_area_mj(W, row, col, a, b, cn, d)
                 if mn <= m:
                     break
                 m = mn
@@ -1613,7 +1628,7 @@ def _polygon_quad(W, row, col, n):
                 r0, r1, r2, r3 = a, b, c, d
             while True:
                 bn = b + 1 if b + 1 < n else 0
-                mn = _quad_area(W, row, col, a, bn, c, d)
+                mn = _quad_area_mj(W, row, col, a, bn, c, d)
                 if mn <= m:
                     break
                 m = mn
@@ -1637,9 +1652,10 @@ def _emit_clipped(W, R, col, m, n1x, n1y, n1z, n2x, n2y, n2z, margin, dist, pos,
     plane (through its first vertex in MuJoCo's order, W[R, 0:3]): x1 = x2 - h n1, h = n1 .
     (x2 - W[R]); dist = (x1 - x2) . n2 = -h (n1 . n2), the gap measured along geom2's normal;
     pos = x1 - dist / 2 n2 (halfway from x1 to geom2's face plane through x2); normal -n2.
-    Points at dist >= margin are dropped first; more than 4 left are pruned by MuJoCo's local
-    quadrilateral search (_polygon_quad), 4 or fewer lose exact repeats (MINVAL per
-    coordinate). Returns the number written."""
+    Points with h > margin (h measured along n1 from that first vertex, as MuJoCo 4's
+    polygonClip filters: it keeps h <= margin) are dropped first; more than 4 left are pruned
+    by MuJoCo's local quadrilateral search (_polygon_quad), 4 or fewer lose exact repeats
+    (MINVAL per coordinate). Returns the number written."""
     c = n1x * n2x + n1y * n2y + n1z * n2z
     ox, oy, oz = W[R, 0], W[R, 1], W[R, 2]
     # drop the points beyond the margin, compacting the list in place (MuJoCo prunes what is
@@ -1647,8 +1663,8 @@ def _emit_clipped(W, R, col, m, n1x, n1y, n1z, n2x, n2y, n2z, margin, dist, pos,
     k = 0
     for q in range(m):
         px, py, pz = W[R + q, col], W[R + q, col + 1], W[R + q, col + 2]
-        h = n1x * (px - ox) + n1y * (py - oy) + n1z * (pz - oz)
-        if -h * c < margin:
+        h = (px - ox) * n1x + (py - oy) * n1y + (pz - oz) * n1z
+        if h <= margin:
             W[R + k, col] = px
             W[R + k, col + 1] = py
             W[R + k, col + 2] = pz
@@ -1989,11 +2005,12 @@ def cylinder_caps(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_gra
     if sg2 != 0:
         c2x, c2y, c2z = sg2 * m2[2], sg2 * m2[5], sg2 * m2[8]
         if sg1 != 0 and sg1 * (m1[2] * c2x + m1[5] * c2y + m1[8] * c2z) < -FACE_TOL:
-            # cap against cap, as two polytope faces (measured: 39 of test_convex's 40 random cap
-            # pairs within 1e-6, the other a tie of the 16-gons' quadrilaterals): geom2's cap
-            # clipped by the side planes of geom1's, both from the local +x vertex clockwise about
-            # their outward normals; points at or beyond the margin dropped before the pruning to
-            # 4 (measured: mujoco reports none of them, 6 tilted cap-on-cap poses)
+            # cap against cap, as two polytope faces (measured: test_convex's 40 random cap pairs
+            # within 1e-6, since the 16-gons, the clip and the pruning follow MuJoCo's arithmetic
+            # bit for bit; before, 39, the other a tie of the 16-gons' quadrilaterals): geom2's
+            # cap clipped by the side planes of geom1's, both from the local +x vertex clockwise
+            # about their outward normals; points beyond the margin dropped before the pruning
+            # to 4 (measured: mujoco reports none of them, 6 tilted cap-on-cap poses)
             c1x, c1y, c1z = sg1 * m1[2], sg1 * m1[5], sg1 * m1[8]
             _cap_polygon(s1, p1, m1, sg1, W, R, 0)
             _reverse_polygon(W, R + 1, 0, _NCAP - 1)
