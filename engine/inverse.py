@@ -8,7 +8,6 @@ jar = J qacc - aref: the soft constraints make the inverse unique, seed 001 "Inv
 """
 from __future__ import annotations
 
-
 from ._access import f1, f2, i1
 from ._access import kernel
 from ._layout import DF, MF

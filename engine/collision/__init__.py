@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import math
 
-
 from .._access import f1, f2, i1, i2, is_, fs
 from .._layout import DF, MF
 from .. import sleep

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import math
 
-
 from .._access import kernel
 from ..math import mat_mat, mat_t_vec, mat_vec, normalize3, sub3, transpose9
 
@@ -374,13 +373,7 @@ def sphere_box_at(cx, cy, cz, r, pos2, mat2, size2, margin, dist, pos, frame, k)
     qx = _clamp_half(lx, size2[0])
     qy = _clamp_half(ly, size2[1])
     qz = _clamp_half(lz, size2[2])
-    ux, uy, uz = qx - lx, qy - ly, qz - lz
-    gap = math.sqrt(ux * ux + uy * uy + uz * uz)
-    if gap < _MINVAL:
-        ux, uy, uz = 1.0, 0.0, 0.0
-    else:
-        inv = 1.0 / gap
-        ux, uy, uz = ux * inv, uy * inv, uz * inv
+    (ux, uy, uz), gap = normalize3((qx - lx, qy - ly, qz - lz))
     if gap - r > margin:
         return 0
     if gap <= _MINVAL:

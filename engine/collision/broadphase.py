@@ -25,7 +25,6 @@ Filtering, as MuJoCo's for automatically generated ("dynamic") pairs:
 """
 from __future__ import annotations
 
-
 from .._access import kernel
 PLANE = 0
 

@@ -110,16 +110,9 @@ def _quad_area_mj(W, row, col, a, b, c, d):
     (read in libmujoco 4.0.0's polygonClip): half the norm of the diagonals' cross product
     (a - c) x (b - d), sqrt((x^2 + y^2) + z^2) / 2. The square root merges neighbouring squared
     values into one double, so a step whose squared area is one ulp larger is no gain in
-    MuJoCo (the ties of a regular 16-gon's quadrilaterals)."""
-    p = row
-    x1 = W[p + a, col] - W[p + c, col]
-    y1 = W[p + a, col + 1] - W[p + c, col + 1]
-    z1 = W[p + a, col + 2] - W[p + c, col + 2]
-    x2 = W[p + b, col] - W[p + d, col]
-    y2 = W[p + b, col + 1] - W[p + d, col + 1]
-    z2 = W[p + b, col + 2] - W[p + d, col + 2]
-    cx, cy, cz = y1 * z2 - z1 * y2, z1 * x2 - x1 * z2, x1 * y2 - y1 * x2
-    return math.sqrt(cx * cx + cy * cy + cz * cz) * 0.5
+    MuJoCo (the ties of a regular 16-gon's quadrilaterals). (a - c) x (b - d) is _quad_area's
+    (c - a) x (d - b) bit for bit: negating both factors is exact."""
+    return math.sqrt(_quad_area(W, row, col, a, b, c, d)) * 0.5
 
 
 @kernel

@@ -93,8 +93,8 @@ from __future__ import annotations
 
 import math
 
-
 from .._access import kernel
+from ..math import normalize3
 from .convex import (CCD_VMAX, CCD_FMAX, CCD_EMAX, _VOFF, _FOFF, _POFF, _AOFF, _HOFF, _SKOFF,
                      FACE_TOL, EDGE_TOL, _PMAX, _clip_edge, _clip_edge_tol, _emit_edge_points,
                      _quad_area_mj, _cap_polygon, _reverse_polygon, _NCAP)
@@ -1556,13 +1556,8 @@ def _clip_mj(W, row, csub, m, cclip, mc, nx, ny, nz):
         d1x = W[row + f, cclip] - ax
         d1y = W[row + f, cclip + 1] - ay
         d1z = W[row + f, cclip + 2] - az
-        px, py, pz = d1y * d2z - d1z * d2y, d1z * d2x - d1x * d2z, d1x * d2y - d1y * d2x
-        pn = math.sqrt(px * px + py * py + pz * pz)
-        if pn < MINVAL:
-            px, py, pz = 1.0, 0.0, 0.0
-        else:
-            pn = 1.0 / pn
-            px, py, pz = px * pn, py * pn, pz * pn
+        (px, py, pz), _ = normalize3((d1y * d2z - d1z * d2y, d1z * d2x - d1x * d2z,
+                                      d1x * d2y - d1y * d2x))
         dst = other if src == csub else csub
         k = 0
         for i in range(m):
