@@ -582,7 +582,7 @@ col_perm i 2 nconcap
 col_tdist f 50 1
 col_tpos f 50 3
 col_tframe f 50 9
-ccd_work f 3588 9
+ccd_work f 5124 9
 ccd_iwork i 6144 4
 hf_work f 4 18
 sol_vec f 8 nv

@@ -29,6 +29,7 @@ from ._access import f1, f2, fs, i1, i2, is_, u1
 from ._access import composite, kernel
 from ._layout import DF, MF
 from . import collision as _collision, constraint as _constraint
+from .collision import nccd as _nccd
 from .actuation import actuator_disabled, fwd_actuation, muscle_gain_vel, next_activation
 from .collision import collision
 from .constraint import make_constraint, reference_constraint
@@ -1094,17 +1095,24 @@ def _run(m, d, op, n=0, skipstage=0, skipsensor=False, time0=0.0):
 def check_model(m):
     """Raise NotImplementedError for model features the engine does not simulate yet (checked
     once per model: none of them depends on the options)."""
-    if m.__dict__.get("_fwd_checked"):
-        return
-    from .actuation import check_actuation_supported
-    from .passive import check_passive_supported
-    from .sensor import check_sensors_supported
-    check_passive_supported(m)
-    check_actuation_supported(m)
-    check_sensors_supported(m)
-    if m.nflex if hasattr(m, "nflex") else 0:
-        raise NotImplementedError("flex objects are not supported yet")
-    m.__dict__["_fwd_checked"] = True
+    big = m.__dict__.get("_fwd_checked")
+    if big is None:
+        from .actuation import check_actuation_supported
+        from .passive import check_passive_supported
+        from .sensor import check_sensors_supported
+        check_passive_supported(m)
+        check_actuation_supported(m)
+        check_sensors_supported(m)
+        if m.nflex if hasattr(m, "nflex") else 0:
+            raise NotImplementedError("flex objects are not supported yet")
+        # the largest mesh polygon, and the most polygons at a hull vertex (multiccd's features)
+        big = max([0] + [int(x.max()) for x in (m.mesh_polyvertnum, m.mesh_polymapnum) if x.size])
+        m.__dict__["_fwd_checked"] = big
+    if big > _nccd.MAX_POLYVERT and not int(m.opt.disableflags) & _collision.DSBL_MULTICCD:
+        raise NotImplementedError(
+            f"multiccd (<option><flag multiccd>) with a mesh polygon of {big} vertices or a hull "
+            f"vertex on {big} polygons: the contact workspace holds {_nccd.MAX_POLYVERT}; "
+            "disable multiccd for this model")
 
 
 def _raise_status(m, d):

@@ -33,7 +33,7 @@ from .._access import kernel
 CCD_VMAX = 1024                 # EPA polytope vertices
 CCD_FMAX = 2 * CCD_VMAX         # EPA faces (a closed triangulated polytope has 2V - 4)
 CCD_EMAX = 1024                 # horizon edges of one EPA expansion
-CCD_PMAX = 256                  # polygon points for face clipping (multiccd)
+CCD_PMAX = 1024                 # clipped polygon points (multiccd); polygons up to CCD_PMAX / 2
 _VOFF = 4                       # EPA vertices: w = a - b (0:3), a on geom1 (3:6), b on geom2 (6:9)
 _FOFF = _VOFF + CCD_VMAX        # EPA faces
 _POFF = _FOFF + CCD_FMAX        # polygons: 2 * CCD_PMAX rows

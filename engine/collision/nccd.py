@@ -59,10 +59,18 @@ probing the oracle on real Menagerie meshes; see test/engine/test_nccd.py):
     distance 0 (mujoco's "assume touching" before it);
   * a cylinder's support along a direction square to its axis is on the top cap's rim;
   * face and edge alignment tolerances are the cosine / sine of ~5.09 degrees (FACE_TOL,
-    EDGE_TOL); among face pairs the best aligned wins, among (face, edge) pairs the first in
-    polygon order, trying geom1's edge against geom2's faces and then the other way round; an
-    edge of geom1 whose two vertices share no polygon is not an edge of the hull (no
-    edge-face), one of geom2 is (its segment is clipped all the same);
+    EDGE_TOL); only faces turned towards the other geom are candidates (face-face: n1 . d <
+    -EDGE_TOL |d| and n2 . d > EDGE_TOL |d|, d = x2 - x1 the witnesses; edge-face: the face's
+    normal . (direction to the edge's geom) > MINVAL); among face pairs the best aligned wins,
+    among (face, edge) pairs the first in polygon order; geom2's edge is tried first when
+    geom2's feature is a vertex / edge, geom1 has candidate faces and (geom2 has none or a
+    lower-dimensional feature), else geom1's edge first, then the other way round; a vertex /
+    edge feature's segment is its edge whether or not its two vertices share a polygon (read in
+    libmujoco 4.0.0's mjc_multicontact; mesh vertices off every hull polygon do come out of the
+    support, e.g. robotiq 2f85 and bunnies.xml);
+  * polygons of any size: MuJoCo 4 takes a mesh polygon whole (the cone of MuJoCo's
+    conemesh_box.xml has a 500-gon base) and its clip buffers are sized from the model; ours
+    holds polygons up to MAX_POLYVERT = CCD_PMAX / 2 vertices (clipped: up to CCD_PMAX points);
   * face-face, whichever features name the polygons: geom2's polygon (MuJoCo's vertex order:
     a mesh polygon backwards) clipped by the side planes of geom1's, along geom1's normal n1;
     each point x2 is projected along n1 onto geom1's face plane (x1 = x2 - h n1), dist = -h
@@ -113,7 +121,7 @@ MAXVAL2 = 1e20
 BIG = 1.7976931348623157e308     # DBL_MAX
 FLT_MAX = 3.4028234663852886e38
 HILLCLIMB_MIN = 10
-MAX_POLYVERT = 150
+MAX_POLYVERT = 512      # mesh polygon vertices / polygons at a vertex taken (CCD_PMAX / 2)
 
 # ---- workspace layout ------------------------------------------------------------------------
 # W rows 0:4      GJK simplex: vert (0:3), vert1 on geom1 (3:6), vert2 on geom2 (6:9)
@@ -1258,7 +1266,7 @@ def ccd_distance(mesh_vertadr, mesh_vertnum, mesh_vert, mesh_graphadr, mesh_grap
 
 
 # ---- multi-contact ---------------------------------------------------------------------------
-_NRM = _FOFF + 200       # candidate face normals: geom1 in columns 0:3, geom2 in 3:6
+_NRM = _FOFF + CCD_FMAX // 2   # candidate face normals: geom1 in columns 0:3, geom2 in 3:6
 _EV = _FOFF              # end vertices of candidate edges (columns 0:3)
 
 
@@ -1709,7 +1717,8 @@ def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_po
     its edge-face contacts lie on the shapes, not on the inflated EPA vertices). x2 - x1 (the
     witnesses) picks a box face when the feature alone does not. Face-face contacts follow
     _emit_clipped, edge-face ones _emit_edge_points against the face's plane through its first
-    vertex in MuJoCo's order (_mj_first). Returns the number written, 0 when the features are
+    vertex in MuJoCo's order (_mj_first); which pair is tried is in the module docstring
+    (MuJoCo 4's order and direction tests). Returns the number written, 0 when the features are
     not aligned or nothing is left of the clip within the margin (the caller keeps the single
     contact)."""
     va1 = mesh_vertadr[d1] if t1 == _MESH else 0
@@ -1734,12 +1743,19 @@ def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_po
     else:
         nn2 = _mesh_normals(pa2, va2, mesh_polynormal, mesh_polymapadr, mesh_polymapnum,
                             mesh_polymap, m2, dim2, i2a, i2b, c2, W, 3, I, 1)
-    # face-face: the first anti-parallel pair
+    # face-face: the best anti-parallel pair among the faces turned towards the other geom:
+    # n1 . d < -EDGE_TOL |d| and n2 . d > EDGE_TOL |d|, d = x2 - x1 (MuJoCo 4, read in
+    # libmujoco 4.0.0's mjc_multicontact)
     fi = -1
     fj = -1
     best = -FACE_TOL
+    dtol = math.sqrt(dx * dx + dy * dy + dz * dz) * EDGE_TOL
     for i in range(nn1):
+        if W[_NRM + i, 0] * dx + W[_NRM + i, 1] * dy + W[_NRM + i, 2] * dz >= -dtol:
+            continue
         for j in range(nn2):
+            if dtol >= W[_NRM + j, 3] * dx + W[_NRM + j, 4] * dy + W[_NRM + j, 5] * dz:
+                continue
             c = (W[_NRM + i, 0] * W[_NRM + j, 3] + W[_NRM + i, 1] * W[_NRM + j, 4]
                  + W[_NRM + i, 2] * W[_NRM + j, 5])
             if c < best:
@@ -1767,42 +1783,52 @@ def multicontact(mesh_vertadr, mesh_vert, mesh_polyadr, mesh_polynormal, mesh_po
             return 0
         return _emit_clipped(W, R, col, m, n1x, n1y, n1z, n2x, n2y, n2z, margin, dist, pos,
                              frame)
-    # edge-face: an edge of geom1 in the plane of a face of geom2, else the other way round
+    # edge-face (MuJoCo 4's order, read in libmujoco 4.0.0): geom2's edge first when geom2's
+    # feature is a vertex / edge, geom1 has candidate faces and (geom2 has none, or geom2's
+    # feature is of lower dimension); else geom1's edge first; then the other. An edge needs a
+    # vertex / edge feature (its segment is taken whether or not its vertices share a polygon),
+    # the other geom candidate faces; only faces turned towards the edge's geom count
+    # (n2 . d > MINVAL for geom2's, n1 . (-d) > MINVAL for geom1's, d = x2 - x1); the first
+    # (face, edge) pair within EDGE_TOL wins.
     ei = -1
     fk = -1
     edge1 = False
     ecol = fcol = 0
-    for which in range(2):
+    nn1f = nn1
+    nn2f = nn2
+    two_first = nn1f > 0 and dim2 < 3 and (nn2f == 0 or dim2 < dim1)
+    for k in range(2):
+        which = (1 - k) if two_first else k
         if which == 0:
-            if not (dim1 < 3 and dim1 <= dim2):
+            if dim1 == 3 or nn2f == 0:
                 continue
-            if t1 == _MESH and dim1 == 2 and nn1 == 0:
-                continue     # the two vertices share no polygon: not an edge of the hull
             ne = _edge_dirs(t1, s1, p1, m1, va1, pa1, mesh_vert, mesh_polyvertadr,
                             mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
                             mesh_polymap, dim1, i1a, i1b, A1x, A1y, A1z, B1x, B1y, B1z, W, 0)
-            nf = nn2
+            nf = nn2f
             ecol, fcol = 0, 3
+            sx, sy, sz = dx, dy, dz
         else:
-            if not dim2 < 3:
+            if dim2 == 3 or nn1f == 0:
                 continue
-            # geom2's two vertices need not share a polygon (MuJoCo 4 takes the segment as an
-            # edge: measured, a mesh face against such a segment gives its 2 clipped ends)
-            if dim1 < 3 and dim1 <= dim2:
+            if k == 1:
                 # the first try overwrote geom1's face normals with its edge directions
                 if t1 == _BOX:
-                    nn1 = _box_normals(m1, dim1, i1a, i1b, c1, -dx, -dy, -dz, W, 0, I, 0)
+                    _box_normals(m1, dim1, i1a, i1b, c1, -dx, -dy, -dz, W, 0, I, 0)
                 else:
-                    nn1 = _mesh_normals(pa1, va1, mesh_polynormal, mesh_polymapadr,
-                                        mesh_polymapnum, mesh_polymap, m1, dim1, i1a, i1b, c1,
-                                        W, 0, I, 0)
+                    _mesh_normals(pa1, va1, mesh_polynormal, mesh_polymapadr, mesh_polymapnum,
+                                  mesh_polymap, m1, dim1, i1a, i1b, c1, W, 0, I, 0)
             ne = _edge_dirs(t2, s2, p2, m2, va2, pa2, mesh_vert, mesh_polyvertadr,
                             mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum,
                             mesh_polymap, dim2, i2a, i2b, A2x, A2y, A2z, B2x, B2y, B2z, W, 3)
-            nf = nn1
+            nf = nn1f
             ecol, fcol = 3, 0
-        # the first (face, edge) pair within the tolerance
+            sx, sy, sz = -dx, -dy, -dz
+        # the first (face, edge) pair within the tolerance, faces turned towards the edge
         for i in range(nf):
+            if (MINVAL >= W[_NRM + i, fcol] * sx + W[_NRM + i, fcol + 1] * sy
+                    + W[_NRM + i, fcol + 2] * sz):
+                continue
             for j in range(ne):
                 c = (W[_NRM + j, ecol] * W[_NRM + i, fcol] + W[_NRM + j, ecol + 1]
                      * W[_NRM + i, fcol + 1] + W[_NRM + j, ecol + 2] * W[_NRM + i, fcol + 2])

@@ -391,3 +391,48 @@ def test_erd_polygon_contacts(rel):
     ok, total = _erd_census(rel)
     assert total >= 25, (ok, total)
     assert ok == total, (ok, total)
+
+
+@pytest.mark.parametrize("rel,state,g1,g2,count", [
+    ("mujoco/test/engine/testdata/collision_convex/conemesh_box.xml", 21, 0, 1, 4),
+    ("mujoco/test/engine/testdata/collision_convex/conemesh_box.xml", 30, 0, 1, 4),
+    ("menagerie/robotiq_2f85/2f85.xml", 39, 7, 9, 2),
+    ("mujoco/model/replicate/bunnies.xml", 34, 72, 103, 2),
+])
+def test_census_polygon_cases(rel, state, g1, g2, count):
+    """Contact-census states (bench/contacts.py, seed 3, 48 states) where MuJoCo 4's multiccd
+    differed from ours: a box face clipping the cone's 500-gon base (MuJoCo 4 takes a polygon
+    whole: a 150-vertex cap left 1 contact or 3 wrong ones), and mesh edges with a vertex on
+    no hull polygon (MuJoCo 4 still clips the segment against the other's face: 2 contacts)."""
+    path = MODELS / rel
+    if not path.exists():
+        pytest.skip(f"{path} absent (../shared/models)")
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    md = mujoco.MjData(mm)
+    q = list(_random_states(mm, np.random.default_rng(3), state + 1))[state]
+    md.qpos[:] = q
+    mujoco.mj_forward(mm, md)
+    cs = [c for c in md.contact if (int(c.geom1), int(c.geom2)) == (g1, g2)]
+    assert len(cs) == count
+    n, dist, pos, frame = _ours(mm, md, g1, g2, 1)
+    assert _match(cs, n, dist, pos, frame, 1e-9) == count, (n, dist[:n], pos[:n])
+
+
+def test_multiccd_polygon_beyond_workspace_raises():
+    """A hull polygon larger than the multiccd workspace (nccd.MAX_POLYVERT vertices; MuJoCo 4
+    sizes its buffers from the model) is not clipped short in silence: forward dynamics raises
+    NotImplementedError naming multiccd, and runs once multiccd is disabled."""
+    import engine
+    n = nccd.MAX_POLYVERT + 88
+    ring = [(np.cos(2 * np.pi * k / n), np.sin(2 * np.pi * k / n), 0.0) for k in range(n)]
+    vert = " ".join(f"{x:.9f} {y:.9f} {z}" for x, y, z in ring + [(0.0, 0.0, 1.0)])
+    m = engine.MjModel.from_xml_string(
+        f'<mujoco><asset><mesh name="cone" vertex="{vert}"/></asset><worldbody>'
+        '<body><freejoint/><geom type="mesh" mesh="cone"/></body></worldbody></mujoco>')
+    d = engine.MjData(m)
+    assert m.mesh_polyvertnum.max() == n
+    with pytest.raises(NotImplementedError, match="multiccd"):
+        engine.mj_forward(m, d)
+    m.opt.disableflags |= 1 << 19     # mjDSBL_MULTICCD
+    engine.mj_forward(m, d)
+    assert np.isfinite(d.qacc).all()
