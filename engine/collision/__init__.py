@@ -197,11 +197,14 @@ def sort_contacts(info, perm, tmp, n):
 def complete_frame(frame):
     """MuJoCo's contact frame from its normal (row 0): normalised; when the first tangent row
     is unset, it is (0,1,0) (or (0,0,1) if the normal is within 60 degrees of the y axis) made
-    orthogonal to the normal; the second tangent is normal x tangent1."""
+    orthogonal to the normal; the second tangent is normal x tangent1. As mujoco 4.0.0's
+    mju_makeFrame (read in libmujoco.so.4.0.0), both normalisations scale by the reciprocal of
+    the length (not divide by it): a normal that is already unit can still move by an ulp."""
     n0, n1, n2 = frame[0], frame[1], frame[2]
     ln = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
     if ln > mjMINVAL:
-        n0, n1, n2 = n0 / ln, n1 / ln, n2 / ln
+        inv = 1.0 / ln
+        n0, n1, n2 = n0 * inv, n1 * inv, n2 * inv
     t0, t1, t2 = frame[3], frame[4], frame[5]
     if t0 * t0 + t1 * t1 + t2 * t2 < 0.25:
         if abs(n1) < 0.5:
@@ -212,7 +215,8 @@ def complete_frame(frame):
     t0, t1, t2 = t0 - p * n0, t1 - p * n1, t2 - p * n2
     lt = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
     if lt > mjMINVAL:
-        t0, t1, t2 = t0 / lt, t1 / lt, t2 / lt
+        inv = 1.0 / lt
+        t0, t1, t2 = t0 * inv, t1 * inv, t2 * inv
     frame[0], frame[1], frame[2] = n0, n1, n2
     frame[3], frame[4], frame[5] = t0, t1, t2
     frame[6] = n1 * t2 - n2 * t1

@@ -44,14 +44,20 @@ def _emit(dist, pos, frame, k, d, px, py, pz, nx, ny, nz):
 def _sphere_point(cx, cy, cz, r1, qx, qy, qz, r2, mat1, mat2, margin, dist, pos, frame, k):
     """Sphere (center c, radius r1) against sphere (center q, radius r2); normal c -> q.
 
+    The arithmetic of mujoco 4.0.0's sphere-sphere (read in libmujoco.so.4.0.0, which its
+    sphere-capsule and capsule-capsule also call): the pair is rejected when the squared center
+    distance exceeds (margin + r1 + r2)^2, and unit vectors are scaled by the reciprocal of
+    their length (not divided by it).
     Coincident centers (e.g. two capsule segments that cross): the normal is the cross product
     of the two geoms' z axes (rows of ``mat1``, ``mat2``), or +x when those are parallel, as
     MuJoCo's sphere-sphere chooses (checked against mujoco 4.0.0 on dm_control's manipulator)."""
     dx, dy, dz = qx - cx, qy - cy, qz - cz
-    ln = math.sqrt(dx * dx + dy * dy + dz * dz)
-    d = ln - r1 - r2
-    if d > margin:
+    ln2 = dx * dx + dy * dy + dz * dz
+    lim = margin + r1 + r2
+    if ln2 > lim * lim:
         return 0
+    ln = math.sqrt(ln2)
+    d = ln - r1 - r2
     if ln < mjMINVAL:
         a0, a1, a2 = _axis(mat1, 2)
         b0, b1, b2 = _axis(mat2, 2)
@@ -60,9 +66,11 @@ def _sphere_point(cx, cy, cz, r1, qx, qy, qz, r2, mat1, mat2, margin, dist, pos,
         if ln < mjMINVAL:
             nx, ny, nz = 1.0, 0.0, 0.0
         else:
-            nx, ny, nz = nx / ln, ny / ln, nz / ln
+            inv = 1.0 / ln
+            nx, ny, nz = nx * inv, ny * inv, nz * inv
     else:
-        nx, ny, nz = dx / ln, dy / ln, dz / ln
+        inv = 1.0 / ln
+        nx, ny, nz = dx * inv, dy * inv, dz * inv
     s = r1 + 0.5 * d
     _emit(dist, pos, frame, k, d, cx + nx * s, cy + ny * s, cz + nz * s, nx, ny, nz)
     return 1
@@ -282,62 +290,95 @@ def sphere_box(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
 # capsule (geom1) against capsule
 # ---------------------------------------------------------------------------------------------
 @kernel
-def _segment_point(p0, p1, p2, a0, a1, a2, h, qx, qy, qz):
-    """Parameter in [-h, h] of the point of segment p + t a closest to q."""
-    t = (qx - p0) * a0 + (qy - p1) * a1 + (qz - p2) * a2
-    return min(max(t, -h), h)
+def _clamp01(x):
+    return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
 
 
 @kernel
 def capsule_capsule(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
     """Capsule-capsule: the closest points of the two segments as two spheres (max 2: for
-    parallel segments whose projections overlap, both ends of the overlap)."""
+    near-parallel segments, each end of segment 1 against segment 2).
+
+    Arithmetic of mujoco 4.0.0 (libmujoco.so.4.0.0's mjraw_CapsuleCapsule and the segment
+    weights it calls; no fused multiply-add): the segments run from endpoint A0 = p1 - h1 a to
+    A1 = p1 + h1 a (B0, B1 likewise); the closest points are A0 + wa (A1 - A0) and
+    B0 + wb (B1 - B0) for weights in [0, 1]; each pair of points is one sphere-sphere test."""
+    h1, h2 = size1[1], size2[1]
     a0, a1, a2 = _axis(mat1, 2)
     b0, b1, b2 = _axis(mat2, 2)
-    h1, h2 = size1[1], size2[1]
-    r1, r2 = size1[0], size2[0]
-    # minimize |p1 + s a - p2 - t b|^2 over s in [-h1,h1], t in [-h2,h2]
-    w0, w1, w2 = pos1[0] - pos2[0], pos1[1] - pos2[1], pos1[2] - pos2[2]
-    ab = a0 * b0 + a1 * b1 + a2 * b2
-    aw = a0 * w0 + a1 * w1 + a2 * w2
-    bw = b0 * w0 + b1 * w1 + b2 * w2
-    det = 1.0 - ab * ab
-    # parallel test on the determinant of the unnormalised (half-length scaled) axes
-    if det * h1 * h1 * h2 * h2 < mjMINVAL:
-        # parallel: where the projections of the segments overlap, a contact at each end of
-        # the overlap, all with the normal and distance of the two lines
-        sa = -aw + ab * h2
-        sb = -aw - ab * h2
-        lo = max(-h1, min(sa, sb))
-        hi = min(h1, max(sa, sb))
-        if lo <= hi:
-            # offset from line 1 to line 2, perpendicular to the axis
-            o0, o1, o2 = -w0 + a0 * aw, -w1 + a1 * aw, -w2 + a2 * aw
-            k = 0
-            for s in (lo, hi):
-                cx, cy, cz = pos1[0] + a0 * s, pos1[1] + a1 * s, pos1[2] + a2 * s
-                k += _sphere_point(cx, cy, cz, r1, cx + o0, cy + o1, cz + o2, r2, mat1, mat2,
-                                   margin, dist, pos, frame, k)
-            return k
-        # disjoint projections: the nearest ends, reported twice as for an overlap of length 0
-        s = h1 if min(sa, sb) > h1 else -h1
-        cx, cy, cz = pos1[0] + a0 * s, pos1[1] + a1 * s, pos1[2] + a2 * s
-        t = _segment_point(pos2[0], pos2[1], pos2[2], b0, b1, b2, h2, cx, cy, cz)
-        k = 0
-        for _ in range(2):
-            k += _sphere_point(cx, cy, cz, r1, pos2[0] + b0 * t, pos2[1] + b1 * t,
-                               pos2[2] + b2 * t, r2, mat1, mat2, margin, dist, pos, frame, k)
-        return k
-    s = (ab * bw - aw) / det
-    t = (bw - ab * aw) / det
-    s = min(max(s, -h1), h1)
-    t = ab * s + bw
-    if t < -h2 or t > h2:
-        t = min(max(t, -h2), h2)
-        s = min(max(ab * t - aw, -h1), h1)
-    return _sphere_point(pos1[0] + a0 * s, pos1[1] + a1 * s, pos1[2] + a2 * s, r1,
-                         pos2[0] + b0 * t, pos2[1] + b1 * t, pos2[2] + b2 * t, r2, mat1, mat2,
-                         margin, dist, pos, frame, 0)
+    va0, va1, va2 = h1 * a0, h1 * a1, h1 * a2
+    vb0, vb1, vb2 = h2 * b0, h2 * b1, h2 * b2
+    # segment endpoints (start = center - half axis, end = half axis + center)
+    p0x, p0y, p0z = pos1[0] - va0, pos1[1] - va1, pos1[2] - va2
+    p1x, p1y, p1z = va0 + pos1[0], va1 + pos1[1], va2 + pos1[2]
+    q0x, q0y, q0z = pos2[0] - vb0, pos2[1] - vb1, pos2[2] - vb2
+    q1x, q1y, q1z = vb0 + pos2[0], vb1 + pos2[1], vb2 + pos2[2]
+    # segment vectors (end - start: not 2 h a, bit for bit)
+    ux, uy, uz = p1x - p0x, p1y - p0y, p1z - p0z
+    vx, vy, vz = q1x - q0x, q1y - q0y, q1z - q0z
+    uu = ux * ux + uy * uy + uz * uz
+    vv = vx * vx + vy * vy + vz * vz
+    # weights (wa, wb) of up to two point pairs
+    n = 1
+    wa, wb, wa2, wb2 = 0.0, 0.0, 0.0, 0.0
+    if uu > mjMINVAL or vv > mjMINVAL:
+        rx, ry, rz = p0x - q0x, p0y - q0y, p0z - q0z  # start 1 - start 2
+        rv = rx * vx + ry * vy + rz * vz
+        if uu <= mjMINVAL:  # segment 1 is a point
+            wb = _clamp01(rv / vv)
+        else:
+            ur = ux * rx + uy * ry + uz * rz
+            # weight on segment 1 of the point closest to start 2, and to end 2
+            s_start = -ur / uu
+            if vv <= mjMINVAL:  # segment 2 is a point
+                wa = _clamp01(s_start)
+            else:
+                uv = ux * vx + uy * vy + uz * vz
+                s_end = (uv - ur) / uu
+                cx = uy * vz - uz * vy
+                cy = uz * vx - ux * vz
+                cz = ux * vy - uy * vx
+                cc = cx * cx + cy * cy + cz * cz
+                if cc > uu * 1e-8 * vv:
+                    # skew: wa from the cross products, clamped; wb follows from wa; when wb
+                    # leaves [0, 1] it is clamped and wa is recomputed from that end of 2
+                    ex = rz * vy - ry * vz
+                    ey = rx * vz - rz * vx
+                    ez = ry * vx - rx * vy
+                    wa = _clamp01((cx * ex + cy * ey + cz * ez) / cc)
+                    t = (uv * wa + rv) / vv
+                    if t < 0.0:
+                        wa, wb = _clamp01(s_start), 0.0
+                    elif t > 1.0:
+                        wa, wb = _clamp01(s_end), 1.0
+                    else:
+                        wb = t
+                else:
+                    # (near) parallel: start 1 against segment 2, then end 1 against segment 2,
+                    # falling back to segment 2's nearer end projected on segment 1
+                    n = 2
+                    t = rv / vv
+                    if t < 0.0:
+                        wa, wb = _clamp01(s_start), 0.0
+                    elif t > 1.0:
+                        wa, wb = _clamp01(s_end), 1.0
+                    else:
+                        wa, wb = 0.0, t
+                    t = (rv + uv) / vv
+                    if t < 0.0:
+                        wa2, wb2 = _clamp01(s_start), 0.0
+                    elif t > 1.0:
+                        wa2, wb2 = _clamp01(s_end), 1.0
+                    else:
+                        wa2, wb2 = 1.0, t
+    k = 0
+    for i in range(n):
+        sa = wa if i == 0 else wa2
+        sb = wb if i == 0 else wb2
+        k += _sphere_point(sa * ux + p0x, sa * uy + p0y, sa * uz + p0z, size1[0],
+                           sb * vx + q0x, sb * vy + q0y, sb * vz + q0z, size2[0], mat1, mat2,
+                           margin, dist, pos, frame, k)
+    return k
 
 
 # ---------------------------------------------------------------------------------------------
