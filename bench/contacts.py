@@ -29,10 +29,9 @@ sys.path.append(str(HERE.parent / "test" / "engine"))  # after the root: test/en
 import mujoco  # noqa: E402  (the oracle: benchmarks and tests only)
 
 import engine  # noqa: E402
-from engine.collision import mj_collision  # noqa: E402
 from compile_corpus import DMC, ERD, GYM, corpus  # noqa: E402
 from oracle import MODELS, model_from_mujoco  # noqa: E402
-from test_collision import ANALYTIC, _random_states, _rows_mj, _rows_ours  # noqa: E402
+from test_collision import ANALYTIC, census_states  # noqa: E402
 from test_urdf import ERD_MODELS, absolutize  # noqa: E402
 
 TYPES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf")
@@ -70,15 +69,7 @@ def census(mm, m, nstates, tight, seed, res, worst, verbose, mid):
     for mx in (mm, m):
         if tight:
             mx.opt.ccd_tolerance, mx.opt.ccd_iterations = 1e-12, 200
-    md, d = mujoco.MjData(mm), engine.MjData(m)
-    rng = np.random.default_rng(seed)
-    for it, q in enumerate(_random_states(mm, rng, nstates)):
-        md.qpos[:] = q
-        mujoco.mj_forward(mm, md)
-        d.qpos[:] = q
-        engine.mj_kinematics(m, d)
-        mj_collision(m, d)
-        a, b = _rows_mj(mm, md), _rows_ours(d)
+    for it, a, b in census_states(mm, m, nstates, seed):
         for key in set(a) | set(b):
             t = tuple(sorted((int(mm.geom_type[key[0]]), int(mm.geom_type[key[1]]))))
             name = f"{TYPES[t[0]]}-{TYPES[t[1]]}"

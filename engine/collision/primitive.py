@@ -295,6 +295,18 @@ def _clamp01(x):
 
 
 @kernel
+def _weights_at(t, wa, s_start, s_end):
+    """(weight on segment 1, weight on segment 2) for the weight t on segment 2: (wa, t) when t
+    is in [0, 1], else segment 2's nearer end with the weight of segment 1's point closest to
+    it (s_start for its start, s_end for its end, clamped to [0, 1])."""
+    if t < 0.0:
+        return _clamp01(s_start), 0.0
+    if t > 1.0:
+        return _clamp01(s_end), 1.0
+    return wa, t
+
+
+@kernel
 def capsule_capsule(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, frame):
     """Capsule-capsule: the closest points of the two segments as two spheres (max 2: for
     near-parallel segments, each end of segment 1 against segment 2).
@@ -346,31 +358,13 @@ def capsule_capsule(pos1, mat1, size1, pos2, mat2, size2, margin, dist, pos, fra
                     ey = rx * vz - rz * vx
                     ez = ry * vx - rx * vy
                     wa = _clamp01((cx * ex + cy * ey + cz * ez) / cc)
-                    t = (uv * wa + rv) / vv
-                    if t < 0.0:
-                        wa, wb = _clamp01(s_start), 0.0
-                    elif t > 1.0:
-                        wa, wb = _clamp01(s_end), 1.0
-                    else:
-                        wb = t
+                    wa, wb = _weights_at((uv * wa + rv) / vv, wa, s_start, s_end)
                 else:
                     # (near) parallel: start 1 against segment 2, then end 1 against segment 2,
                     # falling back to segment 2's nearer end projected on segment 1
                     n = 2
-                    t = rv / vv
-                    if t < 0.0:
-                        wa, wb = _clamp01(s_start), 0.0
-                    elif t > 1.0:
-                        wa, wb = _clamp01(s_end), 1.0
-                    else:
-                        wa, wb = 0.0, t
-                    t = (rv + uv) / vv
-                    if t < 0.0:
-                        wa2, wb2 = _clamp01(s_start), 0.0
-                    elif t > 1.0:
-                        wa2, wb2 = _clamp01(s_end), 1.0
-                    else:
-                        wa2, wb2 = 1.0, t
+                    wa, wb = _weights_at(rv / vv, 0.0, s_start, s_end)
+                    wa2, wb2 = _weights_at((rv + uv) / vv, 1.0, s_start, s_end)
     k = 0
     for i in range(n):
         sa = wa if i == 0 else wa2

@@ -415,6 +415,20 @@ def _real_models():
     return out
 
 
+def census_states(mm, m, n, seed):
+    """(state index, mujoco's contacts, ours) at n random states (_random_states, seed) of
+    mujoco's model mm and ours m: mj_forward in mujoco, our kinematics and collision stage;
+    contacts as _rows_mj / _rows_ours."""
+    md, d = mujoco.MjData(mm), MjData(m)
+    for it, q in enumerate(_random_states(mm, np.random.default_rng(seed), n)):
+        md.qpos[:] = q
+        mujoco.mj_forward(mm, md)
+        d.qpos[:] = q
+        engine.mj_kinematics(m, d)
+        mj_collision(m, d)
+        yield it, _rows_mj(mm, md), _rows_ours(d)
+
+
 def _random_states(mm, rng, n):
     md = mujoco.MjData(mm)
     for it in range(n):
@@ -583,16 +597,8 @@ def test_capsule_pairs_bits_like_mujoco(rel):
     gives and ours (closest points 1.1e-15 apart) did not: states 17, 33 and 35 had normals
     off by 1.0. Before, 2133 of the census's 2226 capsule-capsule contacts were not bit-equal."""
     mm = mujoco.MjModel.from_xml_path(str(shared_model(rel)))
-    m = model_from_mujoco(mm)
-    md, d = mujoco.MjData(mm), MjData(m)
     n = 0
-    for it, q in enumerate(_random_states(mm, np.random.default_rng(3), 48)):
-        md.qpos[:] = q
-        mujoco.mj_forward(mm, md)
-        d.qpos[:] = q
-        engine.mj_kinematics(m, d)
-        mj_collision(m, d)
-        a, b = _rows_mj(mm, md), _rows_ours(d)
+    for it, a, b in census_states(mm, model_from_mujoco(mm), 48, 3):
         for key, ca in a.items():
             if mm.geom_type[key[0]] != CAPSULE or mm.geom_type[key[1]] != CAPSULE:
                 continue
