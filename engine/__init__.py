@@ -9,32 +9,13 @@ Its public API is a drop-in subset of the official `mujoco` Python bindings::
 
 What the engine does not support yet raises NotImplementedError naming the feature.
 """
-import hashlib as _hashlib
-import os as _os
-from pathlib import Path as _Path
-
 import numba as _numba
 
+from . import _jit
 
-def _numba_cache_dir():
-    # Numba's cache tracks only the source file of each cached function, but kernels inline
-    # kernels from other modules and read field indices (engine._layout) and enums as
-    # compile-time constants. So the cache is keyed on every file that holds kernels or those
-    # constants; editing anything else (compiler, readers, this file) recompiles nothing.
-    h = _hashlib.sha256()
-    here = _Path(__file__).resolve().parent
-    for p in sorted(here.rglob("*.py")):
-        text = p.read_bytes()
-        holds_kernels = any(mark in text for mark in (b"@kernel", b"@composite", b"njit"))
-        if (holds_kernels and p != here / "__init__.py") or p.name in ("_layout.py", "enums.py"):
-            h.update(str(p.relative_to(here)).encode())
-            h.update(text)
-    base = _os.environ.get("MJ_ROS_NUMBA_CACHE",
-                           _os.path.join(_os.path.expanduser("~"), ".cache", "mj_ros", "numba"))
-    return _os.path.join(base, h.hexdigest()[:16])
-
-
-_numba.config.CACHE_DIR = _numba_cache_dir()
+# Compiled kernels are cached per entry, each validated against the sources it was built from
+# (engine._jit); numba reads the folder when a kernel is defined, so it is set before any is.
+_numba.config.CACHE_DIR = _jit.cache_dir()
 
 from .enums import *  # noqa: E402,F401,F403
 from .errors import XMLError, CompileError  # noqa: E402,F401

@@ -1,133 +1,108 @@
 """Field access for compiled kernels: a view of one model/data field inside its arena buffer.
 
-A kernel receives an arena as the tuple ``A = (f64, i32, u8, meta)`` with ``meta[0]`` the offsets, ``meta[1]`` the rows, ``meta[2]`` the cols (see
-`engine._layout.Arena.buffers`) and reaches a field by its index, e.g.
-``xpos = f2(D, DF.xpos)``. These helpers inline to a pointer offset: no copy, no allocation.
+A kernel receives an arena as the tuple ``A = (f64, i32, u8, meta)`` with ``meta[0]`` the
+offsets, ``meta[1]`` the rows, ``meta[2]`` the cols (see `engine._layout.Arena.buffers`) and
+reaches a field by its index, e.g. ``xpos = f2(D, DF.xpos)``.
+
+The accessors are numba intrinsics: each call emits, in the calling kernel, the three loads from
+``meta`` and the array header of the view (same data pointer and owner): no copy, no allocation,
+no call. Why intrinsics: as numba functions they had to be inlined at numba's IR level (numba
+without reference counting returns only arrays passed in as arguments), which re-ran numba's
+front end for every call site (measured: a tenth of the engine's compile time).
 """
-from numba import njit, types
+from numba import types
+from numba.core import cgutils
 from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array, populate_array
 
-
-# The decorator options of every pipeline kernel. `_nrt=False` compiles without numba's reference
-# counting: each array view a kernel takes or passes on otherwise costs an atomic incref/decref
-# call (measured: a third of a pendulum's step time), and kernels here never allocate, so nothing
-# needs counting. A kernel that allocated would fail to compile under this flag.
-# error_model="numpy": a float division by zero gives inf/nan as in MuJoCo's C (numba's default
-# raises ZeroDivisionError, and checks every division for it).
-KERNEL = dict(cache=True, nogil=True, _nrt=False, error_model="numpy")
+_F64, _I32, _U8 = 0, 1, 2       # the arena buffers, in the order of Arena.buffers
 
 
-def _widen(t):
-    """The argument type a kernel is compiled for when another kernel passes ``t``: constants
-    lose their literal value and narrow integers become int64."""
-    t = types.unliteral(t)
-    if isinstance(t, types.Integer) and t.bitwidth < 64:
-        return types.int64
-    return t
+def _accepts(A, k):
+    """An arena tuple and an integer field index (a field enum member such as DF.xpos, or an
+    integer)."""
+    return (isinstance(A, types.BaseTuple) and len(A) == 4
+            and all(isinstance(t, types.Array) for t in A.types)
+            and isinstance(k, (types.Integer, types.IntEnumMember)))
 
 
-def kernel(fn):
-    """``njit(**KERNEL)``, compiled once per argument shape however other kernels call it.
-
-    Why: numba specialises a kernel called from another kernel on the exact argument types,
-    literal constants included (``f(M, D, 0)`` and ``f(M, D, k)`` are two compilations), and
-    an int32 read from a model array differs from an int64 loop index. Each specialisation
-    links and re-optimises everything the kernel calls, so the stage compositions were each
-    compiled 3-6 times (measured: 716 specialisations of 438 functions, ~20 minutes on 2
-    cores). Widening the argument types of kernel-to-kernel calls keeps one; the caller casts
-    its arguments, and LLVM still folds the constants once it inlines the call."""
-    dispatcher = njit(**KERNEL)(fn)
-    resolve = dispatcher.get_call_template
-
-    def get_call_template(args, kws):
-        return resolve(tuple(_widen(a) for a in args), {k: _widen(v) for k, v in kws.items()})
-
-    dispatcher.get_call_template = get_call_template
-    return dispatcher
-
-
-def composite(fn):
-    """A kernel whose code is copied into each kernel that calls it (numba's inline="always")
-    instead of being compiled as a kernel of its own: for the compositions of whole pipeline
-    stages (`engine.forward.run`). Each kernel that calls a stage links and re-optimises the
-    stage's whole call tree, so every separately compiled composition that reaches forward
-    dynamics costs a whole-engine optimisation (~25 s on 2 cores)."""
-    return njit(inline="always", **KERNEL)(fn)
+def _meta_loads(context, builder, sig, args):
+    """(offset, rows, cols) of field ``args[1]`` in arena ``args[0]``, as intp values."""
+    tup, k = args
+    metaty = sig.args[0].types[3]
+    meta = make_array(metaty)(context, builder, builder.extract_value(tup, 3))
+    kty = sig.args[1]
+    if isinstance(kty, types.IntEnumMember):     # represented as its integer value
+        kty = kty.dtype
+    k = context.cast(builder, k, kty, types.intp)
+    shape = cgutils.unpack_tuple(builder, meta.shape)
+    strides = cgutils.unpack_tuple(builder, meta.strides)
+    out = []
+    for row in range(3):
+        ptr = cgutils.get_item_pointer2(context, builder, meta.data, shape, strides,
+                                        metaty.layout, [context.get_constant(types.intp, row), k])
+        out.append(context.cast(builder, builder.load(ptr), metaty.dtype, types.intp))
+    return out
 
 
-@intrinsic
-def _as2d(typingctx, flat, rows, cols):
-    """(rows, cols) C-contiguous view of the 1-D contiguous array ``flat`` of rows*cols items.
+def _view(buf, ndim):
+    """An intrinsic returning field k of buffer ``buf`` as an ``ndim``-D C-contiguous view."""
 
-    Why not ``flat.reshape((rows, cols))``: numba's reshape calls an out-of-line C helper
-    (~35 ns) on every call, and the stages take dozens of 2-D views per step; this builds the
-    array header in place (same data pointer and owner, no copy, no call)."""
-    if not (isinstance(flat, types.Array) and flat.ndim == 1 and flat.layout == "C"):
-        return None
-    retty = types.Array(flat.dtype, 2, "C")
-    sig = retty(flat, rows, cols)
+    def typer(typingctx, A, k):
+        if not _accepts(A, k):
+            return None
+        bufty = A.types[buf]
+        retty = types.Array(bufty.dtype, ndim, "C")
 
-    def codegen(context, builder, sig, args):
-        src = make_array(sig.args[0])(context, builder, args[0])
-        out = make_array(retty)(context, builder)
-        r = context.cast(builder, args[1], sig.args[1], types.intp)
-        c = context.cast(builder, args[2], sig.args[2], types.intp)
-        isz = src.itemsize
-        populate_array(out, data=src.data, shape=[r, c], strides=[builder.mul(c, isz), isz],
-                       itemsize=isz, meminfo=src.meminfo, parent=src.parent)
-        return impl_ret_borrowed(context, builder, retty, out._getvalue())
+        def codegen(context, builder, sig, args):
+            off, rows, cols = _meta_loads(context, builder, sig, args)
+            src = make_array(bufty)(context, builder, builder.extract_value(args[0], buf))
+            out = make_array(retty)(context, builder)
+            isz = context.get_constant(types.intp, context.get_abi_sizeof(
+                context.get_data_type(bufty.dtype)))
+            if ndim == 1:
+                shape, strides = [builder.mul(rows, cols)], [isz]
+            else:
+                shape, strides = [rows, cols], [builder.mul(cols, isz), isz]
+            populate_array(out, data=builder.gep(src.data, [off]), shape=shape, strides=strides,
+                           itemsize=isz, meminfo=src.meminfo, parent=src.parent)
+            return impl_ret_borrowed(context, builder, retty, out._getvalue())
 
-    return sig, codegen
+        return retty(A, k), codegen
 
-
-@njit(inline="always", cache=True, nogil=True)
-def f1(A, k):
-    """float64 field k as a 1-D view (rows*cols values)."""
-    o = A[3][0, k]
-    return A[0][o:o + A[3][1, k] * A[3][2, k]]
+    return intrinsic(typer)
 
 
-@njit(inline="always", cache=True, nogil=True)
-def f2(A, k):
-    """float64 field k as a (rows, cols) view."""
-    o = A[3][0, k]
-    r = A[3][1, k]
-    c = A[3][2, k]
-    return _as2d(A[0][o:o + r * c], r, c)
+def _scalar(buf):
+    """An intrinsic returning the first value of field k of buffer ``buf``."""
+
+    def typer(typingctx, A, k):
+        if not _accepts(A, k):
+            return None
+        bufty = A.types[buf]
+
+        def codegen(context, builder, sig, args):
+            off, _, _ = _meta_loads(context, builder, sig, args)
+            src = make_array(bufty)(context, builder, builder.extract_value(args[0], buf))
+            return builder.load(builder.gep(src.data, [off]))
+
+        return bufty.dtype(A, k), codegen
+
+    return intrinsic(typer)
 
 
-@njit(inline="always", cache=True, nogil=True)
-def i1(A, k):
-    """int32 field k as a 1-D view."""
-    o = A[3][0, k]
-    return A[1][o:o + A[3][1, k] * A[3][2, k]]
-
-
-@njit(inline="always", cache=True, nogil=True)
-def i2(A, k):
-    """int32 field k as a (rows, cols) view."""
-    o = A[3][0, k]
-    r = A[3][1, k]
-    c = A[3][2, k]
-    return _as2d(A[1][o:o + r * c], r, c)
-
-
-@njit(inline="always", cache=True, nogil=True)
-def u1(A, k):
-    """uint8 field k as a 1-D view."""
-    o = A[3][0, k]
-    return A[2][o:o + A[3][1, k] * A[3][2, k]]
-
-
-@njit(inline="always", cache=True, nogil=True)
-def fs(A, k):
-    """float64 scalar field k (a 1x1 field such as opt_timestep or time)."""
-    return A[0][A[3][0, k]]
-
-
-@njit(inline="always", cache=True, nogil=True)
-def is_(A, k):
-    """int32 scalar field k (a 1x1 field such as opt_integrator)."""
-    return A[1][A[3][0, k]]
+f1 = _view(_F64, 1)
+f1.__doc__ = "float64 field k as a 1-D view (rows*cols values)."
+f2 = _view(_F64, 2)
+f2.__doc__ = "float64 field k as a (rows, cols) view."
+i1 = _view(_I32, 1)
+i1.__doc__ = "int32 field k as a 1-D view."
+i2 = _view(_I32, 2)
+i2.__doc__ = "int32 field k as a (rows, cols) view."
+u1 = _view(_U8, 1)
+u1.__doc__ = "uint8 field k as a 1-D view."
+fs = _scalar(_F64)
+fs.__doc__ = "float64 scalar field k (a 1x1 field such as opt_timestep or time)."
+is_ = _scalar(_I32)
+is_.__doc__ = "int32 scalar field k (a 1x1 field such as opt_integrator)."

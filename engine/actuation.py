@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from ._access import f1, f2, fs, i1, i2, is_, u1
-from ._access import kernel
+from ._jit import kernel
 from ._layout import DF, MF
 from .math import vcopy
 from . import sleep

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
 from . import math as mm
 from ._access import f1, f2, fs, i1, i2, is_, u1
@@ -42,7 +41,7 @@ from .enums import mjtDisableBit, mjtEq, mjtObj, mjtWarning
 from .support import add_jac_rows, last_dof
 from . import sleep
 
-from ._access import kernel
+from ._jit import inline, kernel
 
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 # mjtConstraint
@@ -64,14 +63,14 @@ _MINVAL = 1e-15
 _MINIMP, _MAXIMP = 0.0001, 0.9999
 
 
-@njit(inline="always", cache=True, nogil=True)
+@kernel
 def is_sparse(M, nv):
     """mj_isSparse: opt.jacobian SPARSE, or AUTO with nv >= 60."""
     jacobian = is_(M, MF.opt_jacobian)
     return jacobian == _JAC_SPARSE or (jacobian == _JAC_AUTO and nv >= 60)
 
 
-@njit(inline="always", cache=True, nogil=True)
+@inline
 def jac_rows(M, D):
     """The dense constraint Jacobian rows (njcap x nv, row r = J[r]) the kernels read: efc_J itself
     in dense mode, the scratch cn_Jdense in sparse mode (efc_J then holds MuJoCo's compressed

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import math
 
-from ._access import kernel, f1, f2, fs, i1
+from ._access import f1, f2, fs, i1
+from ._jit import kernel
 from ._layout import DF, MF
 from .passive import body_uses_ellipsoid, fluid_velocity_local, geom_semiaxes
 

@@ -9,7 +9,7 @@ jar = J qacc - aref: the soft constraints make the inverse unique, seed 001 "Inv
 from __future__ import annotations
 
 from ._access import f1, f2, i1
-from ._access import kernel
+from ._jit import kernel
 from ._layout import DF, MF
 from .forward import _prepare, _raise_status, position_velocity
 from .sensor import sensor_acc

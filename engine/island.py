@@ -36,7 +36,7 @@ Workspace: ``sol_tree`` (union-find parents); no allocation.
 from __future__ import annotations
 
 from ._access import f1, i1, is_
-from ._access import kernel
+from ._jit import kernel
 from ._layout import DF, MF
 from .constraint import is_sparse, jac_rows
 from .enums import mjtDisableBit, mjtEq, mjtObj

@@ -19,7 +19,7 @@ import math
 mjMINVAL = 1e-15
 _PI = math.pi
 
-from ._access import kernel
+from ._jit import kernel
 
 
 # ---- storing ------------------------------------------------------------------------------------

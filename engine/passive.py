@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ._access import f1, f2, fs, i1, i2, is_, u1
-from ._access import kernel
+from ._jit import kernel
 from ._layout import DF, MF
 
 _JNT_FREE, _JNT_BALL, _JNT_SLIDE, _JNT_HINGE = 0, 1, 2, 3

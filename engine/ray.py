@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ._access import f1, f2, i1, i2
-from ._access import kernel
+from ._jit import kernel
 from ._layout import DF, MF
 
 # mjtGeom

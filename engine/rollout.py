@@ -17,7 +17,7 @@ import numpy as np
 
 from ._access import f1
 from .math import vcopy
-from ._access import kernel
+from ._jit import kernel
 from ._layout import DF
 from .forward import _prepare, _raise_status, step
 from .state import mj_setState, mj_stateSize

@@ -26,7 +26,7 @@ import numpy as np
 
 from . import math as mm
 from ._access import f1, f2, fs, i1, i2, is_
-from ._access import kernel
+from ._jit import kernel
 from ._layout import DF, MF
 from .smooth import rne_post_constraint, subtree_vel  # the smooth stages own these
 from .constraint import contact_force

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 
-from ._access import kernel
+from ._jit import kernel
 from ._access import f1, f2, i1, i2, is_, u1
 from ._layout import DF, MF
 from .enums import (mjMINAWAKE, mjtEnableBit, mjtEq, mjtObj, mjtSensor, mjtSleepPolicy, mjtTrn,

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from . import math as mm
 from .support import add_point_jac_dot, add_wrench_jac_dot, last_dof
@@ -29,7 +28,7 @@ from .constraint import contact_force, contact_jac, eq_anchors
 from . import sleep
 from .sleep import S_ASLEEP, S_AWAKE, S_STATIC
 
-from ._access import kernel
+from ._jit import kernel
 
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 SAME_NONE, SAME_BODY, SAME_INERTIA, SAME_BODYROT, SAME_INERTIAROT = 0, 1, 2, 3, 4

@@ -65,7 +65,6 @@ Workspace: the ``sol_*`` rows of SCRATCH_TABLE (engine/_layout.py); no allocatio
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ._access import f1, f2, fs, i1, is_
 from ._layout import DF, MF
@@ -73,7 +72,7 @@ from .math import gather, vcopy
 from .constraint import is_sparse, jac_rows
 from .support import mul_m, mul_m_sub, solve_m, solve_m_sub
 
-from ._access import kernel
+from ._jit import inline, kernel
 
 # mjtConstraint
 EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON = 0, 1, 2, 3, 4
@@ -253,7 +252,7 @@ def update_rows(
     return cost
 
 
-@njit(inline="always", cache=True, nogil=True)
+@kernel
 def _span(dofs, nd):
     """[lo, hi): from the first to the last of the (increasing) dofs dofs[:nd]."""
     if nd == 0:
@@ -333,7 +332,7 @@ def constraint_update(M, D, jar, flg_coneHessian):
 # =================================================================================================
 # line search: 1-D cost along the search direction
 # =================================================================================================
-@njit(inline="always", cache=True, nogil=True)
+@kernel
 def _friction_cost(x, Di, fl, rf):
     """Cost of a friction loss row at jar = x: quadratic inside (-rf, rf), linear outside."""
     if x <= -rf:
@@ -639,7 +638,7 @@ def _hessian(dof_Madr, dof_parentid, qM, efc_J, efc_D, efc_type, efc_id, efc_sta
     return _cholesky(H, nd)
 
 
-@njit(inline="always", cache=True, nogil=True)
+@kernel
 def _add_row(H, pa, s, row, dofs, d0, contig):
     """H[pa, :pa+1] += s * row at the local dofs 0..pa (dofs[qb], or d0 + qb when contig)."""
     Hr = H[pa]
@@ -1663,7 +1662,7 @@ def _finish_qacc(M, D):
         qacc[k] = qs[k] + tmp[k]
 
 
-@njit(inline="always", cache=True, nogil=True)
+@inline
 def _island_lists(D, s):
     """(rows, nr, dofs, nd) of island s: its rows (map_iefc2efc) and dofs (map_idof2dof)."""
     a, nr = i1(D, DF.island_iefcadr)[s], i1(D, DF.island_nefc)[s]

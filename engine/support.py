@@ -14,7 +14,7 @@ import numpy as np
 from . import math as mm
 from .enums import mjtObj
 
-from ._access import kernel
+from ._jit import kernel
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 _OBJ_BODY, _OBJ_XBODY, _OBJ_GEOM = int(mjtObj.mjOBJ_BODY), int(mjtObj.mjOBJ_XBODY), int(mjtObj.mjOBJ_GEOM)
 _OBJ_SITE, _OBJ_CAMERA = int(mjtObj.mjOBJ_SITE), int(mjtObj.mjOBJ_CAMERA)

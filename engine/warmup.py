@@ -1,11 +1,26 @@
 """Compile (and cache) every numba kernel the pipeline uses, once: ``python -m engine.warmup``.
 
-The first call into the compiled pipeline otherwise pays the compile time (about 10 minutes on 2
-cores, half of it LLVM optimising) in the middle of whatever runs first: a ROS node's first step, a test's deadline. Numba
-specialises kernels on argument types only, and every model's arenas have the same types, so one
-small model that takes every branch-independent path compiles everything; later processes load
-the machine code from the cache (seconds).
+The first call into the compiled pipeline otherwise pays the compile time in the middle of
+whatever runs first: a ROS node's first step, a test's deadline. Numba specialises kernels on
+argument types only, and every model's arenas have the same types, so one small model that takes
+every branch-independent path compiles everything; later processes load the machine code from
+the cache (about a second). Kernels are cached one by one (engine._jit): after an edit, only
+the kernels built from the edited file compile again.
+
+On a machine with several cores the cold compile runs in worker processes: one drives the
+warm-up model from the top of the pipeline, the others compile the pipeline's stages from its
+end, each kernel once (the cache's per-kernel lock makes a worker wait for a kernel another one
+is compiling, then load it). Then this process loads everything and runs the model.
+
+    python -m engine.warmup [--jobs N] [--quiet]
+
+The progress line shows the kernels ready, their total and an estimate of the time left (the
+estimate weighs each kernel by its source lines).
 """
+import argparse
+import os
+import selectors
+import subprocess
 import sys
 import time
 
@@ -71,30 +86,29 @@ WARMUP_XML = """
 </mujoco>
 """
 
+# The stages the helper workers compile, in the reverse of the order in which compiling
+# engine.forward.run reaches them (module, kernel): a worker starting here meets the model's
+# worker only near the middle.
+STAGES_FROM_THE_END = [
+    ("engine.inverse", "inverse_constraint"),
+    ("engine.sensor", "sensor_acc"), ("engine.sensor", "energy_vel"),
+    ("engine.forward", "rk4_begin"), ("engine.forward", "step2_forward"),
+    ("engine.solver", "solve"), ("engine.forward", "fwd_constraint"),
+    ("engine.forward", "fwd_acceleration"),
+    ("engine.actuation", "fwd_actuation"), ("engine.passive", "passive"),
+    ("engine.sensor", "sensor_vel"), ("engine.forward", "fwd_velocity"),
+    ("engine.constraint", "reference_constraint"), ("engine.island", "island"),
+    ("engine.constraint", "make_constraint"), ("engine.sensor", "sensor_pos"),
+    ("engine.sensor", "energy_pos"), ("engine.collision", "collision"),
+]
 
-def warmup(verbose=True):
-    """Compile the pipeline on WARMUP_XML: forward, inverse and each integrator's step."""
-    from pathlib import Path
 
-    import numba
-
+def run_model(m=None):
+    """Compile (or load) the pipeline by running WARMUP_XML: forward, inverse and each
+    integrator's step. True when the state stays finite."""
     import engine
-
-    from engine import forward
-
-    cache = numba.config.CACHE_DIR
-    # numba keeps a source tree's kernels in a directory of their own under the cache (per
-    # checkout path), made when the kernels are defined; its index files (.nbi) appear only
-    # once something was compiled into it
-    try:
-        here = Path(forward.run._cache._cache_path)
-    except AttributeError:      # another numba's internals: look anywhere in the cache
-        here = Path(cache)
-    if verbose and not any(here.rglob("*.nbi")):
-        print(f"engine: compiling the numba kernels once for this machine (about 10 minutes on 2 "
-              f"cores); later runs load them from {cache} in seconds", flush=True)
-    t = time.perf_counter()
-    m = engine.MjModel.from_xml_string(WARMUP_XML)
+    if m is None:
+        m = engine.MjModel.from_xml_string(WARMUP_XML)
     d = engine.MjData(m)
     d.ctrl[:] = 0.1
     for integrator in (0, 1, 2, 3):  # Euler, RK4, implicit, implicitfast
@@ -106,10 +120,166 @@ def warmup(verbose=True):
         engine.mj_step(m, d)
         engine.mj_step(m, d, 2)
     engine.mj_inverse(m, d)
-    if verbose:
-        print(f"engine kernels compiled/loaded in {time.perf_counter() - t:.1f} s")
     return bool(np.all(np.isfinite(d.qpos)))
 
 
+def _arena_type():
+    """numba's type of a model's or data's arena tuple (engine._layout.Arena.buffers), built
+    from empty buffers: no model needed, so nothing runs (and compiles) before the workers."""
+    import numba
+    return numba.typeof((np.zeros(1), np.zeros(1, np.int32), np.zeros(1, np.uint8),
+                         np.zeros((3, 1), np.int64)))
+
+
+def _compile_stages(names):
+    import importlib
+    arena = _arena_type()
+    for module, name in names:
+        getattr(importlib.import_module(module), name).compile((arena, arena))
+
+
+def _kernel_weights():
+    """{kernel name: weight} for every kernel of the engine: its source lines."""
+    import importlib
+    import pkgutil
+
+    import engine
+    from engine import _jit
+    for info in pkgutil.walk_packages(engine.__path__, "engine."):
+        if info.name != "engine.warmup":
+            importlib.import_module(info.name)
+    out = {}
+    for disp in _jit.KERNELS:
+        code = disp.py_func.__code__
+        last = max((line for _, _, line in code.co_lines() if line), default=code.co_firstlineno)
+        out[_jit.kernel_name(disp)] = last - code.co_firstlineno + 1
+    return out
+
+
+class Progress:
+    """The warm-up's progress line: kernels ready / total, elapsed, estimated time left.
+    On a terminal one line redrawn in place; otherwise a line every ``every`` seconds."""
+
+    def __init__(self, weights, stream=sys.stderr, every=15.0):
+        self.weights, self.total = weights, sum(weights.values())
+        self.ready, self.done = set(), 0
+        self.stream, self.tty = stream, stream.isatty()
+        self.t0 = time.perf_counter()
+        self.every, self.last = every, self.t0
+
+    def add(self, name):
+        if name in self.ready:
+            return
+        self.ready.add(name)
+        self.done += self.weights.get(name, 0)
+        now = time.perf_counter()
+        if self.tty or now - self.last >= self.every:
+            self.last = now
+            self.draw(now)
+
+    def draw(self, now=None, end=False):
+        now = time.perf_counter() if now is None else now
+        el = now - self.t0
+        frac = self.done / self.total if self.total else 1.0
+        bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
+        left = "" if end or frac <= 0.02 else f", about {_mmss(el * (1 - frac) / frac)} left"
+        line = (f"engine: compiling kernels [{bar}] {len(self.ready)}/{len(self.weights)}, "
+                f"{_mmss(el)} elapsed{left}")
+        if self.tty:
+            self.stream.write("\r" + line + ("\n" if end else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def _mmss(s):
+    return f"{int(s) // 60}:{int(s) % 60:02d}"
+
+
+def _workers(jobs, progress):
+    """Run ``jobs`` worker processes (worker 0 the model, the others the stages from the end)
+    and feed their ready kernels to ``progress``. False if one failed."""
+    env = dict(os.environ)
+    procs = [subprocess.Popen([sys.executable, "-m", "engine.warmup", "--worker", str(k),
+                               "--jobs", str(jobs)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=env, text=True)
+             for k in range(jobs)]
+    sel = selectors.DefaultSelector()
+    for p in procs:
+        sel.register(p.stdout, selectors.EVENT_READ, p)
+    open_ = len(procs)
+    while open_:
+        for key, _ in sel.select():
+            line = key.fileobj.readline()
+            if not line:
+                sel.unregister(key.fileobj)
+                open_ -= 1
+            elif progress is not None:
+                progress.add(line.strip())
+    ok = True
+    for k, p in enumerate(procs):
+        err = p.stderr.read()
+        if p.wait() != 0:
+            ok = False
+            sys.stderr.write(f"engine.warmup: worker {k} failed:\n{err[-2000:]}\n")
+    return ok
+
+
+def warmup(verbose=True, jobs=None):
+    """Compile or load every kernel of the pipeline; True when the warm-up model stays finite.
+    ``jobs``: worker processes for a cold compile (default: the processors this process may
+    use, at most 8; 1 compiles here)."""
+    from engine import _jit
+
+    if jobs is None:
+        jobs = int(os.environ.get("MJ_ROS_COMPILE_JOBS", "0")) or min(
+            8, len(os.sched_getaffinity(0)))
+    weights = _kernel_weights()
+    cold = not _jit.is_warm()
+    progress = Progress(weights) if verbose else None
+    t = time.perf_counter()
+    if verbose and cold:
+        print(f"engine: compiling the numba kernels for this machine ({jobs} process"
+              f"{'es' if jobs > 1 else ''}, 2-3 minutes on 2 cores); later runs load them from "
+              f"{_jit.cache_dir()} in about a second", file=sys.stderr, flush=True)
+    if cold and jobs > 1:
+        _workers(jobs, progress)     # a failed worker leaves its kernels to this process
+    if progress is not None:
+        _jit.on_ready = lambda disp: progress.add(_jit.kernel_name(disp))
+    try:
+        ok = run_model()
+    finally:
+        _jit.on_ready = None
+    if ok:
+        _jit.mark_warm()
+    if progress is not None and cold:
+        progress.draw(end=True)
+        print(f"engine: kernels ready in {time.perf_counter() - t:.1f} s", file=sys.stderr,
+              flush=True)
+    return ok
+
+
+def _worker(k, jobs):
+    """Worker k of a parallel cold compile: prints each kernel it readies, one per line."""
+    from engine import _jit
+    _jit.on_ready = lambda disp: print(_jit.kernel_name(disp), flush=True)
+    if k == 0:
+        return run_model()
+    _compile_stages(STAGES_FROM_THE_END[k - 1::jobs - 1])
+    return True
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--jobs", "-j", type=int, default=None,
+                    help="worker processes for a cold compile (default: one per processor)")
+    ap.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+    ap.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.worker is not None:
+        return 0 if _worker(a.worker, a.jobs) else 1
+    return 0 if warmup(verbose=not a.quiet, jobs=a.jobs) else 1
+
+
 if __name__ == "__main__":
-    sys.exit(0 if warmup() else 1)
+    sys.exit(main())

@@ -47,7 +47,7 @@ from . import broadphase as bp
 from . import hfield as hf
 from . import narrowphase as npx
 
-from .._access import kernel
+from .._jit import kernel
 
 DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_FILTERPARENT = 1, 1 << 4, 1 << 10
 DSBL_MULTICCD = 1 << 19

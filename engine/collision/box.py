@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 
-from .._access import kernel
+from .._jit import kernel
 from ..math import mat_mat, mat_t_vec, mat_vec, normalize3, sub3, transpose9
 
 _MINVAL = 1e-15      # mjMINVAL

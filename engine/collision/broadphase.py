@@ -25,7 +25,7 @@ Filtering, as MuJoCo's for automatically generated ("dynamic") pairs:
 """
 from __future__ import annotations
 
-from .._access import kernel
+from .._jit import kernel
 PLANE = 0
 
 

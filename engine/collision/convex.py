@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from .._access import kernel
+from .._jit import kernel
 
 # workspace layout (rows of work_f: 9 columns; rows of work_i: 4 columns); nccd.py details the use
 CCD_VMAX = 1024                 # EPA polytope vertices

@@ -19,7 +19,7 @@ type1 <= type2) the ends are swapped so that ``fromto`` still runs from ``geom1`
 from __future__ import annotations
 
 from .._access import f1, f2, i1, i2, fs, is_
-from .._access import kernel
+from .._jit import kernel
 from .._layout import DF, MF
 from . import pair_contacts
 from . import narrowphase as npx

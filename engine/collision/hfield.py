@@ -45,7 +45,7 @@ import math
 
 from . import nccd
 
-from .._access import kernel
+from .._jit import kernel
 
 HF_ROWS, HF_COLS = 4, 18
 _MESH = 7

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from . import primitive as pr
 
-from .._access import kernel
+from .._jit import kernel
 
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH, SDF = range(9)
 NEED_CONVEX, NEED_HFIELD, NEED_SDF = -1, -2, -3

@@ -101,7 +101,7 @@ from __future__ import annotations
 
 import math
 
-from .._access import kernel
+from .._jit import kernel
 from ..math import normalize3
 from .convex import (CCD_VMAX, CCD_FMAX, CCD_EMAX, _VOFF, _FOFF, _POFF, _AOFF, _HOFF, _SKOFF,
                      FACE_TOL, EDGE_TOL, _PMAX, _clip_edge, _clip_edge_tol, _emit_edge_points,

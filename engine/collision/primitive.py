@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
-from .._access import KERNEL as _J, kernel
+from .._jit import kernel
 from .box import sphere_box_at
 from .convex import _quad_area
 mjMINVAL = 1e-15
 
 
-@njit(inline="always", **_J)
+@kernel
 def _axis(mat, k):
     return mat[k], mat[3 + k], mat[6 + k]
 
