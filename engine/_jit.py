@@ -38,6 +38,7 @@ import hashlib
 import importlib
 import os
 import sys
+import time
 import types as pytypes
 from pathlib import Path
 
@@ -335,6 +336,9 @@ class KernelDispatcher(CPUDispatcher):
 on_ready = None
 
 
+LOCK_WAIT = [0.0]      # seconds this process waited for kernels other processes compiled
+
+
 @contextlib.contextmanager
 def _compile_lock(disp):
     path = os.path.join(cache_dir(), "locks")
@@ -346,7 +350,9 @@ def _compile_lock(disp):
         yield
         return
     with f:
+        t = time.perf_counter()
         fcntl.flock(f, fcntl.LOCK_EX)
+        LOCK_WAIT[0] += time.perf_counter() - t
         try:
             yield
         finally:

@@ -219,6 +219,8 @@ def _workers(jobs, progress):
     ok = True
     for k, p in enumerate(procs):
         err = p.stderr.read()
+        if os.environ.get("MJ_ROS_WARMUP_DEBUG"):
+            sys.stderr.write(err)
         if p.wait() != 0:
             ok = False
             sys.stderr.write(f"engine.warmup: worker {k} failed:\n{err[-2000:]}\n")
@@ -263,10 +265,16 @@ def _worker(k, jobs):
     """Worker k of a parallel cold compile: prints each kernel it readies, one per line."""
     from engine import _jit
     _jit.on_ready = lambda disp: print(_jit.kernel_name(disp), flush=True)
+    t = time.perf_counter()
     if k == 0:
-        return run_model()
-    _compile_stages(STAGES_FROM_THE_END[k - 1::jobs - 1])
-    return True
+        ok = run_model()
+    else:
+        _compile_stages(STAGES_FROM_THE_END[k - 1::jobs - 1])
+        ok = True
+    if os.environ.get("MJ_ROS_WARMUP_DEBUG"):
+        print(f"worker {k}: {time.perf_counter() - t:.1f} s, waited {_jit.LOCK_WAIT[0]:.1f} s",
+              file=sys.stderr)
+    return ok
 
 
 def main(argv=None):
