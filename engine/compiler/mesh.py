@@ -52,6 +52,9 @@ from typing import Optional, Tuple
 
 import numpy as np
 
+from .hull import (POLY_ANGLE_STEP, HullError, convex_hull as _convex_hull,  # noqa: F401
+                   hull_extrema, hull_faces, hull_graph, hull_polygons, polygon_map)
+
 __all__ = [
     "MeshError",
     "LoadedMesh",
@@ -749,367 +752,22 @@ def _load_dae(path: str) -> LoadedMesh:
 
 
 # --------------------------------------------------------------------------
-# convex hull
+# convex hull (engine/compiler/hull.py)
 # --------------------------------------------------------------------------
 
 def convex_hull(vert: np.ndarray, maxhullvert: int = -1, name: str = "mesh"):
-    """Convex hull of a point set with qhull (scipy), as MuJoCo's compiler.
-
-    Returns ``(hull_vert, hull_face)``: sorted indices into ``vert`` of the
-    hull's vertices and (k,3) int32 outward-oriented triangles (indices into
-    ``vert``).  ``maxhullvert > 0`` stops qhull after that many vertices
-    (qhull option ``TA``, seed asset/mesh ``maxhullvert``).  Raises
-    :class:`MeshError` for a flat (coplanar) point set.
-    """
-    from scipy.spatial import ConvexHull, QhullError
-
-    vert = np.asarray(vert, dtype=np.float64)
-    opts = "Qt"
-    if maxhullvert is not None and maxhullvert != -1:
-        if maxhullvert < 4:
-            raise MeshError(f"mesh '{name}': maxhullvert must be larger than 3")
-        opts += f" TA{maxhullvert - 4}"
+    """Convex hull of a point set with qhull (scipy), as MuJoCo's compiler: ``(hull_vert,
+    hull_face)``, sorted indices into ``vert`` of the hull's vertices and (k,3) int32
+    outward-oriented triangles. ``maxhullvert > 0`` stops qhull after that many vertices (seed
+    asset/mesh ``maxhullvert``). Raises :class:`MeshError` for a flat (coplanar) point set."""
+    if maxhullvert is not None and maxhullvert != -1 and maxhullvert < 4:
+        raise MeshError(f"mesh '{name}': maxhullvert must be larger than 3")
     try:
-        hull = ConvexHull(vert, qhull_options=opts)
-    except QhullError:
+        return _convex_hull(vert, maxhullvert)
+    except HullError:
         raise MeshError(f"mesh '{name}' has coplanar vertices, cannot compute convex hull. "
                         "Consider using a primitive geom type (plane or thin box) "
                         "instead") from None
-    tri = hull.simplices.astype(np.int32)
-    p = vert[tri]
-    nrm = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
-    flip = np.einsum("ij,ij->i", nrm, hull.equations[:, :3]) < 0
-    tri[flip] = tri[flip][:, ::-1]
-    return np.unique(tri), tri
-
-
-# Hull triangles whose normals round to the same (azimuth, polar) angle pair, in steps of this
-# many radians, form one polygon (MuJoCo's compiler constant).
-POLY_ANGLE_STEP = 0.01
-
-
-def hull_faces(vert: np.ndarray, maxhullvert: int = -1):
-    """The convex hull's triangles as MuJoCo's compiler lists them in mesh_graph: qhull's
-    triangulated facets ("Qt") in qhull's order. Returns ``(raw, tri)``: ``raw`` each facet's
-    vertices in qhull's own order, ``tri`` the same with the first two swapped where that makes
-    it counter-clockwise around the outward normal; None for a degenerate hull."""
-    from scipy.spatial import ConvexHull, QhullError
-
-    opts = "Qt" + (f" TA{maxhullvert - 4}" if maxhullvert is not None and maxhullvert > -1 else "")
-    try:
-        hull = ConvexHull(vert, qhull_options=opts)
-    except QhullError:
-        return None
-    raw = hull.simplices.astype(np.int64)
-    tri = raw.copy()
-    p = vert[tri]
-    cr = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
-    inward = np.einsum("ij,ij->i", cr, hull.equations[:, :3]) < 0
-    tri[inward] = tri[inward][:, [1, 0, 2]]
-    return raw, tri
-
-
-def hull_graph(raw: np.ndarray, tri: np.ndarray) -> np.ndarray:
-    """mjModel.mesh_graph of one mesh, from its hull (`hull_faces`): ``[numvert, numface,
-    vert_edgeadr (numvert), vert_globalid (numvert), edge_localid (numvert + 3 numface),
-    face_globalid (3 numface)]`` (int32).
-
-    Each hull vertex lists its neighbours (local ids) once, -1 terminated: the facets around
-    the vertex in facet order, each facet's vertices in qhull's order. The faces are ``tri``,
-    MuJoCo's. What qhull's Python interface (scipy) does not expose, and so differs from
-    MuJoCo's graph: the local numbering of the hull vertices (MuJoCo: qhull's internal vertex
-    list; here ascending with the mesh vertex id) and the order within a neighbour list
-    (MuJoCo: qhull's vertex-neighbour sets, kept in update order while it merges facets). The
-    sets are the same, so hill climbing over the graph (engine/collision/nccd.py) finds the
-    same support vertex except between exactly tied vertices."""
-    gid = np.unique(raw)
-    nv, nf = len(gid), len(raw)
-    local = np.full(int(gid[-1]) + 1, -1, np.int64)
-    local[gid] = np.arange(nv)
-    r = local[raw]
-    # (vertex, facet, position of the neighbour in the facet) for each of the 6 ordered pairs
-    own = np.broadcast_to(r[:, :, None], (nf, 3, 3))       # own[f, i, j] = r[f, i]
-    nbr = np.broadcast_to(r[:, None, :], (nf, 3, 3))       # nbr[f, i, j] = r[f, j]
-    fid = np.broadcast_to(np.arange(nf)[:, None, None], (nf, 3, 3))
-    pos = np.broadcast_to(np.arange(3)[None, None, :], (nf, 3, 3))
-    keep = own != nbr
-    own, nbr, fid, pos = own[keep], nbr[keep], fid[keep], pos[keep]
-    order = np.lexsort((pos, fid, own))
-    own, nbr = own[order], nbr[order]
-    _, first = np.unique(own * nv + nbr, return_index=True)   # first visit of each edge
-    first.sort()
-    own, nbr = own[first], nbr[first]
-    deg = np.bincount(own, minlength=nv)
-    edges = np.full(nv + len(nbr), -1, np.int64)
-    edgeadr = np.concatenate([[0], np.cumsum(deg + 1)[:-1]])
-    slot = edgeadr[own] + (np.arange(len(own)) - np.concatenate([[0], np.cumsum(deg)[:-1]])[own])
-    edges[slot] = nbr
-    return np.concatenate([[nv, nf], edgeadr, gid, edges, tri.reshape(-1)]).astype(np.int32)
-
-
-def hull_extrema(vert: np.ndarray, graph: np.ndarray) -> np.ndarray:
-    """mjModel.mesh_extrema of one mesh: for the 27 directions ``(i-1, j-1, k-1)``,
-    i, j, k in 0..2 (index 9i + 3j + k), the local id of the first hull vertex farthest along
-    it (the seed of nccd's hill climbing). ``vert``: the mesh's compiled vertices; vertices and
-    dot products in single precision, as MuJoCo's compiler ranks them."""
-    nv = int(graph[0])
-    hv = vert[graph[2 + nv:2 + 2 * nv]].astype(np.float32)
-    d = np.stack(np.meshgrid(*[np.arange(3) - 1] * 3, indexing="ij"), -1).reshape(27, 3)
-    return np.argmax(hv @ d.T.astype(np.float32), axis=0).astype(np.int32)
-
-
-def _angle_keys(vert: np.ndarray, tri: np.ndarray) -> list:
-    """The polygon key of each triangle: its unit normal's azimuth and polar angles divided by
-    POLY_ANGLE_STEP and rounded (half away from zero), as floats; a normal within 1e-7 of +-z
-    has azimuth 0. None for a triangle of (nearly) zero area."""
-    p = vert[tri]
-    n = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
-    ln = np.sqrt(np.einsum("ij,ij->i", n, n))
-    keys = []
-    for (x, y, z), l in zip(n.tolist(), ln.tolist()):
-        if l < MJ_MINVAL:
-            keys.append(None)
-            continue
-        nx, ny, nz = x / l + 0.0, y / l + 0.0, z / l + 0.0   # + 0.0: no -0.0 into atan2
-        if abs(nz) > 1.0 - 1e-7:
-            keys.append((0.0, float(_round_half_away(math.pi / POLY_ANGLE_STEP)) if nz < 0
-                         else 0.0))
-        else:
-            keys.append((float(_round_half_away(math.atan2(ny, nx) / POLY_ANGLE_STEP)),
-                         float(_round_half_away(math.acos(nz) / POLY_ANGLE_STEP))))
-    return keys
-
-
-def _round_half_away(x: float) -> float:
-    return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
-
-
-_U64 = (1 << 64) - 1
-
-
-def _hash_double(x: float) -> int:
-    """The standard library's hash of a double as MuJoCo's build uses it: 0 for +-0, else the
-    64 bits of the IEEE representation."""
-    if x == 0.0:
-        return 0
-    return int(np.float64(x).view(np.uint64))
-
-
-def _next_prime(n: int) -> int:
-    if n <= 2:
-        return 2
-    while True:
-        if n % 2 and all(n % k for k in range(3, int(math.isqrt(n)) + 1, 2)):
-            return n
-        n += 1
-
-
-class _InsertionOrderedTable:
-    """The iteration order of the hash map MuJoCo's compiler keeps its polygons in (an unordered
-    map with chained buckets: bucket count 2, 5, 11, 23, ... (2n+1, next prime) grown at load
-    factor 1; a key whose bucket is empty goes to the front of the element list, otherwise to
-    the front of its bucket's run; a rehash relinks the list keeping runs together). Polygon ids
-    in mjModel follow this order, so it is reproduced exactly."""
-
-    def __init__(self):
-        self.keys, self.hashes, self.nxt = [], [], []   # nodes; nxt: next node, -1 = end
-        self.head = -1                                   # first node of the list
-        self.buckets = []                                # per bucket: node before its run
-        self.index = {}                                  # key -> node
-
-    def _bucket(self, h: int, bc: int) -> int:
-        return h & (bc - 1) if not (bc & (bc - 1)) else (h if h < bc else h % bc)
-
-    def _rehash(self, n: int) -> None:
-        n = 2 if n == 1 else (_next_prime(n) if n & (n - 1) else n)
-        bc = len(self.buckets)
-        if n <= bc:
-            return
-        # -2 marks "before the list head"; -1 an empty bucket
-        buckets = [-1] * n
-        pp, cp = -2, self.head
-        if cp != -1:
-            phash = self._bucket(self.hashes[cp], n)
-            buckets[phash] = pp
-            pp = cp
-            cp = self.nxt[cp]
-            while cp != -1:
-                chash = self._bucket(self.hashes[cp], n)
-                if chash == phash:
-                    pp = cp
-                elif buckets[chash] == -1:
-                    buckets[chash] = pp
-                    pp = cp
-                    phash = chash
-                else:  # move cp to the front of its bucket's run
-                    self.nxt[pp] = self.nxt[cp]
-                    self._link_after(buckets[chash], cp)
-                cp = self.nxt[pp]
-        self.buckets = buckets
-
-    def get(self, key):
-        return self.index.get(key)
-
-    def insert(self, key) -> int:
-        # the pair's hash: the second hash folded into the first, golden-ratio style
-        h = _hash_double(key[0])
-        h ^= (_hash_double(key[1]) + 0x9E3779B9 + ((h << 6) & _U64) + (h >> 2)) & _U64
-        bc = len(self.buckets)
-        size = len(self.keys)
-        if size + 1 > bc or bc == 0:
-            pow2 = bc > 2 and not (bc & (bc - 1))
-            self._rehash(max(2 * bc + (0 if pow2 else 1), size + 1))
-            bc = len(self.buckets)
-        node = size
-        self.keys.append(key)
-        self.hashes.append(h)
-        self.nxt.append(-1)
-        self.index[key] = node
-        b = self._bucket(h, bc)
-        if self.buckets[b] == -1:  # empty bucket: the node goes to the front of the list
-            self._link_after(-2, node)
-            self.buckets[b] = -2
-            if self.nxt[node] != -1:
-                self.buckets[self._bucket(self.hashes[self.nxt[node]], bc)] = node
-        else:
-            self._link_after(self.buckets[b], node)
-        return node
-
-    def _link_after(self, before: int, node: int) -> None:
-        """Link node into the list after `before` (-2: at the head)."""
-        if before == -2:
-            self.nxt[node] = self.head
-            self.head = node
-        else:
-            self.nxt[node] = self.nxt[before]
-            self.nxt[before] = node
-
-    def in_order(self):
-        out, x = [], self.head
-        while x != -1:
-            out.append(x)
-            x = self.nxt[x]
-        return out
-
-
-class _Polygon:
-    """Boundary edges of coplanar hull triangles, grouped in islands until faces join them."""
-
-    def __init__(self, a: int, b: int, c: int):
-        self.edges = [(a, b), (b, c), (c, a)]
-        self.islands = [0, 0, 0]
-        self.nisland = 1
-
-    def _merge(self, i1: int, i2: int) -> int:
-        lo, hi = min(i1, i2), max(i1, i2)
-        self.islands = [lo if k == hi else (k - 1 if k > hi else k) for k in self.islands]
-        self.nisland -= 1
-        return lo
-
-    def add(self, a: int, b: int, c: int) -> None:
-        """Add triangle (a, b, c): its edges shared (reversed) with the boundary leave it, the
-        others join it; islands it connects become one."""
-        island, new = -1, []
-        for u, w in ((a, b), (b, c), (c, a)):
-            try:
-                i = self.edges.index((w, u))
-            except ValueError:
-                new.append((u, w))
-                continue
-            other = self.islands[i]
-            del self.edges[i], self.islands[i]
-            if island == -1:
-                island = other
-            elif other != island:
-                island = self._merge(island, other)
-        if island == -1:
-            island = self.nisland
-            self.nisland += 1
-        for e in new:
-            self.edges.append(e)
-            self.islands.append(island)
-
-    def paths(self) -> list:
-        """Each island's boundary loop, following edges head to tail from the island's first
-        edge (the search for a successor skips edge 0; an unclosed trace is dropped)."""
-        E, I = self.edges, self.islands
-        out = []
-        for i in range(self.nisland):
-            j = next((j for j in range(len(E)) if I[j] == i), None)
-            if j is None:
-                continue
-            path = [E[j][0], E[j][1]]
-            nxt = path[-1]
-            for _ in range(len(E)):
-                k = next((k for k in range(1, len(E)) if I[k] == i and E[k][0] == nxt), None)
-                if k is None:
-                    continue
-                nxt = E[k][1]
-                if nxt == path[0]:
-                    out.append(path)
-                    break
-                path.append(nxt)
-        return out
-
-
-def _area_normal(q: np.ndarray) -> np.ndarray:
-    """Unit normal of the closed polygon q (k,3), counter-clockwise: its area vector
-    sum_i q_i x q_(i+1), normalised (+z if it vanishes)."""
-    s = np.cross(q, np.roll(q, -1, axis=0)).sum(axis=0)
-    ln = math.sqrt(float(s @ s))
-    return s / ln if ln > 0 else np.array([0.0, 0.0, 1.0])
-
-
-def hull_polygons(vert_file: np.ndarray, vert: np.ndarray, tri, mirrored: bool = False):
-    """Polygons of a mesh's convex hull: mjModel ``mesh_poly*`` (plane-mesh and multi-contact
-    collisions use them), built as MuJoCo 4's compiler builds them.
-
-    The hull triangles ``tri`` (`hull_faces` of the file's vertices ``vert_file``, before
-    refpos, refquat and scale, as the compiler takes them; None: no hull) are grouped by the rounded angles of their
-    normals (`_angle_keys`); each group's boundary loops (`_Polygon.paths`) are its polygons,
-    listed in the compiler's hash-map order (`_InsertionOrderedTable`). Each polygon's normal is
-    its area vector's direction in the compiled mesh frame (``vert``); under a mirroring scale
-    (``mirrored``) every loop is reversed (same first vertex), so it stays counter-clockwise.
-
-    Returns ``(normals (p,3) float64, polys list of int32 arrays of vertex ids)``.
-    """
-    vf = np.asarray(vert_file, dtype=np.float64)
-    if tri is None:
-        return np.zeros((0, 3)), []
-    table, polys = _InsertionOrderedTable(), []
-    for (a, b, c), key in zip(tri.tolist(), _angle_keys(vf, tri)):
-        if key is None:
-            continue
-        node = table.get(key)
-        if node is None:
-            table.insert(key)
-            polys.append(_Polygon(a, b, c))
-        else:
-            polys[node].add(a, b, c)
-    v = np.asarray(vert, dtype=np.float64)
-    normals, loops = [], []
-    for node in table.in_order():
-        for path in polys[node].paths():
-            if len(path) < 3:
-                continue
-            if mirrored:  # the mirroring scale turned the loop clockwise: reverse it, same start
-                path = path[:1] + path[:0:-1]
-            loops.append(np.asarray(path, dtype=np.int32))
-            normals.append(_area_normal(v[path]))
-    return np.asarray(normals, dtype=np.float64).reshape(-1, 3), loops
-
-
-def polygon_map(nvert: int, polys):
-    """Per vertex, the (ascending) ids of the polygons containing it: (mapadr, mapnum, map)."""
-    lists = [[] for _ in range(nvert)]
-    for k, p in enumerate(polys):
-        for i in p:
-            lists[int(i)].append(k)
-    num = np.array([len(x) for x in lists], dtype=np.int32)
-    adr = np.concatenate([[0], np.cumsum(num)[:-1]]).astype(np.int32) if nvert else \
-        np.zeros(0, np.int32)
-    flat = np.array([k for x in lists for k in x], dtype=np.int32)
-    return adr, num, flat
 
 
 # --------------------------------------------------------------------------
@@ -1231,7 +889,11 @@ class MeshData:
     hull_vert: Optional[np.ndarray] = None   # (k,) int32 indices of hull vertices
     hull_face: Optional[np.ndarray] = None   # (h,3) int32 outward hull triangles
     poly_normal: Optional[np.ndarray] = None  # (p,3) hull polygon outward normals
-    poly_vert: Optional[list] = None          # p int32 arrays: each polygon's vertex ids
+    poly_vert: Optional[np.ndarray] = None    # int32 vertex ids of the polygons, one after another
+    poly_vertnum: Optional[np.ndarray] = None  # (p,) int32 vertex count of each polygon
+    poly_mapadr: Optional[np.ndarray] = None  # (n,) int32 per vertex: first entry in poly_map
+    poly_mapnum: Optional[np.ndarray] = None  # (n,) int32 per vertex: polygons containing it
+    poly_map: Optional[np.ndarray] = None     # int32 polygon ids per vertex (polygon_map)
     graph: Optional[np.ndarray] = None        # int32 mesh_graph of the hull (hull_graph)
     extrema: Optional[np.ndarray] = None      # (27,) int32 mesh_extrema (hull_extrema)
     normal: Optional[np.ndarray] = None      # file normals rotated into the mesh frame
@@ -1380,19 +1042,22 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
     aabb = np.concatenate([(lo + hi) / 2, (hi - lo) / 2])
     # geom_rbound of a mesh geom: the AABB corner farthest from the origin
     rbound = float(np.linalg.norm(np.abs(aabb[:3]) + aabb[3:]))
-    pnrm, pverts, graph, extrema = np.zeros((0, 3)), [], None, None
+    pnrm, pverts, pnum = np.zeros((0, 3)), np.zeros(0, np.int32), np.zeros(0, np.int32)
+    graph = extrema = None
     if hull_vert is not None:
         ht = hull_faces(np.asarray(v_file, dtype=np.float64), maxhullvert)
-        pnrm, pverts = hull_polygons(v_file, vloc, None if ht is None else ht[1], mirrored)
+        pnrm, pverts, pnum = hull_polygons(v_file, vloc, None if ht is None else ht[1], mirrored)
         if ht is not None:
             graph = hull_graph(*ht)
             extrema = hull_extrema(vloc, graph)
+    padr, pmnum, pmap = polygon_map(len(vloc), pverts, pnum)
     return MeshData(
         name=name, vert=vloc, face=f.astype(np.int32), pos=com, quat=quat, scale=scale,
         inertia_type=inertia, volume=float(measure), inertia=np.asarray(evals, dtype=float),
         surface_area=surface,
         hull_vert=None if hull_vert is None else hull_vert.astype(np.int32),
-        hull_face=hull_face, normal=nrm, poly_normal=pnrm, poly_vert=pverts, graph=graph,
+        hull_face=hull_face, normal=nrm, poly_normal=pnrm, poly_vert=pverts,
+        poly_vertnum=pnum, poly_mapadr=padr, poly_mapnum=pmnum, poly_map=pmap, graph=graph,
         extrema=extrema,
         texcoord=None if texcoord is None else np.asarray(texcoord, dtype=np.float64),
         facenormal=None if facenormal is None else np.asarray(facenormal, dtype=np.int32),
