@@ -54,7 +54,7 @@ def _mark(face, a, rng=None):
     chosen differ from MuJoCo's (whose generator the reference does not specify), their
     density is the same."""
     h, w = face.shape[:2]
-    m = np.asarray(a["markrgb"], float)
+    m = np.asarray(a["markrgb"], face.dtype)
     if a["mark"] == "random":
         rng = rng if rng is not None else np.random.default_rng(1)
         face[rng.random((h, w)) < a["random"]] = m
@@ -67,18 +67,44 @@ def _mark(face, a, rng=None):
     return face
 
 
-def _face_dirs(w):
-    """Unit directions from the cube's centre through each texel of each face (6, w, w, 3),
-    with texel rows running down the face and columns across."""
+# The direction (x, y, z) from the cube's centre through texel (row V, column U) of each face,
+# V and U in [-1, 1]; for the side faces +Y is up (row 0), as the gradient runs along +Y:
+#   0 (+X): (1, -V, -U)   1 (-X): (-1, -V, U)   2 (+Y): (U, 1, V)
+#   3 (-Y): (U, -1, -V)   4 (+Z): (U, -V, 1)    5 (-Z): (-U, -V, -1)
+# Only y and the squared norm enter the weight, so faces 0 and 1, and 4 and 5, are equal to the
+# bit; 2 and 3 differ in the sign of y. _GRADIENT_FACE: the face whose image each face copies.
+_GRADIENT_FACE = (0, 0, 2, 3, 4, 4)
+
+
+def _gradient_face_y(f, w):
+    """The y component of the unit texel directions of cube face ``f`` (w, w): y / |d|, the
+    squared norm summed (x^2 + y^2) + z^2 (the order of numpy's norm over the last axis, which
+    an earlier version used: the same bits)."""
     u = np.linspace(-1.0, 1.0, w) if w > 1 else np.zeros(1)
     V, U = np.meshgrid(u, u, indexing="ij")   # V: row coordinate, U: column coordinate
     one = np.ones_like(U)
-    # (x, y, z) per face; for the side faces +Y is up (row 0), as the gradient runs along +Y
-    faces = [np.stack([one, -V, -U], -1), np.stack([-one, -V, U], -1),
-             np.stack([U, one, V], -1), np.stack([U, -one, -V], -1),
-             np.stack([U, -V, one], -1), np.stack([-U, -V, -one], -1)]
-    d = np.stack(faces)
-    return d / np.linalg.norm(d, axis=-1, keepdims=True)
+    x, y, z = {0: (one, -V, -U), 2: (U, one, V), 3: (U, -one, -V), 4: (U, -V, one)}[f]
+    return y / np.sqrt((x * x + y * y) + z * z)
+
+
+def _byte_face(c):
+    """`_byte` of an (h, w, 3) colour image, as uint8."""
+    return (np.trunc(255.0 * c).astype(np.int64) & 0xFF).astype(np.uint8)
+
+
+def _cube_gradient(a, w):
+    """The six face images (6, w, w, 3) uint8 of a cube/skybox gradient texture (before
+    marks): a weight from each texel direction's angle to +Y. Each distinct face
+    (`_GRADIENT_FACE`) is computed once."""
+    out = np.empty((6, w, w, 3), np.uint8)
+    done = {}
+    for f, src in enumerate(_GRADIENT_FACE):
+        if src not in done:
+            ang = np.arccos(np.clip(_gradient_face_y(src, w), -1, 1))
+            done[src] = _byte_face(_mix(_gradient_weight(1 - ang / math.pi), a["rgb1"],
+                                        a["rgb2"]))
+        out[f] = done[src]
+    return out
 
 
 def builtin(a, ttype):
@@ -102,17 +128,20 @@ def builtin(a, ttype):
             img = _mix(np.where(d < 1, _gradient_weight(np.clip(1 - d, 0, 1)), 0.0), rgb1, rgb2)
         img = _mark(img, a, np.random.default_rng(1))
         return h, w, _byte(img).astype(np.uint8).ravel()
-    faces = []
     rng = np.random.default_rng(1)
-    dirs = _face_dirs(w) if kind == "gradient" else None
+    if kind == "gradient":
+        # marks in bytes: _byte is per texel, so marking before or after it is the same
+        img = _cube_gradient(a, w)
+        byte_mark = dict(a, markrgb=_byte(a["markrgb"]).astype(np.uint8))
+        for f in range(6):
+            _mark(img[f], byte_mark, rng)
+        return 6 * w, w, img.ravel()
+    faces = []
     for f in range(6):
         if kind == "checker":
             face = _checker_face(w, w, rgb1, rgb2, invert=(f >= 4))
-        elif kind == "flat":
+        else:  # flat
             face = np.broadcast_to(np.asarray(rgb2 if f == 3 else rgb1, float), (w, w, 3)).copy()
-        else:  # gradient along +Y: weight from the angle to +Y
-            ang = np.arccos(np.clip(dirs[f][..., 1], -1, 1))
-            face = _mix(_gradient_weight(1 - ang / math.pi), rgb1, rgb2)
         faces.append(_mark(face, a, rng))
     img = np.concatenate(faces)
     return 6 * w, w, _byte(img).astype(np.uint8).ravel()
