@@ -1,5 +1,10 @@
 """The compiler's asset phases: meshes (and their hull data), height fields, textures and
 materials (seed 000, <asset>), producing mjModel's mesh_*, hfield_*, tex_* and mat_* fields.
+
+Processed meshes and textures come from the compile cache (engine/compiler/cache.py) when an
+earlier compile stored them: a mesh entry is keyed on the file's bytes (or inline vertices) and
+the processing attributes, a procedural texture on its attributes, an image texture on its
+files' bytes and attributes.
 """
 from __future__ import annotations
 
@@ -65,32 +70,50 @@ class AssetPhases:
         self.sz.update(nmeshvert=int(sum(nv_)), nmeshface=int(sum(nf_)))
 
     def _compile_mesh(self, mel, name, meshdir, meshlib):
-        """The MeshData of one <mesh>: its file or inline vertices, processed."""
+        """The MeshData of one <mesh>: from the cache if an entry matches the source (file
+        bytes or inline arrays) and the processing attributes, else processed and stored."""
         a = mel.attrs
         if a.get("builtin") or a.get("params"):
             raise NotImplementedError(f"{mel.file}:{mel.line}: <mesh builtin=...> "
                                       "(procedural meshes) is not supported yet")
+        vert = face = blob = None
         if a.get("file"):
             fname = a["file"]
             if self.c["strippath"]:
                 fname = os.path.basename(fname)
             path = self.resolve_asset(fname, meshdir, mel)
+            where = fname if isinstance(path, (bytes, bytearray)) else path
             try:
-                vert, face, *_ = meshlib.load_mesh_file(path, a.get("content_type"))
+                kind = meshlib.mesh_kind(where, a.get("content_type"))
+                blob = (bytes(path) if isinstance(path, (bytes, bytearray))
+                        else meshlib.read_mesh_file(path))
             except meshlib.MeshError as e:
                 raise err(mel, str(e), "file") from None
+            source = blob
         elif a.get("vertex") is not None:
             vert = np.asarray(a["vertex"], float).reshape(-1, 3)
             face = (np.asarray(a["face"], np.int32).reshape(-1, 3)
                     if a.get("face") is not None else None)
+            kind, source = "inline", (vert, face)
         else:
             raise err(mel, "mesh needs a 'file' or 'vertex' attribute", "file")
+        params = dict(scale=a["scale"], refpos=a["refpos"], refquat=a["refquat"],
+                      inertia=a["inertia"], maxhullvert=a["maxhullvert"])
+        key = meshlib.mesh_cache_key(source, kind=kind, **params)
+        md = meshlib.load_cached_mesh(key)
+        if md is not None:
+            return md
+        if blob is not None:
+            try:
+                vert, face, *_ = meshlib.load_mesh_bytes(blob, where, kind)
+            except meshlib.MeshError as e:
+                raise err(mel, str(e), "file") from None
         try:
-            return meshlib.process_mesh(vert, face, scale=a["scale"], refpos=a["refpos"],
-                                        refquat=a["refquat"], inertia=a["inertia"],
-                                        maxhullvert=a["maxhullvert"])
+            md = meshlib.process_mesh(vert, face, **params)
         except meshlib.MeshError as e:
             raise err(mel, f"mesh '{name}': {e}") from None
+        meshlib.store_cached_mesh(key, md)
+        return md
 
     def _compile_mesh_polygons(self):
         """The convex hull data of the meshes that collide: mesh_poly* (the hull's polygons,
@@ -287,16 +310,16 @@ class AssetPhases:
                 if a["builtin"] != "none":
                     if a["nchannel"] != 3:
                         raise err(el, "builtin textures must have 3 channels", "nchannel")
-                    h, w, data = T.builtin(a, t)
+                    h, w, data = T.builtin_cached(a, t)
                 else:
-                    def load(attr):
+                    files = {}
+                    for attr in T.image_files(a):
                         fname = a[attr]
                         if self.c["strippath"]:
                             fname = os.path.basename(fname)
-                        blob = self._read_bytes(self.resolve_asset(fname, tdir, el), el)
-                        return T.decode_image(blob, fname, a.get("content_type"),
-                                              a["nchannel"])
-                    h, w, data, srgb = T.from_images(a, t, load)
+                        files[attr] = (fname, self._read_bytes(
+                            self.resolve_asset(fname, tdir, el), el))
+                    h, w, data, srgb = T.from_images_cached(a, t, files)
                     if colorspace == 0:
                         colorspace = 2 if srgb else 1
             except T.TextureError as e:

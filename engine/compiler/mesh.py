@@ -274,11 +274,29 @@ def load_mesh_file(path, content_type: Optional[str] = None, *,
     """
     path = os.fspath(path)
     kind = _kind_of(path, content_type)
+    return load_mesh_bytes(read_mesh_file(path), path, kind, all_groups=all_groups)
+
+
+def mesh_kind(path: str, content_type: Optional[str] = None) -> str:
+    """The format of a mesh file, ``'stl'``, ``'obj'``, ``'msh'`` or ``'dae'``: from
+    ``content_type`` if given, else from the extension of ``path``. Raises :class:`MeshError`
+    for an unknown one."""
+    return _kind_of(os.fspath(path), content_type)
+
+
+def read_mesh_file(path) -> bytes:
+    """The bytes of a mesh file; :class:`MeshError` naming it if it cannot be read."""
     try:
         with open(path, "rb") as fh:
-            data = fh.read()
+            return fh.read()
     except OSError as exc:
-        raise MeshError(f"Error opening mesh file '{path}': {exc.strerror or exc}") from None
+        raise MeshError(f"Error opening mesh file '{os.fspath(path)}': "
+                        f"{exc.strerror or exc}") from None
+
+
+def load_mesh_bytes(data: bytes, path: str, kind: str, *, all_groups: bool = False) -> LoadedMesh:
+    """Parse the bytes ``data`` of a mesh file of format ``kind`` (`mesh_kind`); ``path`` names
+    it in messages. What `load_mesh_file` returns."""
     try:
         if kind == "stl":
             return _load_stl(data, path)
@@ -286,7 +304,8 @@ def load_mesh_file(path, content_type: Optional[str] = None, *,
             return _load_obj(data, path, all_groups)
         if kind == "msh":
             return _load_msh(data, path)
-        return _load_dae(path)
+        import io
+        return _load_dae(path, io.BytesIO(data))
     except MeshError:
         raise
     except Exception as exc:  # corrupt content: one clear error
@@ -648,7 +667,8 @@ def _dae_node_matrix(node, path: str) -> np.ndarray:
     return M
 
 
-def _load_dae(path: str) -> LoadedMesh:
+def _load_dae(path: str, source=None) -> LoadedMesh:
+    """Collada file ``path`` (or the file object ``source``, named ``path``)."""
     try:
         import collada  # pycollada: geometry sources and primitives
         from collada import triangleset, polylist, polygons
@@ -656,8 +676,9 @@ def _load_dae(path: str) -> LoadedMesh:
         raise MeshError(f"mesh file '{path}': reading Collada needs the 'pycollada' "
                         "package") from None
     try:
-        doc = collada.Collada(path, ignore=[collada.common.DaeUnsupportedError,
-                                            collada.common.DaeBrokenRefError])
+        doc = collada.Collada(path if source is None else source,
+                              ignore=[collada.common.DaeUnsupportedError,
+                                      collada.common.DaeBrokenRefError])
     except Exception as exc:
         raise MeshError(f"mesh file '{path}': invalid Collada file ({exc})") from None
     unit = 1.0
@@ -1064,6 +1085,89 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
         facetexcoord=None if facetexcoord is None else np.asarray(facetexcoord, dtype=np.int32),
         aabb=aabb, rbound=rbound,
     )
+
+
+# --------------------------------------------------------------------------
+# the compile cache (engine/compiler/cache.py)
+# --------------------------------------------------------------------------
+
+# MeshData fields stored in a cache entry: arrays (None is stored as absent) and scalars
+_CACHED_ARRAYS = ("vert", "face", "pos", "quat", "scale", "inertia", "hull_vert", "hull_face",
+                  "poly_normal", "poly_vert", "poly_vertnum", "poly_mapadr", "poly_mapnum",
+                  "poly_map", "graph", "extrema", "normal", "texcoord", "facenormal",
+                  "facetexcoord", "aabb")
+_CACHED_SCALARS = ("inertia_type", "volume", "surface_area", "rbound")
+_scipy_version = None
+
+
+def _qhull_version() -> bytes:
+    """scipy's version file (its qhull makes the hulls): part of the key, read once."""
+    global _scipy_version
+    if _scipy_version is None:
+        import importlib.util
+        try:
+            spec = importlib.util.find_spec("scipy")
+            with open(os.path.join(os.path.dirname(spec.origin), "version.py"), "rb") as f:
+                _scipy_version = f.read()
+        except (OSError, AttributeError, TypeError, ValueError, ImportError):
+            _scipy_version = b"?"
+    return _scipy_version
+
+
+def mesh_cache_key(source, *, kind: str, scale, refpos, refquat, inertia: str,
+                   maxhullvert: int, need_hull: bool = True, all_groups: bool = False):
+    """The compile-cache key of a mesh asset: ``source`` is the mesh file's bytes (``kind`` its
+    format, `mesh_kind`) or, for a mesh given inline, the pair (vertex, face) as the
+    `process_mesh` arguments (``kind`` "inline"); the rest are the `process_mesh` parameters.
+    The source code of this module, engine/compiler/hull.py and engine/compiler/cache.py, and
+    the numpy and scipy versions are part of it."""
+    from . import cache, hull
+    k = cache.Key("mesh")
+    k.add("code", cache.code_digest(cache, hull, _this_module()))
+    k.add("versions", np.__version__.encode() + b"|" + _qhull_version())
+    k.add("kind", kind)
+    if kind == "inline":
+        vert, face = source
+        k.add("vertex", np.asarray(vert, np.float64))
+        k.add("face", None if face is None else np.asarray(face, np.int64))
+    else:
+        k.add("bytes", source)
+    k.add("scale", np.asarray(scale, np.float64))
+    k.add("refpos", np.asarray(refpos, np.float64))
+    k.add("refquat", np.asarray(refquat, np.float64))
+    k.add("inertia", str(inertia))
+    k.add("maxhullvert", -1 if maxhullvert is None else int(maxhullvert))
+    k.add("need_hull", b"1" if need_hull else b"0")
+    k.add("all_groups", b"1" if all_groups else b"0")
+    return k
+
+
+def _this_module():
+    import sys
+    return sys.modules[__name__]
+
+
+def load_cached_mesh(key, name: str = "mesh") -> Optional[MeshData]:
+    """The MeshData stored under ``key`` (named ``name``, as `process_mesh`'s), or None
+    (absent, disabled, or an unusable entry: the caller computes it)."""
+    from . import cache
+    got = cache.load(key)
+    if got is None:
+        return None
+    arrays, meta = got
+    try:
+        kw = {f: arrays.get(f) for f in _CACHED_ARRAYS}
+        kw.update({f: meta[f] for f in _CACHED_SCALARS})
+        return MeshData(name=name, **kw)
+    except (KeyError, TypeError):
+        return None
+
+
+def store_cached_mesh(key, md: MeshData) -> None:
+    """Store ``md`` under ``key`` (failures are ignored: the cache is only an optimisation)."""
+    from . import cache
+    arrays = {f: getattr(md, f) for f in _CACHED_ARRAYS if getattr(md, f) is not None}
+    cache.store(key, arrays, {f: getattr(md, f) for f in _CACHED_SCALARS})
 
 
 # --------------------------------------------------------------------------

@@ -9,6 +9,7 @@ up, down, front, back (+X, -X, +Y, -Y, +Z, -Z); a cube loaded from one square im
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -145,6 +146,79 @@ def builtin(a, ttype):
         faces.append(_mark(face, a, rng))
     img = np.concatenate(faces)
     return 6 * w, w, _byte(img).astype(np.uint8).ravel()
+
+
+# the attributes `builtin` reads: with the type, the key of a procedural texture in the cache
+_BUILTIN_ATTRS = ("builtin", "width", "height", "rgb1", "rgb2", "mark", "markrgb", "random")
+
+
+def builtin_cached(a, ttype):
+    """`builtin` through the compile cache (engine/compiler/cache.py): keyed on the texture
+    type, the attributes `builtin` reads, this module's source and numpy's version."""
+    from . import cache
+    key = cache.Key("texture")
+    key.add("code", cache.code_digest(cache, sys.modules[__name__]))
+    key.add("numpy", np.__version__)
+    key.add("type", np.int64(ttype))
+    for k in _BUILTIN_ATTRS:
+        v = a[k]
+        key.add(k, v if isinstance(v, str) else np.asarray(v, np.float64))
+    got = cache.load(key)
+    if got is not None:
+        arrays, meta = got
+        try:
+            return int(meta["height"]), int(meta["width"]), arrays["data"]
+        except (KeyError, TypeError, ValueError):
+            pass
+    h, w, data = builtin(a, ttype)
+    cache.store(key, {"data": np.asarray(data, np.uint8)}, {"height": int(h), "width": int(w)})
+    return h, w, data
+
+
+# the attributes `from_images` and `decode_image` read, besides the files
+_IMAGE_ATTRS = ("nchannel", "hflip", "vflip", "gridsize", "gridlayout", "rgb1", "content_type")
+_FILE_ATTRS = ("file", "fileright", "fileleft", "fileup", "filedown", "filefront", "fileback")
+
+
+def image_files(a):
+    """The file attributes of texture attributes ``a`` that `from_images` reads: ``file``
+    alone, else the six face files that are given."""
+    if a.get("file"):
+        return ["file"]
+    return [k for k in _FILE_ATTRS[1:] if a.get(k)]
+
+
+def from_images_cached(a, ttype, files):
+    """`from_images` of the already read ``files`` (attribute -> (file name, bytes), for the
+    attributes `image_files` names) through the compile cache: keyed on the bytes and names of
+    the files, the attributes that shape the result, the texture type, the source of this module
+    and of the PNG decoder, and numpy's version. Returns (height, width, data, srgb)."""
+    from . import cache, png
+    key = cache.Key("image")
+    key.add("code", cache.code_digest(cache, png, sys.modules[__name__]))
+    key.add("numpy", np.__version__)
+    key.add("type", np.int64(ttype))
+    for k in _IMAGE_ATTRS:
+        v = a.get(k)
+        key.add(k, v if v is None or isinstance(v, str) else np.asarray(v, np.float64))
+    for k in sorted(files):
+        fname, blob = files[k]
+        key.add(k, fname).add(k + ":bytes", blob)
+    got = cache.load(key)
+    if got is not None:
+        arrays, meta = got
+        try:
+            return int(meta["height"]), int(meta["width"]), arrays["data"], bool(meta["srgb"])
+        except (KeyError, TypeError, ValueError):
+            pass
+
+    def load(attr):
+        fname, blob = files[attr]
+        return decode_image(blob, fname, a.get("content_type"), a["nchannel"])
+    h, w, data, srgb = from_images(a, ttype, load)
+    data = np.ascontiguousarray(data, np.uint8).ravel()
+    cache.store(key, {"data": data}, {"height": int(h), "width": int(w), "srgb": bool(srgb)})
+    return h, w, data, srgb
 
 
 def decode_image(blob, fname, content_type, nchannel):
