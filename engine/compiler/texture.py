@@ -77,34 +77,42 @@ def _mark(face, a, rng=None):
 _GRADIENT_FACE = (0, 0, 2, 3, 4, 4)
 
 
-def _gradient_face_y(f, w):
-    """The y component of the unit texel directions of cube face ``f`` (w, w): y / |d|, the
-    squared norm summed (x^2 + y^2) + z^2 (the order of numpy's norm over the last axis, which
-    an earlier version used: the same bits)."""
-    u = np.linspace(-1.0, 1.0, w) if w > 1 else np.zeros(1)
-    V, U = np.meshgrid(u, u, indexing="ij")   # V: row coordinate, U: column coordinate
+def _gradient_face_y(f, u, rows):
+    """The y component of the unit texel directions of rows ``rows`` (a slice) of cube face
+    ``f``, (rows, w), for texel coordinates ``u`` (w,): y / |d|, the squared norm summed
+    (x^2 + y^2) + z^2 (the order of numpy's norm over the last axis, which an earlier version
+    used: the same bits)."""
+    V, U = np.meshgrid(u[rows], u, indexing="ij")   # V: row coordinate, U: column coordinate
     one = np.ones_like(U)
     x, y, z = {0: (one, -V, -U), 2: (U, one, V), 3: (U, -one, -V), 4: (U, -V, one)}[f]
     return y / np.sqrt((x * x + y * y) + z * z)
 
 
-def _byte_face(c):
-    """`_byte` of an (h, w, 3) colour image, as uint8."""
-    return (np.trunc(255.0 * c).astype(np.int64) & 0xFF).astype(np.uint8)
+# rows of a face computed at once: temporaries of 64 x 512 doubles stay in the cache and are
+# reused by the allocator (whole-face temporaries cost more in page faults than in arithmetic)
+_ROW_BLOCK = 64
 
 
 def _cube_gradient(a, w):
     """The six face images (6, w, w, 3) uint8 of a cube/skybox gradient texture (before
     marks): a weight from each texel direction's angle to +Y. Each distinct face
-    (`_GRADIENT_FACE`) is computed once."""
+    (`_GRADIENT_FACE`) is computed once, in blocks of rows (every step is per texel)."""
     out = np.empty((6, w, w, 3), np.uint8)
+    u = np.linspace(-1.0, 1.0, w) if w > 1 else np.zeros(1)
+    rgb1, rgb2 = np.asarray(a["rgb1"], float), np.asarray(a["rgb2"], float)
     done = {}
     for f, src in enumerate(_GRADIENT_FACE):
-        if src not in done:
-            ang = np.arccos(np.clip(_gradient_face_y(src, w), -1, 1))
-            done[src] = _byte_face(_mix(_gradient_weight(1 - ang / math.pi), a["rgb1"],
-                                        a["rgb2"]))
-        out[f] = done[src]
+        if src in done:
+            out[f] = out[done[src]]
+            continue
+        done[src] = f
+        for r0 in range(0, w, _ROW_BLOCK):
+            rows = slice(r0, min(w, r0 + _ROW_BLOCK))
+            ang = np.arccos(np.clip(_gradient_face_y(src, u, rows), -1, 1))
+            wt = _gradient_weight(1 - ang / math.pi)
+            for ch in range(3):   # _mix and _byte, one channel at a time
+                c = wt * rgb1[ch] + (1 - wt) * rgb2[ch]
+                out[f, rows, :, ch] = np.trunc(255.0 * c).astype(np.int64) & 0xFF
     return out
 
 
