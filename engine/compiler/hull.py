@@ -384,6 +384,43 @@ def _area_normals(vert: np.ndarray, flat: np.ndarray, num: np.ndarray) -> np.nda
     return out
 
 
+def _pair_loops(t1: np.ndarray, t2: np.ndarray):
+    """The boundary loops of polygons of two triangles each, ``t1`` (m,3) added first and
+    ``t2`` (m,3): what `_Polygon` traces, in closed form. Apart: the two triangles, in order.
+    Sharing one edge (reversed), the quad, starting where the trace starts, at the first edge
+    of ``t1`` that remains: with ``t1`` = (a, b, c), ``d`` the vertex of ``t2`` off the shared
+    edge, and the shared edge ``t1``'s edge j: [b, c, a, d], [a, b, d, c], [a, b, c, d] for
+    j = 0, 1, 2. Returns (ok (m,) bool: the closed form applies (no pair shares more than one
+    edge), vertex ids, loop sizes, loops per pair, vertex ids per pair), the last four for
+    the pairs where ok, one pair after the other."""
+    m = len(t1)
+    # match[:, i2, j]: t2's edge i2 (t2[i2] -> t2[i2+1]) is t1's edge j reversed
+    match = np.zeros((m, 3, 3), bool)
+    for i2 in range(3):
+        for j in range(3):
+            match[:, i2, j] = ((t1[:, j] == t2[:, (i2 + 1) % 3])
+                               & (t1[:, (j + 1) % 3] == t2[:, i2]))
+    nshared = match.sum(axis=(1, 2))
+    ok = nshared <= 1
+    quad = ok & (nshared == 1)
+    ids = np.zeros((m, 6), np.int64)
+    ids[:, :3], ids[:, 3:] = t1, t2
+    flat = np.argmax(match.reshape(m, 9), axis=1)
+    i2, j = flat // 3, flat % 3
+    a, b, c = t1[:, 0], t1[:, 1], t1[:, 2]
+    d = t2[np.arange(m), (i2 + 2) % 3]
+    q = np.stack([np.where(j == 0, b, a), np.where(j == 0, c, b),
+                  np.where(j == 0, a, np.where(j == 1, d, c)),
+                  np.where(j == 0, d, np.where(j == 1, c, d))], axis=1)
+    ids[quad, :4] = q[quad]
+    per = np.where(quad, 4, 6)[ok]
+    loops = np.where(quad, 1, 2)[ok]
+    keep = np.arange(6)[None, :] < per[:, None]
+    verts = ids[ok][keep]
+    nums = np.repeat(np.where(quad[ok], 4, 3), loops)
+    return ok, verts, nums, loops, per
+
+
 def hull_polygons(vert_file: np.ndarray, vert: np.ndarray, tri, mirrored: bool = False):
     """Polygons of a mesh's convex hull: mjModel ``mesh_poly*`` (plane-mesh and multi-contact
     collisions use them), built as MuJoCo 4's compiler builds them.
@@ -418,10 +455,11 @@ def hull_polygons(vert_file: np.ndarray, vert: np.ndarray, tri, mirrored: bool =
     nkey = len(first)
     order = _table_order(_key_hashes(keys[tv[np.sort(first)]]))
     count = np.bincount(node, minlength=nkey)
-    # a key of one triangle has that triangle as its loop; the others trace their boundary
+    # a key of one triangle has that triangle as its loop; two triangles (most of the rest:
+    # quads split by qhull) have theirs in closed form; the others trace their boundary
     kverts = np.full(nkey, 3, np.int64)            # vertex ids each key's loops hold
     kloops = np.ones(nkey, np.int64)               # loops each key has
-    mkeys, mverts, mnums = [], [], []
+    mkeys, mverts, mnums = [], [], []               # per multi-triangle key, in mkeys order
     multi = np.flatnonzero(count[node] > 1)
     if len(multi):
         mk = node[multi]
@@ -435,20 +473,37 @@ def hull_polygons(vert_file: np.ndarray, vert: np.ndarray, tri, mirrored: bool =
         de = (np.tile(mk, 3) * nv + mt[:, [0, 1, 2]].T.reshape(-1)) * nv \
             + mt[:, [1, 2, 0]].T.reshape(-1)
         de.sort()
-        repeated = set((de[1:][de[1:] == de[:-1]] // (nv * nv)).tolist())
+        repeated = np.zeros(nkey, bool)
+        repeated[de[1:][de[1:] == de[:-1]] // (nv * nv)] = True
+        two = (ends - starts == 2) & ~repeated[mk[starts]]
+        done2 = _pair_loops(mt[starts[two]], mt[starts[two] + 1])
+        rest = ~two
+        rest[np.flatnonzero(two)[~done2[0]]] = True          # pairs without a closed form
+        k2 = mk[starts[two][done2[0]]]
+        mkeys.append(k2)
+        mverts.append(done2[1])
+        mnums.append(done2[2])
+        kloops[k2] = done2[3]
+        kverts[k2] = done2[4]
         rowsall = mt.tolist()
-        for s, e, k in zip(starts.tolist(), ends.tolist(), mk[starts].tolist()):
+        gk, gv, gn = [], [], []
+        for s, e, k in zip(starts[rest].tolist(), ends[rest].tolist(),
+                           mk[starts[rest]].tolist()):
             rows = rowsall[s:e]
-            p = (_PolygonList if k in repeated else _Polygon)(*rows[0])
+            p = (_PolygonList if repeated[k] else _Polygon)(*rows[0])
             for a, b, c in rows[1:]:
                 p.add(a, b, c)
             loops = [x for x in p.paths() if len(x) >= 3]
-            mkeys.append(k)
-            mnums.extend(len(x) for x in loops)
+            gk.append(k)
+            gn.extend(len(x) for x in loops)
             for x in loops:
-                mverts.extend(x)
+                gv.extend(x)
             kloops[k] = len(loops)
             kverts[k] = sum(len(x) for x in loops)
+        mkeys.append(np.asarray(gk, np.int64))
+        mverts.append(np.asarray(gv, np.int64))
+        mnums.append(np.asarray(gn, np.int64))
+        mkeys, mverts, mnums = (np.concatenate(x) for x in (mkeys, mverts, mnums))
     # the loops in table order: scatter each key's block of vertex ids and of loop sizes
     vadr = np.zeros(nkey, np.int64)
     vadr[order] = np.cumsum(kverts[order]) - kverts[order]
@@ -460,8 +515,7 @@ def hull_polygons(vert_file: np.ndarray, vert: np.ndarray, tri, mirrored: bool =
     sk = node[single]
     flat[vadr[sk, None] + np.arange(3)] = tris[single]
     num[ladr[sk]] = 3
-    if mkeys:
-        mkeys = np.asarray(mkeys, np.int64)
+    if len(mkeys):
         kv, kl = kverts[mkeys], kloops[mkeys]
         flat[np.repeat(vadr[mkeys] - (np.cumsum(kv) - kv), kv) + np.arange(kv.sum())] = mverts
         num[np.repeat(ladr[mkeys] - (np.cumsum(kl) - kl), kl) + np.arange(kl.sum())] = mnums
