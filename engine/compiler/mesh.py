@@ -463,16 +463,17 @@ def _parse_numbers(text: bytes, dtype):
             return None
 
 
-def _floats(rows, ncol: int, path: str, what: str) -> np.ndarray:
-    """Parse OBJ number records (byte strings without their tag) into a
-    (n, ncol) float64 array of their single-precision values (MuJoCo reads
-    OBJ numbers as floats); extra numbers on a record (w, colours) are
-    ignored."""
-    arr = _parse_numbers(b" ".join(rows), np.float64)
-    if arr is not None and arr.size == ncol * len(rows):
+def _floats(text: bytes, nrows: int, rows, ncol: int, path: str, what: str) -> np.ndarray:
+    """Parse OBJ number records into a (n, ncol) float64 array of their single-precision values
+    (MuJoCo reads OBJ numbers as floats); extra numbers on a record (w, colours) are ignored.
+    ``text``: the ``nrows`` records (byte strings without their tag) joined by spaces;
+    ``rows()``: the records as a list, for the record-by-record path taken when the numbers do
+    not come in rows of ``ncol``."""
+    arr = _parse_numbers(text, np.float64)
+    if arr is not None and arr.size == ncol * nrows:
         arr = arr.reshape(-1, ncol)
     else:
-        toks = [r.split() for r in rows]
+        toks = [r.split() for r in rows()]
         if min(map(len, toks)) < ncol:
             raise MeshError(f"mesh file '{path}': OBJ {what} record with fewer than "
                             f"{ncol} numbers")
@@ -480,16 +481,15 @@ def _floats(rows, ncol: int, path: str, what: str) -> np.ndarray:
     return arr.astype(np.float32).astype(np.float64)
 
 
-def _obj_corners(frows, counts: np.ndarray) -> np.ndarray:
-    """(ncorner, 3) int64 (v, vt, vn) indices of all face corners, 0 = absent.
+def _obj_corners(text: bytes, first: bytes, counts: np.ndarray) -> np.ndarray:
+    """(ncorner, 3) int64 (v, vt, vn) indices of all face corners, 0 = absent, from the face
+    records (without their tag) joined by spaces; ``first``: the first corner's token.
 
     Fast path when every corner has the same form (``v``, ``v/t``, ``v//n``
     or ``v/t/n``), checked by counting separators; otherwise a regex.
     """
     n = int(counts.sum())
-    text = b" ".join(frows)
     slashes, doubles = text.count(b"/"), text.count(b"//")
-    first = frows[0].split()[0]
     form = (first.count(b"/"), b"//" in first)
     out = np.zeros((n, 3), dtype=np.int64)
     ints = None
@@ -516,14 +516,83 @@ def _obj_corners(frows, counts: np.ndarray) -> np.ndarray:
     return raw.astype(np.int64)
 
 
+_WS = np.zeros(256, bool)
+_WS[[32, 9, 10, 13, 11, 12]] = True          # bytes.split()'s whitespace
+_LSTRIP = np.zeros(256, bool)
+_LSTRIP[[32, 9, 11, 12]] = True               # bytes.lstrip()'s, less the line breaks
+
+
+class _ObjLines:
+    """The lines of an OBJ file (what ``bytes.splitlines`` gives, each ``lstrip``-ped when
+    any line starts with a blank) as byte ranges of one buffer, so that records are classified,
+    cut and joined with numpy instead of line by line in Python."""
+
+    def __init__(self, data: bytes):
+        blank_start = data[:1] in (b" ", b"\t") or b"\n " in data or b"\n\t" in data
+        if b"\r" in data:   # splitlines breaks at \r\n, \r and \n
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        self.buf = buf = np.frombuffer(data + b"\n", np.uint8)
+        ends = np.flatnonzero(buf == 10)
+        if not data or data.endswith(b"\n"):
+            ends = ends[:-1]                  # no empty last line
+        starts = np.concatenate([[0], ends[:-1] + 1])[:len(ends)].astype(np.int64)
+        if blank_start:
+            # each line's first byte that lstrip keeps (the line break stops the search)
+            keep = np.flatnonzero(~_LSTRIP[buf])
+            starts = keep[np.searchsorted(keep, starts)]
+        self.starts, self.ends = starts, ends
+        self.n = len(ends)
+
+    def heads(self) -> np.ndarray:
+        """(n, 3) uint8: each line's first three bytes, padded with spaces."""
+        h = np.full((self.n, 3), 32, np.uint8)
+        for j in range(3):
+            pos = self.starts + j
+            ok = pos < self.ends
+            h[ok, j] = self.buf[pos[ok]]
+        return h
+
+    def _ranges(self, idx, k):
+        s = np.minimum(self.starts[idx] + k, self.ends[idx])
+        return s, self.ends[idx] - s
+
+    def text(self, idx, k: int) -> bytes:
+        """Lines ``idx`` from byte ``k`` on, joined by spaces (``b" ".join``)."""
+        if len(idx) == 0:
+            return b""
+        s, ln = self._ranges(idx, k)
+        ln1 = ln + 1                          # with the line break, made the separator
+        first = np.cumsum(ln1) - ln1
+        pick = np.repeat(s - first, ln1) + np.arange(int(ln1.sum()))
+        out = self.buf[pick[:-1]]
+        out[out == 10] = 32
+        return out.tobytes()
+
+    def rows(self, idx, k: int) -> list:
+        """Lines ``idx`` from byte ``k`` on, as a list of bytes."""
+        s, ln = self._ranges(idx, k)
+        b = self.buf
+        return [b[a:a + n].tobytes() for a, n in zip(s.tolist(), ln.tolist())]
+
+    def ntokens(self, idx, k: int, text: bytes) -> np.ndarray:
+        """Whitespace-separated tokens (``len(line.split())``) of lines ``idx`` from byte
+        ``k`` on; ``text``: `text` of the same lines."""
+        _, ln = self._ranges(idx, k)
+        t = np.frombuffer(text, np.uint8)
+        ws = _WS[t]
+        start = ~ws
+        start[1:] &= ws[:-1]
+        cs = np.concatenate([[0], np.cumsum(start)])
+        first = np.cumsum(ln + 1) - (ln + 1)
+        return cs[first + ln] - cs[first]
+
+
 def _load_obj(data: bytes, path: str, all_groups: bool = False) -> LoadedMesh:
     # join backslash line continuations
     data = data.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ")
-    lines = data.splitlines()
-    if re.search(rb"(?:^|\n)[ \t]", data):
-        lines = [ln.lstrip() for ln in lines]
+    lines = _ObjLines(data)
     # classify records by their first three bytes
-    h = np.frombuffer(b"".join([ln[:3].ljust(3) for ln in lines]), np.uint8).reshape(-1, 3)
+    h = lines.heads()
     sep1 = (h[:, 1] == 32) | (h[:, 1] == 9)
     sep2 = (h[:, 2] == 32) | (h[:, 2] == 9)
     is_v = (h[:, 0] == ord("v")) & sep1
@@ -541,31 +610,36 @@ def _load_obj(data: bytes, path: str, all_groups: bool = False) -> LoadedMesh:
             cut = first_face + int(later[0])
             is_f = is_f.copy()
             is_f[cut:] = False
-    rows = lambda mask, k: [lines[i][k:] for i in np.flatnonzero(mask)]
-    vrows, trows, nrows, frows = rows(is_v, 2), rows(is_vt, 3), rows(is_vn, 3), rows(is_f, 2)
+    iv, it, inn, iff = (np.flatnonzero(m) for m in (is_v, is_vt, is_vn, is_f))
     # (#v, #vt, #vn) defined before each face record, for negative indices
     fcount = np.stack([np.cumsum(is_v)[is_f], np.cumsum(is_vt)[is_f],
                        np.cumsum(is_vn)[is_f]], axis=1)
-    if not vrows:
+    if not len(iv):
         raise MeshError(f"mesh file '{path}': OBJ file has no vertices")
-    vert = _floats(vrows, 3, path, "vertex")
-    normal = _floats(nrows, 3, path, "normal") if nrows else None
+    vert = _floats(lines.text(iv, 2), len(iv), lambda: lines.rows(iv, 2), 3, path, "vertex")
+    normal = (_floats(lines.text(inn, 3), len(inn), lambda: lines.rows(inn, 3), 3, path,
+                      "normal") if len(inn) else None)
     texcoord = None
-    if trows:
-        # 1-component texcoords get v = 0
-        if any(len(r.split()) < 2 for r in trows):
-            trows = [r if len(r.split()) >= 2 else r + b" 0" for r in trows]
-        texcoord = _floats(trows, 2, path, "texcoord")
-    if not frows:
+    if len(it):
+        ttext = lines.text(it, 3)
+        if (lines.ntokens(it, 3, ttext) < 2).any():
+            # 1-component texcoords get v = 0
+            trows = [r if len(r.split()) >= 2 else r + b" 0" for r in lines.rows(it, 3)]
+            texcoord = _floats(b" ".join(trows), len(trows), lambda: trows, 2, path,
+                               "texcoord")
+        else:
+            texcoord = _floats(ttext, len(it), lambda: lines.rows(it, 3), 2, path, "texcoord")
+    if not len(iff):
         return LoadedMesh(vert, np.zeros((0, 3), np.int32), normal, texcoord, path=path,
                           kind="obj")
 
-    counts = np.array([len(r.split()) for r in frows], dtype=np.int64)
+    ftext = lines.text(iff, 2)
+    counts = lines.ntokens(iff, 2, ftext).astype(np.int64)
     if counts.min() < 3:
         k = int(np.argmin(counts))
         raise MeshError(f"mesh file '{path}': OBJ face {k + 1} has fewer than 3 corners")
     try:
-        raw = _obj_corners(frows, counts)
+        raw = _obj_corners(ftext, ftext.split(None, 1)[0], counts)
     except MeshError as exc:
         raise MeshError(f"mesh file '{path}': {exc}") from None
     before = np.repeat(fcount.astype(np.int64), counts, axis=0)
@@ -795,23 +869,35 @@ def convex_hull(vert: np.ndarray, maxhullvert: int = -1, name: str = "mesh"):
 # mass properties
 # --------------------------------------------------------------------------
 
-def _face_areas_centroids(tri: np.ndarray):
-    cr = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+def _corners(tri: np.ndarray):
+    """The three corners of triangles (m,3,3) as contiguous (m,3) arrays: numpy's reductions
+    over the middle axis are several times slower than adding them (and give the same bits:
+    ((a + b) + c), then / 3 for the mean)."""
+    return [np.ascontiguousarray(tri[:, k]) for k in range(3)]
+
+
+def _face_areas_centroids(tri: np.ndarray, corners=None):
+    """Area and centroid of each triangle of ``tri`` (m,3,3)."""
+    a, b, c = corners if corners is not None else _corners(tri)
+    cr = np.cross(b - a, c - a)
     area = 0.5 * np.sqrt(np.einsum("ij,ij->i", cr, cr))
-    return area, tri.mean(axis=1)
+    return area, ((a + b) + c) / 3
 
 
-def _pyramid_volumes(tri: np.ndarray, apex: np.ndarray, absolute: bool) -> np.ndarray:
-    a = tri[:, 0] - apex
-    b = tri[:, 1] - apex
-    c = tri[:, 2] - apex
+def _pyramid_volumes(corners, apex, absolute: bool) -> np.ndarray:
+    """Signed (or absolute) volume of the pyramid over each triangle (corners a, b, c, each
+    (m,3)) with apex ``apex`` (3,), or at the origin for None."""
+    a, b, c = corners
+    if apex is not None:
+        a, b, c = a - apex, b - apex, c - apex
     vol = np.einsum("ij,ij->i", a, np.cross(b, c)) / 6.0
     return np.abs(vol) if absolute else vol
 
 
-def _second_moment(tri: np.ndarray, weight: np.ndarray, denom: float) -> np.ndarray:
+def _second_moment(tri: np.ndarray, corners, weight: np.ndarray, denom: float) -> np.ndarray:
     """sum_k weight_k/denom * (sum_i x_i x_i^T + s s^T) over triangles, s=sum_i x_i."""
-    s = tri.sum(axis=1)
+    a, b, c = corners
+    s = (a + b) + c
     outer = np.einsum("nij,nik->jk", tri * weight[:, None, None], tri)
     outer += np.einsum("nj,nk->jk", s * weight[:, None], s)
     return outer / denom
@@ -828,15 +914,17 @@ def _mass_properties(tri: np.ndarray, inertia: str, name: str):
     count some volume twice, as documented); ``exact``/``convex`` add signed
     volumes (exact for closed, consistently oriented meshes).
     Shell: area-weighted triangles (uniform surface density).
+    Returns (measure, com (3,), inertia tensor (3,3), total face area).
     """
-    area, cen = _face_areas_centroids(tri)
+    corners = _corners(tri)
+    area, cen = _face_areas_centroids(tri, corners)
     total_area = float(area.sum())
     if inertia == "shell":
         if not total_area >= MJ_MINVAL:
             raise MeshError(f"mesh surface area is too small: {name}")
         com = (cen * area[:, None]).sum(axis=0) / total_area
         t = tri - com
-        C = _second_moment(t, area, 12.0)
+        C = _second_moment(t, [x - com for x in corners], area, 12.0)
         measure = total_area
     else:
         absolute = inertia == "legacy"
@@ -844,19 +932,21 @@ def _mass_properties(tri: np.ndarray, inertia: str, name: str):
             facecen = (cen * area[:, None]).sum(axis=0) / total_area
         else:
             facecen = cen.mean(axis=0)
-        vol = _pyramid_volumes(tri, facecen, absolute)
+        vol = _pyramid_volumes(corners, facecen, absolute)
         total = float(vol.sum())
         if inertia == "exact" and total < 0 and -total >= MJ_MINVAL:
             raise MeshError(f"mesh volume is negative (misoriented triangles): {name}")
         if not total >= MJ_MINVAL:
             raise MeshError(f"mesh volume is too small: {name} . Try setting inertia to shell")
-        com = ((tri.sum(axis=1) + facecen) * vol[:, None]).sum(axis=0) / (4.0 * total)
+        a, b, c = corners
+        com = ((((a + b) + c) + facecen) * vol[:, None]).sum(axis=0) / (4.0 * total)
         t = tri - com
-        vol = _pyramid_volumes(t, np.zeros(3), absolute)
+        tc = [x - com for x in corners]
+        vol = _pyramid_volumes(tc, None, absolute)
         measure = float(vol.sum())
         if not measure >= MJ_MINVAL:
             raise MeshError(f"mesh volume is too small: {name} . Try setting inertia to shell")
-        C = _second_moment(t, vol, 20.0)
+        C = _second_moment(t, tc, vol, 20.0)
     I = np.trace(C) * np.eye(3) - C
     return measure, com, I, total_area
 
@@ -1041,21 +1131,29 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
         if facetexcoord is not None:
             facetexcoord = np.asarray(facetexcoord).reshape(-1, 3)[:, [0, 2, 1]]
 
-    # step 4: convex hull
+    # step 4: convex hull. MuJoCo's hull data (graph, polygons) is the hull of the file's
+    # vertices; the hull of the transformed vertices is qhull's second run only where its own
+    # triangles matter (a point cloud's faces, "convex" inertia) or where the first run failed
+    # (a flat mesh: this one raises the compiler's error)
     pointcloud = f is None or len(f) == 0
-    hull_vert = hull_face = None
+    hull_vert = hull_face = ht = None
     if need_hull or pointcloud or inertia == "convex":
-        hull_vert, hull_face = convex_hull(v, maxhullvert, name)
+        ht = hull_faces(np.asarray(v_file, dtype=np.float64), maxhullvert)
+        if ht is None or pointcloud or inertia == "convex":
+            hull_vert, hull_face = convex_hull(v, maxhullvert, name)
+        else:   # the same hull, outward in the compiled frame: a mirroring scale turns it
+            hull_face = (ht[1][:, [0, 2, 1]] if mirrored else ht[1]).astype(np.int32)
+            hull_vert = np.unique(hull_face)
     if pointcloud:
         f = hull_face.astype(np.int64)
 
     # steps 5-6: mass properties and principal frame
     src = hull_face if inertia == "convex" else f
-    measure, com, I, _ = _mass_properties(v[src], inertia, name)
+    measure, com, I, src_area = _mass_properties(v[src], inertia, name)
     evals, quat = eig3(I)
     R = _quat2mat(quat)
     vloc = (v - com) @ R
-    surface = float(_face_areas_centroids(v[f])[0].sum())
+    surface = src_area if src is f else float(_face_areas_centroids(v[f])[0].sum())
     if nrm is not None:
         nrm = nrm @ R
 
@@ -1066,7 +1164,6 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
     pnrm, pverts, pnum = np.zeros((0, 3)), np.zeros(0, np.int32), np.zeros(0, np.int32)
     graph = extrema = None
     if hull_vert is not None:
-        ht = hull_faces(np.asarray(v_file, dtype=np.float64), maxhullvert)
         pnrm, pverts, pnum = hull_polygons(v_file, vloc, None if ht is None else ht[1], mirrored)
         if ht is not None:
             graph = hull_graph(*ht)
