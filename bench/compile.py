@@ -8,10 +8,13 @@ of N wall-clock times for each and the ratio engine/mujoco (> 1: we are slower),
 geometric mean.
 
 ``--menagerie``: the Menagerie scenes (scene*.xml under ../shared/models/menagerie), each timed
-three ways in this process: mujoco; the engine *warm* (the compile cache filled by an earlier
-compile of the same scene, as a user's second run finds it); the engine *cold* (an empty cache
-directory for every compile, as a first run on a machine). The cache lives in a temporary
-directory here (MJ_ROS_MESH_CACHE), never the user's.
+warm and cold in this process, by both. *Warm*: the asset caches filled by an earlier compile
+of the same scene, as a user's second run finds them (the engine's compile cache on disk;
+mujoco's in-process asset cache, which keeps processed meshes and textures between compiles).
+*Cold*: both caches emptied before every compile (an empty cache directory for the engine;
+mujoco.mj_clearCache for mujoco), as a first run on a machine. The last column compares the
+engine cold with mujoco warm. The engine's cache lives in a temporary directory here
+(MJ_ROS_MESH_CACHE), never the user's.
 
 Numba kernels are not involved in compiling, except the qpos0 constants (setconst), which use
 the engine's compiled position stage: run once beforehand (python -m engine.warmup) so their
@@ -99,28 +102,34 @@ def bench_menagerie(args):
     def use(d):
         os.environ["MJ_ROS_MESH_CACHE"] = str(d)
 
-    print(f"{'scene':40s} {'mujoco ms':>10s} {'warm ms':>9s} {'ratio':>6s} "
-          f"{'cold ms':>9s} {'ratio':>6s}")
-    warm_r, cold_r = [], []
+    mj_cache = mujoco.mj_getCache()
+    print(f"{'scene':40s} {'mujoco':>7s} {'engine':>7s} {'ratio':>6s} | {'mujoco':>7s} "
+          f"{'engine':>7s} {'ratio':>6s} | {'ratio to':>8s}")
+    print(f"{'':40s} {'warm ms':>7s} {'warm ms':>7s} {'':>6s} | {'cold ms':>7s} "
+          f"{'cold ms':>7s} {'':>6s} | {'mj warm':>8s}")
+    rows = []
     try:
         for p in scenes:
             name = str(p.relative_to(MODELS / "menagerie"))
-            tm = best_time(lambda: mujoco.MjModel.from_xml_path(str(p)), args.repeat)
+            load_mj = lambda: mujoco.MjModel.from_xml_path(str(p))  # noqa: E731
+            load_en = lambda: engine.MjModel.from_xml_path(str(p))  # noqa: E731
+            mc = best_time(load_mj, args.repeat, before=lambda: mujoco.mj_clearCache(mj_cache))
+            load_mj()                                         # fills mujoco's cache
+            mw = best_time(load_mj, args.repeat)
             use(cold_dir)
-            tc = best_time(lambda: engine.MjModel.from_xml_path(str(p)), args.repeat,
-                           before=empty_cold)
+            ec = best_time(load_en, args.repeat, before=empty_cold)
             use(warm_dir)
-            engine.MjModel.from_xml_path(str(p))            # fills the cache
-            tw = best_time(lambda: engine.MjModel.from_xml_path(str(p)), args.repeat)
-            warm_r.append(tw / tm)
-            cold_r.append(tc / tm)
-            print(f"{name:40s} {tm * 1e3:10.1f} {tw * 1e3:9.1f} {tw / tm:6.2f} "
-                  f"{tc * 1e3:9.1f} {tc / tm:6.2f}", flush=True)
+            load_en()                                         # fills the engine's cache
+            ew = best_time(load_en, args.repeat)
+            rows.append((ew / mw, ec / mc, ec / mw))
+            print(f"{name:40s} {mw * 1e3:7.1f} {ew * 1e3:7.1f} {ew / mw:6.2f} | {mc * 1e3:7.1f} "
+                  f"{ec * 1e3:7.1f} {ec / mc:6.2f} | {ec / mw:8.2f}", flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"geometric mean ratio engine/mujoco over {len(scenes)} scenes: warm "
-          f"{geomean(warm_r):.2f}, cold {geomean(cold_r):.2f}; worst: warm {max(warm_r):.2f}, "
-          f"cold {max(cold_r):.2f}")
+    for i, what in enumerate(("warm / mujoco warm", "cold / mujoco cold",
+                              "cold / mujoco warm")):
+        r = [row[i] for row in rows]
+        print(f"engine {what}: geometric mean {geomean(r):.2f}, worst {max(r):.2f}")
 
 
 def main():
