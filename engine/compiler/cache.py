@@ -14,6 +14,11 @@ names, dtypes, shapes and offsets, scalar values, the key and a CRC-32 of the pa
 the arrays' raw bytes. Any entry that cannot be read, parsed or verified is treated as absent
 (and removed): the caller recomputes, the compile never fails because of the cache. Writes go
 to a temporary file renamed into place, so concurrent compiles see whole entries or none.
+
+Size: entries older code wrote are never read again, so the directory is kept under
+`MAX_BYTES`: a hit marks its entry used (its modification time), and a process that stores
+entries checks the total (at its first store, then every `_PRUNE_EVERY` bytes stored) and
+removes the least recently used entries beyond it. Deleting the directory is always safe.
 """
 from __future__ import annotations
 
@@ -28,7 +33,10 @@ import numpy as np
 
 MAGIC = b"MJROSCACHE1\n"
 _OFF = {"off", "0", "none", "false", "no"}
+MAX_BYTES = 1 << 30          # the directory's size limit (least recently used entries go)
+_PRUNE_EVERY = 64 << 20      # bytes stored by this process between two size checks
 _code_digests: dict = {}
+_since_prune = [None]        # bytes stored since the last size check (None: none yet)
 
 
 def cache_dir():
@@ -109,13 +117,18 @@ def load(key: Key):
     except OSError:
         return None
     try:
-        return _decode(blob, key.hex())
+        got = _decode(blob, key.hex())
     except Exception:  # any damage: treat as absent, and drop it so it is rewritten
         try:
             os.remove(path)
         except OSError:
             pass
         return None
+    try:
+        os.utime(path)       # used now: the size limit removes the least recently used first
+    except OSError:
+        pass
+    return got
 
 
 def _decode(blob: bytearray, hexkey: str):
@@ -171,4 +184,60 @@ def store(key: Key, arrays: dict, meta: dict) -> None:
                 pass
             raise
     except OSError:
-        pass
+        return
+    n = _since_prune[0]
+    if n is None or n + len(payload) > _PRUNE_EVERY:
+        _since_prune[0] = 0
+        prune(os.path.dirname(os.path.dirname(os.path.dirname(path))))
+    else:
+        _since_prune[0] = n + len(payload)
+
+
+def _entry_files(root):
+    """Paths of the entry files under ``root`` (<kind>/<2 hex>/<64 hex>.bin: nothing else in a
+    directory the user named is ever touched)."""
+    try:
+        kinds = [e.path for e in os.scandir(root) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return
+    for kd in kinds:
+        try:
+            subs = [e for e in os.scandir(kd) if e.is_dir(follow_symlinks=False)
+                    and len(e.name) == 2]
+        except OSError:
+            continue
+        for sub in subs:
+            try:
+                files = list(os.scandir(sub.path))
+            except OSError:
+                continue
+            for f in files:
+                if (len(f.name) == 68 and f.name.endswith(".bin")
+                        and f.name.startswith(sub.name) and f.is_file(follow_symlinks=False)):
+                    yield f
+
+
+def prune(root, limit=None) -> None:
+    """Remove the least recently used entries under ``root`` until they total at most
+    three quarters of ``limit`` bytes (default `MAX_BYTES`), if they exceed it. Errors are
+    ignored (another process may be pruning too)."""
+    limit = MAX_BYTES if limit is None else limit
+    entries, total = [], 0
+    for f in _entry_files(root):
+        try:
+            st = f.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        entries.append((st.st_mtime_ns, st.st_size, f.path))
+        total += st.st_size
+    if total <= limit:
+        return
+    entries.sort()
+    for _, size, p in entries:
+        if total <= limit * 3 // 4:
+            break
+        try:
+            os.remove(p)
+            total -= size
+        except OSError:
+            pass

@@ -226,3 +226,20 @@ def test_texture_cache_matches_computation(monkeypatch, tmp_path):
     for _ in range(2):   # the first stores, the second loads
         h2, w2, d2 = texture.builtin_cached(a, 2)
         assert (h2, w2) == (h, w) and d2.dtype == np.uint8 and d2.tobytes() == data.tobytes()
+
+
+def test_prune_keeps_the_directory_under_its_limit(monkeypatch, tmp_path):
+    monkeypatch.setenv("MJ_ROS_MESH_CACHE", str(tmp_path))
+    keys = [cache.Key("unit").add("i", np.int64(i)) for i in range(8)]
+    for i, k in enumerate(keys):
+        cache.store(k, {"x": np.zeros(1000, np.uint8)}, {})
+        path = cache._path(k)
+        os.utime(path, ns=(10**9 * (i + 1), 10**9 * (i + 1)))   # entry i used at time i
+    assert cache.load(keys[0]) is not None       # a hit makes the oldest the newest
+    foreign = tmp_path / "unit" / "notes.txt"
+    foreign.write_text("not an entry")
+    size = os.path.getsize(cache._path(keys[0]))
+    cache.prune(str(tmp_path), limit=6 * size)    # down to 3/4 of it: 4 entries stay
+    left = [i for i, k in enumerate(keys) if os.path.exists(cache._path(k))]
+    assert left == [0, 5, 6, 7]
+    assert foreign.exists()
