@@ -77,15 +77,20 @@ def _mark(face, a, rng=None):
 _GRADIENT_FACE = (0, 0, 2, 3, 4, 4)
 
 
-def _gradient_face_y(f, u, rows):
+def _gradient_face_y(f, u, u2, rows):
     """The y component of the unit texel directions of rows ``rows`` (a slice) of cube face
-    ``f``, (rows, w), for texel coordinates ``u`` (w,): y / |d|, the squared norm summed
-    (x^2 + y^2) + z^2 (the order of numpy's norm over the last axis, which an earlier version
-    used: the same bits)."""
-    V, U = np.meshgrid(u[rows], u, indexing="ij")   # V: row coordinate, U: column coordinate
-    one = np.ones_like(U)
-    x, y, z = {0: (one, -V, -U), 2: (U, one, V), 3: (U, -one, -V), 4: (U, -V, one)}[f]
-    return y / np.sqrt((x * x + y * y) + z * z)
+    ``f``, (rows, w), for texel coordinates ``u`` (w,) and their squares ``u2``: y / |d|, the
+    squared norm summed (x^2 + y^2) + z^2 (the order of numpy's norm over the last axis, which
+    an earlier version used: the same bits), from per-row and per-column vectors."""
+    V, V2 = u[rows, None], u2[rows, None]
+    U2 = u2[None, :]
+    if f == 0:            # (1, -V, -U)
+        return -V / np.sqrt((1.0 + V2) + U2)
+    if f == 2:            # (U, 1, V)
+        return 1.0 / np.sqrt((U2 + 1.0) + V2)
+    if f == 3:            # (U, -1, -V)
+        return -1.0 / np.sqrt((U2 + 1.0) + V2)
+    return -V / np.sqrt((U2 + V2) + 1.0)     # f == 4: (U, -V, 1)
 
 
 # rows of a face computed at once: temporaries of 64 x 512 doubles stay in the cache and are
@@ -96,9 +101,12 @@ _ROW_BLOCK = 64
 def _cube_gradient(a, w):
     """The six face images (6, w, w, 3) uint8 of a cube/skybox gradient texture (before
     marks): a weight from each texel direction's angle to +Y. Each distinct face
-    (`_GRADIENT_FACE`) is computed once, in blocks of rows (every step is per texel)."""
+    (`_GRADIENT_FACE`) is computed once, in blocks of rows (every step is per texel). The
+    bytes are `_byte`'s: a float to int64 cast truncates as np.trunc, and storing an int64
+    into uint8 keeps its low byte as ``& 0xFF``."""
     out = np.empty((6, w, w, 3), np.uint8)
     u = np.linspace(-1.0, 1.0, w) if w > 1 else np.zeros(1)
+    u2 = u * u
     rgb1, rgb2 = np.asarray(a["rgb1"], float), np.asarray(a["rgb2"], float)
     done = {}
     for f, src in enumerate(_GRADIENT_FACE):
@@ -108,11 +116,12 @@ def _cube_gradient(a, w):
         done[src] = f
         for r0 in range(0, w, _ROW_BLOCK):
             rows = slice(r0, min(w, r0 + _ROW_BLOCK))
-            ang = np.arccos(np.clip(_gradient_face_y(src, u, rows), -1, 1))
+            ang = np.arccos(np.clip(_gradient_face_y(src, u, u2, rows), -1, 1))
             wt = _gradient_weight(1 - ang / math.pi)
+            wt1 = 1 - wt
+            block = out[f, rows]
             for ch in range(3):   # _mix and _byte, one channel at a time
-                c = wt * rgb1[ch] + (1 - wt) * rgb2[ch]
-                out[f, rows, :, ch] = np.trunc(255.0 * c).astype(np.int64) & 0xFF
+                block[:, :, ch] = (255.0 * (wt * rgb1[ch] + wt1 * rgb2[ch])).astype(np.int64)
     return out
 
 
