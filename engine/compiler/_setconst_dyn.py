@@ -11,6 +11,19 @@ import math
 import numpy as np
 
 
+def _position_data(m, MjData):
+    """An MjData of ``m`` for the position stage only: room for one contact and one constraint
+    row (the stage uses none), so that allocating and resetting it costs little (a default
+    arena is sized for hundreds of contacts: resetting it was half of a warm compile's
+    constants)."""
+    saved = m.__dict__.get("narena", -1)
+    m.__dict__["narena"] = 1
+    try:
+        return MjData(m)
+    finally:
+        m.__dict__["narena"] = saved
+
+
 def set_const_dynamic(m, c):
     """Fill dof_M0, tendon_length0, actuator_length0, the invweight0 fields, actuator_acc0, the
     default tendon spring lengths, and apply dampratio / springdamper conversions."""
@@ -18,7 +31,7 @@ def set_const_dynamic(m, c):
     from ..smooth import fwd_position_smooth
     from ..support import mj_jacBodyCom, mj_solveM
 
-    d = MjData(m)
+    d = _position_data(m, MjData)
     d.qpos[:] = m.qpos0
     fwd_position_smooth(m._A, d._A)
     nv = m.nv

@@ -20,6 +20,8 @@ from ..model import MjModel
 from ..xml import schema as S
 from .frames import IDENT, Orienter, compose, frame_pose, fromto_pose, quat2mat, quat_mul
 from . import inertia as inertia_mod
+from ._err import err
+from .assets import AssetPhases
 from .fluid import geom_fluid_coefficients
 
 GEOM_TYPE = {n: i for i, n in enumerate(S.GEOM_TYPES)}
@@ -39,11 +41,6 @@ FRAME_EPS = 1e-6
 
 def _where(el):
     return (el.file, el.line, el.tag)
-
-
-def err(el, msg, attr=None):
-    return CompileError(msg, el.file if el else None, el.line if el else None,
-                        el.tag if el else None, attr)
 
 
 def _is_ident(q):
@@ -86,7 +83,7 @@ def sameframe(pos, quat, ipos, iquat):
     return 0
 
 
-class Compiler:
+class Compiler(AssetPhases):
     def __init__(self, spec, asset_files=None):
         self.spec = spec
         self.assets = asset_files or {}
@@ -230,245 +227,6 @@ class Compiler:
             bp, bq, fused = fused
             p, q = compose(bp, bq, p, q)
         return p, q
-
-    def _mesh_name(self, mel):
-        n = mel.name
-        if n:
-            return n
-        f = mel.attrs.get("file")
-        if f:
-            return os.path.splitext(os.path.basename(f))[0]
-        return None
-
-    # ==== phase: meshes =============================================================================
-    def compile_meshes(self):
-        from . import mesh as meshlib
-        sp = self.spec
-        meshdir = self.c.get("meshdir") or self.c.get("assetdir") or ""
-        self.mesh_id, self.mesh_data = {}, []
-        names = []
-        for i, mel in enumerate(sp.meshes):
-            name = self._mesh_name(mel)
-            if name in self.mesh_id:
-                raise err(mel, f"repeated name '{name}' in mesh", "name")
-            self.mesh_id[name] = i
-            names.append(name)
-            a = mel.attrs
-            if a.get("builtin") or a.get("params"):
-                raise NotImplementedError(f"{mel.file}:{mel.line}: <mesh builtin=...> "
-                                          "(procedural meshes) is not supported yet")
-            if a.get("file"):
-                fname = a["file"]
-                if self.c["strippath"]:
-                    fname = os.path.basename(fname)
-                path = self.resolve_asset(fname, meshdir, mel)
-                try:
-                    vert, face, *_ = meshlib.load_mesh_file(path, a.get("content_type"))
-                except meshlib.MeshError as e:
-                    raise err(mel, str(e), "file") from None
-            elif a.get("vertex") is not None:
-                vert = np.asarray(a["vertex"], float).reshape(-1, 3)
-                face = (np.asarray(a["face"], np.int32).reshape(-1, 3)
-                        if a.get("face") is not None else None)
-            else:
-                raise err(mel, "mesh needs a 'file' or 'vertex' attribute", "file")
-            try:
-                md = meshlib.process_mesh(vert, face, scale=a["scale"], refpos=a["refpos"],
-                                          refquat=a["refquat"], inertia=a["inertia"],
-                                          maxhullvert=a["maxhullvert"])
-            except meshlib.MeshError as e:
-                raise err(mel, f"mesh '{name}': {e}") from None
-            self.mesh_data.append(md)
-        self.names["mesh"] = names
-        self.sz["nmesh"] = len(self.mesh_data)
-        v = self.v
-        nv_ = [len(md.vert) for md in self.mesh_data]
-        nf_ = [len(md.face) for md in self.mesh_data]
-        v["mesh_vertnum"] = nv_
-        v["mesh_vertadr"] = np.concatenate([[0], np.cumsum(nv_)[:-1]]) if nv_ else []
-        v["mesh_facenum"] = nf_
-        v["mesh_faceadr"] = np.concatenate([[0], np.cumsum(nf_)[:-1]]) if nf_ else []
-        # mjModel.mesh_vert is single precision: the support functions of the convex collider
-        # then break near-ties between vertices as mujoco's do
-        v["mesh_vert"] = (np.concatenate([md.vert for md in self.mesh_data])
-                          .astype(np.float32).astype(np.float64) if nv_ else np.zeros((0, 3)))
-        v["mesh_face"] = (np.concatenate([md.face for md in self.mesh_data])
-                          if nf_ else np.zeros((0, 3)))
-        v["mesh_scale"] = [mel.attrs["scale"] for mel in sp.meshes]
-        v["mesh_pos"] = [md.pos for md in self.mesh_data]
-        v["mesh_quat"] = [md.quat for md in self.mesh_data]
-        self.sz.update(nmeshvert=int(sum(nv_)), nmeshface=int(sum(nf_)))
-
-    def _compile_mesh_polygons(self):
-        """The convex hull data of the meshes that collide: mesh_poly* (the hull's polygons,
-        engine/compiler/mesh.py hull_polygons, their vertex lists and the per-vertex polygon
-        map; vertex ids in mesh_polyvert and polygon ids in mesh_polymap are local to their
-        mesh, as in mjModel) and mesh_graph / mesh_graphadr / mesh_extrema (hull_graph,
-        hull_extrema: the hull's adjacency for the convex collider's hill climbing; -1 and zeros
-        for a mesh without)."""
-        from .mesh import polygon_map
-        v = self.v
-        # like mujoco, only meshes of a colliding geom (contype or conaffinity set) get them
-        gt = np.asarray(v.get("geom_type", []), int).reshape(-1)
-        gd = np.asarray(v.get("geom_dataid", []), int).reshape(-1)
-        gc = (np.asarray(v.get("geom_contype", []), int).reshape(-1)
-              | np.asarray(v.get("geom_conaffinity", []), int).reshape(-1))
-        used = set(int(d) for t, d, c in zip(gt, gd, gc) if t == 7 and c != 0)
-        pnum, padr, nrm, pvadr, pvnum, pvert = [], [], [], [], [], []
-        madr, mnum, pmap = [], [], []
-        npoly = nvert = nmap = 0
-        for mi, md in enumerate(self.mesh_data):
-            polys = (md.poly_vert or []) if mi in used else []
-            pnum.append(len(polys))
-            padr.append(npoly)
-            for k, p in enumerate(polys):
-                nrm.append(md.poly_normal[k])
-                pvadr.append(nvert)
-                pvnum.append(len(p))
-                pvert.extend(int(i) for i in p)
-                nvert += len(p)
-            npoly += len(polys)
-            a, n, f = polygon_map(len(md.vert), polys)
-            madr.extend((a + nmap).tolist())
-            mnum.extend(n.tolist())
-            pmap.extend(f.tolist())
-            nmap += len(f)
-        v["mesh_polynum"] = pnum
-        v["mesh_polyadr"] = padr
-        v["mesh_polynormal"] = np.asarray(nrm, float).reshape(-1, 3)
-        v["mesh_polyvertadr"] = pvadr
-        v["mesh_polyvertnum"] = pvnum
-        v["mesh_polyvert"] = pvert
-        v["mesh_polymapadr"] = madr
-        v["mesh_polymapnum"] = mnum
-        v["mesh_polymap"] = pmap
-        self.sz.update(nmeshpoly=npoly, nmeshpolyvert=nvert, nmeshpolymap=nmap)
-        gadr, graphs = [], []
-        extrema = np.zeros((len(self.mesh_data), 27), np.int32)
-        ngraph = 0
-        for mi, md in enumerate(self.mesh_data):
-            if mi in used and md.graph is not None:
-                gadr.append(ngraph)
-                graphs.append(md.graph)
-                extrema[mi] = md.extrema
-                ngraph += len(md.graph)
-            else:
-                gadr.append(-1)
-        v["mesh_graphadr"] = gadr
-        v["mesh_graph"] = np.concatenate(graphs) if graphs else np.zeros(0, np.int32)
-        v["mesh_extrema"] = extrema
-        self.sz["nmeshgraph"] = ngraph
-
-    # ==== phase: height fields ======================================================================
-    def compile_hfields(self):
-        """hfield_size/nrow/ncol/adr/data from <hfield> assets (seed 000, asset/hfield): inline
-        elevation (row order as written, last row first in mjModel), a PNG (grey levels, top image
-        row last) or MuJoCo's binary format (nrow, ncol, float32 data, row order kept), or zeros.
-        Elevation data is normalised to [0, 1] by (x - min) / (max - min) in single precision, as
-        mjModel stores it."""
-        sp = self.spec
-        hdir = self.c.get("meshdir") or self.c.get("assetdir") or ""
-        self.hfield_id, sizes, nrows, ncols, adrs, chunks, names = {}, [], [], [], [], [], []
-        adr = 0
-        for i, el in enumerate(sp.hfields):
-            a = el.attrs
-            name = self._mesh_name(el)
-            if name and name in self.hfield_id:
-                raise err(el, f"repeated name '{name}' in hfield", "name")
-            if name:
-                self.hfield_id[name] = i
-            names.append(name)
-            size = a.get("size")
-            if size is None:
-                raise err(el, "hfield requires attribute 'size'", "size")
-            if any(s <= 0 for s in size):
-                raise err(el, "hfield size must be positive", "size")
-            nrow, ncol = a["nrow"], a["ncol"]
-            elev = a.get("elevation")
-            if a.get("file"):
-                if nrow or ncol:
-                    raise err(el, "hfield: nrow and ncol must be 0 when data is loaded from a "
-                              "file", "nrow")
-                data = self._hfield_file(el, hdir)
-                nrow, ncol = data.shape
-            else:
-                if nrow <= 0 or ncol <= 0:
-                    raise err(el, "hfield needs positive nrow and ncol (or a file)", "nrow")
-                if elev is not None:
-                    if len(elev) != nrow * ncol:
-                        raise err(el, f"hfield elevation has {len(elev)} values, expected "
-                                  f"nrow*ncol = {nrow * ncol}", "elevation")
-                    # the first written row is the far (+y) edge: mjModel stores it last
-                    data = np.asarray(elev, np.float32).reshape(nrow, ncol)[::-1]
-                else:
-                    data = np.zeros((nrow, ncol), np.float32)
-            data = np.asarray(data, np.float32)
-            lo, hi = data.min(), data.max()
-            data = data - lo
-            if hi - lo > np.float32(enums.mjMINVAL):
-                data = data / np.float32(hi - lo)
-            sizes.append(size)
-            nrows.append(nrow)
-            ncols.append(ncol)
-            adrs.append(adr)
-            chunks.append(data.ravel())
-            adr += nrow * ncol
-        self.hfield_size = np.asarray(sizes, float).reshape(-1, 4)
-        self.sz.update(nhfield=len(sizes), nhfielddata=int(adr))
-        self.v.update(hfield_size=self.hfield_size, hfield_nrow=nrows, hfield_ncol=ncols,
-                      hfield_adr=adrs,
-                      hfield_data=(np.concatenate(chunks).astype(float) if chunks
-                                   else np.zeros(0)))
-        self.names["hfield"] = names
-
-    def _hfield_file(self, el, hdir):
-        """Elevation matrix (nrow, ncol) float32 from a PNG or MuJoCo's binary hfield file."""
-        from . import png
-        fname = el.attrs["file"]
-        if self.c["strippath"]:
-            fname = os.path.basename(fname)
-        path = self.resolve_asset(fname, hdir, el)
-        blob = self._read_bytes(path, el)
-        ctype = el.attrs.get("content_type")
-        if ctype not in (None, "image/png", "image/vnd.mujoco.hfield"):
-            raise err(el, f"unsupported content type '{ctype}' for an hfield", "content_type")
-        is_png = (ctype == "image/png" if ctype else fname.lower().endswith(".png"))
-        if is_png:
-            try:
-                grey = png.read_grey(blob)
-            except png.PNGError as e:
-                raise err(el, f"hfield '{fname}': {e}", "file") from None
-            # the image's top row is the far (+y) edge: mjModel stores it last
-            return grey[::-1].astype(np.float32)
-        if len(blob) < 8:
-            raise err(el, f"hfield file '{fname}' is too short", "file")
-        nrow, ncol = np.frombuffer(blob[:8], "<i4")
-        if nrow < 1 or ncol < 1:
-            raise err(el, f"hfield file '{fname}': nrow and ncol must be positive", "file")
-        if len(blob) != 4 * (2 + int(nrow) * int(ncol)):
-            raise err(el, f"hfield file '{fname}': unexpected file size", "file")
-        return np.frombuffer(blob[8:], "<f4").reshape(int(nrow), int(ncol))
-
-    def _read_bytes(self, path, el):
-        """Bytes of an asset path (or of an in-memory asset given to the compiler)."""
-        if isinstance(path, (bytes, bytearray)):
-            return bytes(path)
-        try:
-            with open(path, "rb") as f:
-                return f.read()
-        except OSError as e:
-            raise err(el, f"cannot read file '{path}': {e.strerror}", "file") from None
-
-    def resolve_asset(self, fname, subdir, el):
-        if fname in self.assets:
-            return self.assets[fname]
-        base = self.spec.dir
-        cands = [os.path.join(base, subdir, fname)] if not os.path.isabs(fname) else [fname]
-        for p in cands:
-            if os.path.exists(p):
-                return p
-        raise err(el, f"file not found: '{fname}' (looked in {os.path.join(base, subdir)})",
-                  "file")
 
     # ==== phase: bodies =============================================================================
     def compile_bodies(self):
@@ -1645,91 +1403,6 @@ class Compiler:
         self.sz["njmax"] = size.get("njmax", -1)
         self.memory = _memory_bytes(size.get("memory", "-1"), self.spec.file)
 
-    def compile_textures(self):
-        """tex_* from <texture> assets (seed 000, asset/texture; engine.compiler.texture)."""
-        from . import texture as T
-        tdir = self.c.get("texturedir") or self.c.get("assetdir") or ""
-        self.tex_id = {}
-        cols = {k: [] for k in ("type", "colorspace", "height", "width", "nchannel", "adr")}
-        chunks, names, adr = [], [], 0
-        for i, el in enumerate(self.spec.textures):
-            a = el.attrs
-            name = self._mesh_name(el)
-            t = T.TYPE[a["type"]]
-            if not name and t != 2:
-                raise err(el, "empty name in texture", "name")
-            if name:
-                if name in self.tex_id:
-                    raise err(el, f"repeated name '{name}' in texture", "name")
-                self.tex_id[name] = i
-            names.append(name)
-            colorspace = T.COLORSPACE[a["colorspace"]]
-            try:
-                if a["builtin"] != "none":
-                    if a["nchannel"] != 3:
-                        raise err(el, "builtin textures must have 3 channels", "nchannel")
-                    h, w, data = T.builtin(a, t)
-                else:
-                    def load(attr):
-                        fname = a[attr]
-                        if self.c["strippath"]:
-                            fname = os.path.basename(fname)
-                        blob = self._read_bytes(self.resolve_asset(fname, tdir, el), el)
-                        return T.decode_image(blob, fname, a.get("content_type"),
-                                              a["nchannel"])
-                    h, w, data, srgb = T.from_images(a, t, load)
-                    if colorspace == 0:
-                        colorspace = 2 if srgb else 1
-            except T.TextureError as e:
-                raise err(el, f"texture '{name or ''}': {e}") from None
-            except NotImplementedError as e:
-                raise NotImplementedError(f"{el.file}:{el.line}: {e}") from None
-            for k, x in (("type", t), ("colorspace", colorspace), ("height", h), ("width", w),
-                         ("nchannel", a["nchannel"]), ("adr", adr)):
-                cols[k].append(x)
-            chunks.append(np.asarray(data, np.uint8).ravel())
-            adr += chunks[-1].size
-        self.sz.update(ntex=len(names), ntexdata=int(adr))
-        self.v.update({"tex_" + k: x for k, x in cols.items()})
-        self.v["tex_data"] = np.concatenate(chunks) if chunks else np.zeros(0, np.uint8)
-        self.names["texture"] = names
-
-    def compile_materials_hfields(self):
-        self.compile_textures()
-        mats = self.spec.materials
-        self.sz["nmat"] = len(mats)
-        texid = np.full((len(mats), 10), -1)
-        for i, el in enumerate(mats):
-            # the material's own texture fills the rgb role; <layer> children set any role
-            for role, tname, where in ([(1, el.attrs.get("texture"), el)]
-                                       + [(_ROLES[lay.attrs.get("role", "rgb")],
-                                           lay.attrs.get("texture"), lay)
-                                          for lay in getattr(el, "layers", ())]):
-                if not tname:
-                    continue
-                if tname not in self.tex_id:
-                    raise err(where, f"unknown texture '{tname}'", "texture")
-                texid[i, role] = self.tex_id[tname]
-        self.v.update(mat_texid=texid,
-                      **self._columns("mat_", mats, "rgba emission specular shininess reflectance "
-                                                    "metallic roughness texrepeat texuniform"))
-        mnames = [el.name for el in mats]
-        self.names["material"] = mnames
-        self.mat_id = {n: i for i, n in enumerate(mnames) if n}
-        for kind, els, field in (("geom", self.geoms, "geom_matid"),
-                                 ("site", self.sites, "site_matid"),
-                                 ("tendon", self.spec.tendons, "tendon_matid")):
-            ids = []
-            for el in els:
-                mname = el.attrs.get("material")
-                if mname:
-                    if mname not in self.mat_id:
-                        raise err(el, f"unknown material '{mname}'", "material")
-                    ids.append(self.mat_id[mname])
-                else:
-                    ids.append(-1)
-            self.v[field] = ids
-
     def _normalize_quats(self, qpos):
         """Normalise the quaternions of ball and free joints in a qpos vector, in place."""
         for t, adr in zip(self.jtype, self.v["jnt_qposadr"]):
@@ -1798,9 +1471,6 @@ class Compiler:
         self.names["key"] = names
 
 
-# mjtTextureRole
-_ROLES = {"user": 0, "rgb": 1, "occlusion": 2, "roughness": 3, "metallic": 4, "normal": 5,
-          "opacity": 6, "emissive": 7, "rgba": 8, "orm": 9}
 
 _MEMORY_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50,
                  "E": 1 << 60}

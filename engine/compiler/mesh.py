@@ -52,6 +52,9 @@ from typing import Optional, Tuple
 
 import numpy as np
 
+from .hull import (POLY_ANGLE_STEP, HullError, convex_hull as _convex_hull,  # noqa: F401
+                   hull_extrema, hull_faces, hull_graph, hull_polygons, polygon_map)
+
 __all__ = [
     "MeshError",
     "LoadedMesh",
@@ -271,11 +274,29 @@ def load_mesh_file(path, content_type: Optional[str] = None, *,
     """
     path = os.fspath(path)
     kind = _kind_of(path, content_type)
+    return load_mesh_bytes(read_mesh_file(path), path, kind, all_groups=all_groups)
+
+
+def mesh_kind(path: str, content_type: Optional[str] = None) -> str:
+    """The format of a mesh file, ``'stl'``, ``'obj'``, ``'msh'`` or ``'dae'``: from
+    ``content_type`` if given, else from the extension of ``path``. Raises :class:`MeshError`
+    for an unknown one."""
+    return _kind_of(os.fspath(path), content_type)
+
+
+def read_mesh_file(path) -> bytes:
+    """The bytes of a mesh file; :class:`MeshError` naming it if it cannot be read."""
     try:
         with open(path, "rb") as fh:
-            data = fh.read()
+            return fh.read()
     except OSError as exc:
-        raise MeshError(f"Error opening mesh file '{path}': {exc.strerror or exc}") from None
+        raise MeshError(f"Error opening mesh file '{os.fspath(path)}': "
+                        f"{exc.strerror or exc}") from None
+
+
+def load_mesh_bytes(data: bytes, path: str, kind: str, *, all_groups: bool = False) -> LoadedMesh:
+    """Parse the bytes ``data`` of a mesh file of format ``kind`` (`mesh_kind`); ``path`` names
+    it in messages. What `load_mesh_file` returns."""
     try:
         if kind == "stl":
             return _load_stl(data, path)
@@ -283,7 +304,8 @@ def load_mesh_file(path, content_type: Optional[str] = None, *,
             return _load_obj(data, path, all_groups)
         if kind == "msh":
             return _load_msh(data, path)
-        return _load_dae(path)
+        import io
+        return _load_dae(path, io.BytesIO(data))
     except MeshError:
         raise
     except Exception as exc:  # corrupt content: one clear error
@@ -441,16 +463,17 @@ def _parse_numbers(text: bytes, dtype):
             return None
 
 
-def _floats(rows, ncol: int, path: str, what: str) -> np.ndarray:
-    """Parse OBJ number records (byte strings without their tag) into a
-    (n, ncol) float64 array of their single-precision values (MuJoCo reads
-    OBJ numbers as floats); extra numbers on a record (w, colours) are
-    ignored."""
-    arr = _parse_numbers(b" ".join(rows), np.float64)
-    if arr is not None and arr.size == ncol * len(rows):
+def _floats(text: bytes, nrows: int, rows, ncol: int, path: str, what: str) -> np.ndarray:
+    """Parse OBJ number records into a (n, ncol) float64 array of their single-precision values
+    (MuJoCo reads OBJ numbers as floats); extra numbers on a record (w, colours) are ignored.
+    ``text``: the ``nrows`` records (byte strings without their tag) joined by spaces;
+    ``rows()``: the records as a list, for the record-by-record path taken when the numbers do
+    not come in rows of ``ncol``."""
+    arr = _parse_numbers(text, np.float64)
+    if arr is not None and arr.size == ncol * nrows:
         arr = arr.reshape(-1, ncol)
     else:
-        toks = [r.split() for r in rows]
+        toks = [r.split() for r in rows()]
         if min(map(len, toks)) < ncol:
             raise MeshError(f"mesh file '{path}': OBJ {what} record with fewer than "
                             f"{ncol} numbers")
@@ -458,16 +481,15 @@ def _floats(rows, ncol: int, path: str, what: str) -> np.ndarray:
     return arr.astype(np.float32).astype(np.float64)
 
 
-def _obj_corners(frows, counts: np.ndarray) -> np.ndarray:
-    """(ncorner, 3) int64 (v, vt, vn) indices of all face corners, 0 = absent.
+def _obj_corners(text: bytes, first: bytes, counts: np.ndarray) -> np.ndarray:
+    """(ncorner, 3) int64 (v, vt, vn) indices of all face corners, 0 = absent, from the face
+    records (without their tag) joined by spaces; ``first``: the first corner's token.
 
     Fast path when every corner has the same form (``v``, ``v/t``, ``v//n``
     or ``v/t/n``), checked by counting separators; otherwise a regex.
     """
     n = int(counts.sum())
-    text = b" ".join(frows)
     slashes, doubles = text.count(b"/"), text.count(b"//")
-    first = frows[0].split()[0]
     form = (first.count(b"/"), b"//" in first)
     out = np.zeros((n, 3), dtype=np.int64)
     ints = None
@@ -494,14 +516,83 @@ def _obj_corners(frows, counts: np.ndarray) -> np.ndarray:
     return raw.astype(np.int64)
 
 
+_WS = np.zeros(256, bool)
+_WS[[32, 9, 10, 13, 11, 12]] = True          # bytes.split()'s whitespace
+_LSTRIP = np.zeros(256, bool)
+_LSTRIP[[32, 9, 11, 12]] = True               # bytes.lstrip()'s, less the line breaks
+
+
+class _ObjLines:
+    """The lines of an OBJ file (what ``bytes.splitlines`` gives, each ``lstrip``-ped when
+    any line starts with a blank) as byte ranges of one buffer, so that records are classified,
+    cut and joined with numpy instead of line by line in Python."""
+
+    def __init__(self, data: bytes):
+        blank_start = data[:1] in (b" ", b"\t") or b"\n " in data or b"\n\t" in data
+        if b"\r" in data:   # splitlines breaks at \r\n, \r and \n
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        self.buf = buf = np.frombuffer(data + b"\n", np.uint8)
+        ends = np.flatnonzero(buf == 10)
+        if not data or data.endswith(b"\n"):
+            ends = ends[:-1]                  # no empty last line
+        starts = np.concatenate([[0], ends[:-1] + 1])[:len(ends)].astype(np.int64)
+        if blank_start:
+            # each line's first byte that lstrip keeps (the line break stops the search)
+            keep = np.flatnonzero(~_LSTRIP[buf])
+            starts = keep[np.searchsorted(keep, starts)]
+        self.starts, self.ends = starts, ends
+        self.n = len(ends)
+
+    def heads(self) -> np.ndarray:
+        """(n, 3) uint8: each line's first three bytes, padded with spaces."""
+        h = np.full((self.n, 3), 32, np.uint8)
+        for j in range(3):
+            pos = self.starts + j
+            ok = pos < self.ends
+            h[ok, j] = self.buf[pos[ok]]
+        return h
+
+    def _ranges(self, idx, k):
+        s = np.minimum(self.starts[idx] + k, self.ends[idx])
+        return s, self.ends[idx] - s
+
+    def text(self, idx, k: int) -> bytes:
+        """Lines ``idx`` from byte ``k`` on, joined by spaces (``b" ".join``)."""
+        if len(idx) == 0:
+            return b""
+        s, ln = self._ranges(idx, k)
+        ln1 = ln + 1                          # with the line break, made the separator
+        first = np.cumsum(ln1) - ln1
+        pick = np.repeat(s - first, ln1) + np.arange(int(ln1.sum()))
+        out = self.buf[pick[:-1]]
+        out[out == 10] = 32
+        return out.tobytes()
+
+    def rows(self, idx, k: int) -> list:
+        """Lines ``idx`` from byte ``k`` on, as a list of bytes."""
+        s, ln = self._ranges(idx, k)
+        b = self.buf
+        return [b[a:a + n].tobytes() for a, n in zip(s.tolist(), ln.tolist())]
+
+    def ntokens(self, idx, k: int, text: bytes) -> np.ndarray:
+        """Whitespace-separated tokens (``len(line.split())``) of lines ``idx`` from byte
+        ``k`` on; ``text``: `text` of the same lines."""
+        _, ln = self._ranges(idx, k)
+        t = np.frombuffer(text, np.uint8)
+        ws = _WS[t]
+        start = ~ws
+        start[1:] &= ws[:-1]
+        cs = np.concatenate([[0], np.cumsum(start)])
+        first = np.cumsum(ln + 1) - (ln + 1)
+        return cs[first + ln] - cs[first]
+
+
 def _load_obj(data: bytes, path: str, all_groups: bool = False) -> LoadedMesh:
     # join backslash line continuations
     data = data.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ")
-    lines = data.splitlines()
-    if re.search(rb"(?:^|\n)[ \t]", data):
-        lines = [ln.lstrip() for ln in lines]
+    lines = _ObjLines(data)
     # classify records by their first three bytes
-    h = np.frombuffer(b"".join([ln[:3].ljust(3) for ln in lines]), np.uint8).reshape(-1, 3)
+    h = lines.heads()
     sep1 = (h[:, 1] == 32) | (h[:, 1] == 9)
     sep2 = (h[:, 2] == 32) | (h[:, 2] == 9)
     is_v = (h[:, 0] == ord("v")) & sep1
@@ -519,31 +610,36 @@ def _load_obj(data: bytes, path: str, all_groups: bool = False) -> LoadedMesh:
             cut = first_face + int(later[0])
             is_f = is_f.copy()
             is_f[cut:] = False
-    rows = lambda mask, k: [lines[i][k:] for i in np.flatnonzero(mask)]
-    vrows, trows, nrows, frows = rows(is_v, 2), rows(is_vt, 3), rows(is_vn, 3), rows(is_f, 2)
+    iv, it, inn, iff = (np.flatnonzero(m) for m in (is_v, is_vt, is_vn, is_f))
     # (#v, #vt, #vn) defined before each face record, for negative indices
     fcount = np.stack([np.cumsum(is_v)[is_f], np.cumsum(is_vt)[is_f],
                        np.cumsum(is_vn)[is_f]], axis=1)
-    if not vrows:
+    if not len(iv):
         raise MeshError(f"mesh file '{path}': OBJ file has no vertices")
-    vert = _floats(vrows, 3, path, "vertex")
-    normal = _floats(nrows, 3, path, "normal") if nrows else None
+    vert = _floats(lines.text(iv, 2), len(iv), lambda: lines.rows(iv, 2), 3, path, "vertex")
+    normal = (_floats(lines.text(inn, 3), len(inn), lambda: lines.rows(inn, 3), 3, path,
+                      "normal") if len(inn) else None)
     texcoord = None
-    if trows:
-        # 1-component texcoords get v = 0
-        if any(len(r.split()) < 2 for r in trows):
-            trows = [r if len(r.split()) >= 2 else r + b" 0" for r in trows]
-        texcoord = _floats(trows, 2, path, "texcoord")
-    if not frows:
+    if len(it):
+        ttext = lines.text(it, 3)
+        if (lines.ntokens(it, 3, ttext) < 2).any():
+            # 1-component texcoords get v = 0
+            trows = [r if len(r.split()) >= 2 else r + b" 0" for r in lines.rows(it, 3)]
+            texcoord = _floats(b" ".join(trows), len(trows), lambda: trows, 2, path,
+                               "texcoord")
+        else:
+            texcoord = _floats(ttext, len(it), lambda: lines.rows(it, 3), 2, path, "texcoord")
+    if not len(iff):
         return LoadedMesh(vert, np.zeros((0, 3), np.int32), normal, texcoord, path=path,
                           kind="obj")
 
-    counts = np.array([len(r.split()) for r in frows], dtype=np.int64)
+    ftext = lines.text(iff, 2)
+    counts = lines.ntokens(iff, 2, ftext).astype(np.int64)
     if counts.min() < 3:
         k = int(np.argmin(counts))
         raise MeshError(f"mesh file '{path}': OBJ face {k + 1} has fewer than 3 corners")
     try:
-        raw = _obj_corners(frows, counts)
+        raw = _obj_corners(ftext, ftext.split(None, 1)[0], counts)
     except MeshError as exc:
         raise MeshError(f"mesh file '{path}': {exc}") from None
     before = np.repeat(fcount.astype(np.int64), counts, axis=0)
@@ -645,7 +741,8 @@ def _dae_node_matrix(node, path: str) -> np.ndarray:
     return M
 
 
-def _load_dae(path: str) -> LoadedMesh:
+def _load_dae(path: str, source=None) -> LoadedMesh:
+    """Collada file ``path`` (or the file object ``source``, named ``path``)."""
     try:
         import collada  # pycollada: geometry sources and primitives
         from collada import triangleset, polylist, polygons
@@ -653,8 +750,9 @@ def _load_dae(path: str) -> LoadedMesh:
         raise MeshError(f"mesh file '{path}': reading Collada needs the 'pycollada' "
                         "package") from None
     try:
-        doc = collada.Collada(path, ignore=[collada.common.DaeUnsupportedError,
-                                            collada.common.DaeBrokenRefError])
+        doc = collada.Collada(path if source is None else source,
+                              ignore=[collada.common.DaeUnsupportedError,
+                                      collada.common.DaeBrokenRefError])
     except Exception as exc:
         raise MeshError(f"mesh file '{path}': invalid Collada file ({exc})") from None
     unit = 1.0
@@ -749,390 +847,57 @@ def _load_dae(path: str) -> LoadedMesh:
 
 
 # --------------------------------------------------------------------------
-# convex hull
+# convex hull (engine/compiler/hull.py)
 # --------------------------------------------------------------------------
 
 def convex_hull(vert: np.ndarray, maxhullvert: int = -1, name: str = "mesh"):
-    """Convex hull of a point set with qhull (scipy), as MuJoCo's compiler.
-
-    Returns ``(hull_vert, hull_face)``: sorted indices into ``vert`` of the
-    hull's vertices and (k,3) int32 outward-oriented triangles (indices into
-    ``vert``).  ``maxhullvert > 0`` stops qhull after that many vertices
-    (qhull option ``TA``, seed asset/mesh ``maxhullvert``).  Raises
-    :class:`MeshError` for a flat (coplanar) point set.
-    """
-    from scipy.spatial import ConvexHull, QhullError
-
-    vert = np.asarray(vert, dtype=np.float64)
-    opts = "Qt"
-    if maxhullvert is not None and maxhullvert != -1:
-        if maxhullvert < 4:
-            raise MeshError(f"mesh '{name}': maxhullvert must be larger than 3")
-        opts += f" TA{maxhullvert - 4}"
+    """Convex hull of a point set with qhull (scipy), as MuJoCo's compiler: ``(hull_vert,
+    hull_face)``, sorted indices into ``vert`` of the hull's vertices and (k,3) int32
+    outward-oriented triangles. ``maxhullvert > 0`` stops qhull after that many vertices (seed
+    asset/mesh ``maxhullvert``). Raises :class:`MeshError` for a flat (coplanar) point set."""
+    if maxhullvert is not None and maxhullvert != -1 and maxhullvert < 4:
+        raise MeshError(f"mesh '{name}': maxhullvert must be larger than 3")
     try:
-        hull = ConvexHull(vert, qhull_options=opts)
-    except QhullError:
+        return _convex_hull(vert, maxhullvert)
+    except HullError:
         raise MeshError(f"mesh '{name}' has coplanar vertices, cannot compute convex hull. "
                         "Consider using a primitive geom type (plane or thin box) "
                         "instead") from None
-    tri = hull.simplices.astype(np.int32)
-    p = vert[tri]
-    nrm = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
-    flip = np.einsum("ij,ij->i", nrm, hull.equations[:, :3]) < 0
-    tri[flip] = tri[flip][:, ::-1]
-    return np.unique(tri), tri
-
-
-# Hull triangles whose normals round to the same (azimuth, polar) angle pair, in steps of this
-# many radians, form one polygon (MuJoCo's compiler constant).
-POLY_ANGLE_STEP = 0.01
-
-
-def hull_faces(vert: np.ndarray, maxhullvert: int = -1):
-    """The convex hull's triangles as MuJoCo's compiler lists them in mesh_graph: qhull's
-    triangulated facets ("Qt") in qhull's order. Returns ``(raw, tri)``: ``raw`` each facet's
-    vertices in qhull's own order, ``tri`` the same with the first two swapped where that makes
-    it counter-clockwise around the outward normal; None for a degenerate hull."""
-    from scipy.spatial import ConvexHull, QhullError
-
-    opts = "Qt" + (f" TA{maxhullvert - 4}" if maxhullvert is not None and maxhullvert > -1 else "")
-    try:
-        hull = ConvexHull(vert, qhull_options=opts)
-    except QhullError:
-        return None
-    raw = hull.simplices.astype(np.int64)
-    tri = raw.copy()
-    p = vert[tri]
-    cr = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
-    inward = np.einsum("ij,ij->i", cr, hull.equations[:, :3]) < 0
-    tri[inward] = tri[inward][:, [1, 0, 2]]
-    return raw, tri
-
-
-def hull_graph(raw: np.ndarray, tri: np.ndarray) -> np.ndarray:
-    """mjModel.mesh_graph of one mesh, from its hull (`hull_faces`): ``[numvert, numface,
-    vert_edgeadr (numvert), vert_globalid (numvert), edge_localid (numvert + 3 numface),
-    face_globalid (3 numface)]`` (int32).
-
-    Each hull vertex lists its neighbours (local ids) once, -1 terminated: the facets around
-    the vertex in facet order, each facet's vertices in qhull's order. The faces are ``tri``,
-    MuJoCo's. What qhull's Python interface (scipy) does not expose, and so differs from
-    MuJoCo's graph: the local numbering of the hull vertices (MuJoCo: qhull's internal vertex
-    list; here ascending with the mesh vertex id) and the order within a neighbour list
-    (MuJoCo: qhull's vertex-neighbour sets, kept in update order while it merges facets). The
-    sets are the same, so hill climbing over the graph (engine/collision/nccd.py) finds the
-    same support vertex except between exactly tied vertices."""
-    gid = np.unique(raw)
-    nv, nf = len(gid), len(raw)
-    local = np.full(int(gid[-1]) + 1, -1, np.int64)
-    local[gid] = np.arange(nv)
-    r = local[raw]
-    # (vertex, facet, position of the neighbour in the facet) for each of the 6 ordered pairs
-    own = np.broadcast_to(r[:, :, None], (nf, 3, 3))       # own[f, i, j] = r[f, i]
-    nbr = np.broadcast_to(r[:, None, :], (nf, 3, 3))       # nbr[f, i, j] = r[f, j]
-    fid = np.broadcast_to(np.arange(nf)[:, None, None], (nf, 3, 3))
-    pos = np.broadcast_to(np.arange(3)[None, None, :], (nf, 3, 3))
-    keep = own != nbr
-    own, nbr, fid, pos = own[keep], nbr[keep], fid[keep], pos[keep]
-    order = np.lexsort((pos, fid, own))
-    own, nbr = own[order], nbr[order]
-    _, first = np.unique(own * nv + nbr, return_index=True)   # first visit of each edge
-    first.sort()
-    own, nbr = own[first], nbr[first]
-    deg = np.bincount(own, minlength=nv)
-    edges = np.full(nv + len(nbr), -1, np.int64)
-    edgeadr = np.concatenate([[0], np.cumsum(deg + 1)[:-1]])
-    slot = edgeadr[own] + (np.arange(len(own)) - np.concatenate([[0], np.cumsum(deg)[:-1]])[own])
-    edges[slot] = nbr
-    return np.concatenate([[nv, nf], edgeadr, gid, edges, tri.reshape(-1)]).astype(np.int32)
-
-
-def hull_extrema(vert: np.ndarray, graph: np.ndarray) -> np.ndarray:
-    """mjModel.mesh_extrema of one mesh: for the 27 directions ``(i-1, j-1, k-1)``,
-    i, j, k in 0..2 (index 9i + 3j + k), the local id of the first hull vertex farthest along
-    it (the seed of nccd's hill climbing). ``vert``: the mesh's compiled vertices; vertices and
-    dot products in single precision, as MuJoCo's compiler ranks them."""
-    nv = int(graph[0])
-    hv = vert[graph[2 + nv:2 + 2 * nv]].astype(np.float32)
-    d = np.stack(np.meshgrid(*[np.arange(3) - 1] * 3, indexing="ij"), -1).reshape(27, 3)
-    return np.argmax(hv @ d.T.astype(np.float32), axis=0).astype(np.int32)
-
-
-def _angle_keys(vert: np.ndarray, tri: np.ndarray) -> list:
-    """The polygon key of each triangle: its unit normal's azimuth and polar angles divided by
-    POLY_ANGLE_STEP and rounded (half away from zero), as floats; a normal within 1e-7 of +-z
-    has azimuth 0. None for a triangle of (nearly) zero area."""
-    p = vert[tri]
-    n = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
-    ln = np.sqrt(np.einsum("ij,ij->i", n, n))
-    keys = []
-    for (x, y, z), l in zip(n.tolist(), ln.tolist()):
-        if l < MJ_MINVAL:
-            keys.append(None)
-            continue
-        nx, ny, nz = x / l + 0.0, y / l + 0.0, z / l + 0.0   # + 0.0: no -0.0 into atan2
-        if abs(nz) > 1.0 - 1e-7:
-            keys.append((0.0, float(_round_half_away(math.pi / POLY_ANGLE_STEP)) if nz < 0
-                         else 0.0))
-        else:
-            keys.append((float(_round_half_away(math.atan2(ny, nx) / POLY_ANGLE_STEP)),
-                         float(_round_half_away(math.acos(nz) / POLY_ANGLE_STEP))))
-    return keys
-
-
-def _round_half_away(x: float) -> float:
-    return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
-
-
-_U64 = (1 << 64) - 1
-
-
-def _hash_double(x: float) -> int:
-    """The standard library's hash of a double as MuJoCo's build uses it: 0 for +-0, else the
-    64 bits of the IEEE representation."""
-    if x == 0.0:
-        return 0
-    return int(np.float64(x).view(np.uint64))
-
-
-def _next_prime(n: int) -> int:
-    if n <= 2:
-        return 2
-    while True:
-        if n % 2 and all(n % k for k in range(3, int(math.isqrt(n)) + 1, 2)):
-            return n
-        n += 1
-
-
-class _InsertionOrderedTable:
-    """The iteration order of the hash map MuJoCo's compiler keeps its polygons in (an unordered
-    map with chained buckets: bucket count 2, 5, 11, 23, ... (2n+1, next prime) grown at load
-    factor 1; a key whose bucket is empty goes to the front of the element list, otherwise to
-    the front of its bucket's run; a rehash relinks the list keeping runs together). Polygon ids
-    in mjModel follow this order, so it is reproduced exactly."""
-
-    def __init__(self):
-        self.keys, self.hashes, self.nxt = [], [], []   # nodes; nxt: next node, -1 = end
-        self.head = -1                                   # first node of the list
-        self.buckets = []                                # per bucket: node before its run
-        self.index = {}                                  # key -> node
-
-    def _bucket(self, h: int, bc: int) -> int:
-        return h & (bc - 1) if not (bc & (bc - 1)) else (h if h < bc else h % bc)
-
-    def _rehash(self, n: int) -> None:
-        n = 2 if n == 1 else (_next_prime(n) if n & (n - 1) else n)
-        bc = len(self.buckets)
-        if n <= bc:
-            return
-        # -2 marks "before the list head"; -1 an empty bucket
-        buckets = [-1] * n
-        pp, cp = -2, self.head
-        if cp != -1:
-            phash = self._bucket(self.hashes[cp], n)
-            buckets[phash] = pp
-            pp = cp
-            cp = self.nxt[cp]
-            while cp != -1:
-                chash = self._bucket(self.hashes[cp], n)
-                if chash == phash:
-                    pp = cp
-                elif buckets[chash] == -1:
-                    buckets[chash] = pp
-                    pp = cp
-                    phash = chash
-                else:  # move cp to the front of its bucket's run
-                    self.nxt[pp] = self.nxt[cp]
-                    self._link_after(buckets[chash], cp)
-                cp = self.nxt[pp]
-        self.buckets = buckets
-
-    def get(self, key):
-        return self.index.get(key)
-
-    def insert(self, key) -> int:
-        # the pair's hash: the second hash folded into the first, golden-ratio style
-        h = _hash_double(key[0])
-        h ^= (_hash_double(key[1]) + 0x9E3779B9 + ((h << 6) & _U64) + (h >> 2)) & _U64
-        bc = len(self.buckets)
-        size = len(self.keys)
-        if size + 1 > bc or bc == 0:
-            pow2 = bc > 2 and not (bc & (bc - 1))
-            self._rehash(max(2 * bc + (0 if pow2 else 1), size + 1))
-            bc = len(self.buckets)
-        node = size
-        self.keys.append(key)
-        self.hashes.append(h)
-        self.nxt.append(-1)
-        self.index[key] = node
-        b = self._bucket(h, bc)
-        if self.buckets[b] == -1:  # empty bucket: the node goes to the front of the list
-            self._link_after(-2, node)
-            self.buckets[b] = -2
-            if self.nxt[node] != -1:
-                self.buckets[self._bucket(self.hashes[self.nxt[node]], bc)] = node
-        else:
-            self._link_after(self.buckets[b], node)
-        return node
-
-    def _link_after(self, before: int, node: int) -> None:
-        """Link node into the list after `before` (-2: at the head)."""
-        if before == -2:
-            self.nxt[node] = self.head
-            self.head = node
-        else:
-            self.nxt[node] = self.nxt[before]
-            self.nxt[before] = node
-
-    def in_order(self):
-        out, x = [], self.head
-        while x != -1:
-            out.append(x)
-            x = self.nxt[x]
-        return out
-
-
-class _Polygon:
-    """Boundary edges of coplanar hull triangles, grouped in islands until faces join them."""
-
-    def __init__(self, a: int, b: int, c: int):
-        self.edges = [(a, b), (b, c), (c, a)]
-        self.islands = [0, 0, 0]
-        self.nisland = 1
-
-    def _merge(self, i1: int, i2: int) -> int:
-        lo, hi = min(i1, i2), max(i1, i2)
-        self.islands = [lo if k == hi else (k - 1 if k > hi else k) for k in self.islands]
-        self.nisland -= 1
-        return lo
-
-    def add(self, a: int, b: int, c: int) -> None:
-        """Add triangle (a, b, c): its edges shared (reversed) with the boundary leave it, the
-        others join it; islands it connects become one."""
-        island, new = -1, []
-        for u, w in ((a, b), (b, c), (c, a)):
-            try:
-                i = self.edges.index((w, u))
-            except ValueError:
-                new.append((u, w))
-                continue
-            other = self.islands[i]
-            del self.edges[i], self.islands[i]
-            if island == -1:
-                island = other
-            elif other != island:
-                island = self._merge(island, other)
-        if island == -1:
-            island = self.nisland
-            self.nisland += 1
-        for e in new:
-            self.edges.append(e)
-            self.islands.append(island)
-
-    def paths(self) -> list:
-        """Each island's boundary loop, following edges head to tail from the island's first
-        edge (the search for a successor skips edge 0; an unclosed trace is dropped)."""
-        E, I = self.edges, self.islands
-        out = []
-        for i in range(self.nisland):
-            j = next((j for j in range(len(E)) if I[j] == i), None)
-            if j is None:
-                continue
-            path = [E[j][0], E[j][1]]
-            nxt = path[-1]
-            for _ in range(len(E)):
-                k = next((k for k in range(1, len(E)) if I[k] == i and E[k][0] == nxt), None)
-                if k is None:
-                    continue
-                nxt = E[k][1]
-                if nxt == path[0]:
-                    out.append(path)
-                    break
-                path.append(nxt)
-        return out
-
-
-def _area_normal(q: np.ndarray) -> np.ndarray:
-    """Unit normal of the closed polygon q (k,3), counter-clockwise: its area vector
-    sum_i q_i x q_(i+1), normalised (+z if it vanishes)."""
-    s = np.cross(q, np.roll(q, -1, axis=0)).sum(axis=0)
-    ln = math.sqrt(float(s @ s))
-    return s / ln if ln > 0 else np.array([0.0, 0.0, 1.0])
-
-
-def hull_polygons(vert_file: np.ndarray, vert: np.ndarray, tri, mirrored: bool = False):
-    """Polygons of a mesh's convex hull: mjModel ``mesh_poly*`` (plane-mesh and multi-contact
-    collisions use them), built as MuJoCo 4's compiler builds them.
-
-    The hull triangles ``tri`` (`hull_faces` of the file's vertices ``vert_file``, before
-    refpos, refquat and scale, as the compiler takes them; None: no hull) are grouped by the rounded angles of their
-    normals (`_angle_keys`); each group's boundary loops (`_Polygon.paths`) are its polygons,
-    listed in the compiler's hash-map order (`_InsertionOrderedTable`). Each polygon's normal is
-    its area vector's direction in the compiled mesh frame (``vert``); under a mirroring scale
-    (``mirrored``) every loop is reversed (same first vertex), so it stays counter-clockwise.
-
-    Returns ``(normals (p,3) float64, polys list of int32 arrays of vertex ids)``.
-    """
-    vf = np.asarray(vert_file, dtype=np.float64)
-    if tri is None:
-        return np.zeros((0, 3)), []
-    table, polys = _InsertionOrderedTable(), []
-    for (a, b, c), key in zip(tri.tolist(), _angle_keys(vf, tri)):
-        if key is None:
-            continue
-        node = table.get(key)
-        if node is None:
-            table.insert(key)
-            polys.append(_Polygon(a, b, c))
-        else:
-            polys[node].add(a, b, c)
-    v = np.asarray(vert, dtype=np.float64)
-    normals, loops = [], []
-    for node in table.in_order():
-        for path in polys[node].paths():
-            if len(path) < 3:
-                continue
-            if mirrored:  # the mirroring scale turned the loop clockwise: reverse it, same start
-                path = path[:1] + path[:0:-1]
-            loops.append(np.asarray(path, dtype=np.int32))
-            normals.append(_area_normal(v[path]))
-    return np.asarray(normals, dtype=np.float64).reshape(-1, 3), loops
-
-
-def polygon_map(nvert: int, polys):
-    """Per vertex, the (ascending) ids of the polygons containing it: (mapadr, mapnum, map)."""
-    lists = [[] for _ in range(nvert)]
-    for k, p in enumerate(polys):
-        for i in p:
-            lists[int(i)].append(k)
-    num = np.array([len(x) for x in lists], dtype=np.int32)
-    adr = np.concatenate([[0], np.cumsum(num)[:-1]]).astype(np.int32) if nvert else \
-        np.zeros(0, np.int32)
-    flat = np.array([k for x in lists for k in x], dtype=np.int32)
-    return adr, num, flat
 
 
 # --------------------------------------------------------------------------
 # mass properties
 # --------------------------------------------------------------------------
 
-def _face_areas_centroids(tri: np.ndarray):
-    cr = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+def _corners(tri: np.ndarray):
+    """The three corners of triangles (m,3,3) as contiguous (m,3) arrays: numpy's reductions
+    over the middle axis are several times slower than adding them (and give the same bits:
+    ((a + b) + c), then / 3 for the mean)."""
+    return [np.ascontiguousarray(tri[:, k]) for k in range(3)]
+
+
+def _face_areas_centroids(tri: np.ndarray, corners=None):
+    """Area and centroid of each triangle of ``tri`` (m,3,3)."""
+    a, b, c = corners if corners is not None else _corners(tri)
+    cr = np.cross(b - a, c - a)
     area = 0.5 * np.sqrt(np.einsum("ij,ij->i", cr, cr))
-    return area, tri.mean(axis=1)
+    return area, ((a + b) + c) / 3
 
 
-def _pyramid_volumes(tri: np.ndarray, apex: np.ndarray, absolute: bool) -> np.ndarray:
-    a = tri[:, 0] - apex
-    b = tri[:, 1] - apex
-    c = tri[:, 2] - apex
+def _pyramid_volumes(corners, apex, absolute: bool) -> np.ndarray:
+    """Signed (or absolute) volume of the pyramid over each triangle (corners a, b, c, each
+    (m,3)) with apex ``apex`` (3,), or at the origin for None."""
+    a, b, c = corners
+    if apex is not None:
+        a, b, c = a - apex, b - apex, c - apex
     vol = np.einsum("ij,ij->i", a, np.cross(b, c)) / 6.0
     return np.abs(vol) if absolute else vol
 
 
-def _second_moment(tri: np.ndarray, weight: np.ndarray, denom: float) -> np.ndarray:
+def _second_moment(tri: np.ndarray, corners, weight: np.ndarray, denom: float) -> np.ndarray:
     """sum_k weight_k/denom * (sum_i x_i x_i^T + s s^T) over triangles, s=sum_i x_i."""
-    s = tri.sum(axis=1)
+    a, b, c = corners
+    s = (a + b) + c
     outer = np.einsum("nij,nik->jk", tri * weight[:, None, None], tri)
     outer += np.einsum("nj,nk->jk", s * weight[:, None], s)
     return outer / denom
@@ -1149,15 +914,17 @@ def _mass_properties(tri: np.ndarray, inertia: str, name: str):
     count some volume twice, as documented); ``exact``/``convex`` add signed
     volumes (exact for closed, consistently oriented meshes).
     Shell: area-weighted triangles (uniform surface density).
+    Returns (measure, com (3,), inertia tensor (3,3), total face area).
     """
-    area, cen = _face_areas_centroids(tri)
+    corners = _corners(tri)
+    area, cen = _face_areas_centroids(tri, corners)
     total_area = float(area.sum())
     if inertia == "shell":
         if not total_area >= MJ_MINVAL:
             raise MeshError(f"mesh surface area is too small: {name}")
         com = (cen * area[:, None]).sum(axis=0) / total_area
         t = tri - com
-        C = _second_moment(t, area, 12.0)
+        C = _second_moment(t, [x - com for x in corners], area, 12.0)
         measure = total_area
     else:
         absolute = inertia == "legacy"
@@ -1165,19 +932,21 @@ def _mass_properties(tri: np.ndarray, inertia: str, name: str):
             facecen = (cen * area[:, None]).sum(axis=0) / total_area
         else:
             facecen = cen.mean(axis=0)
-        vol = _pyramid_volumes(tri, facecen, absolute)
+        vol = _pyramid_volumes(corners, facecen, absolute)
         total = float(vol.sum())
         if inertia == "exact" and total < 0 and -total >= MJ_MINVAL:
             raise MeshError(f"mesh volume is negative (misoriented triangles): {name}")
         if not total >= MJ_MINVAL:
             raise MeshError(f"mesh volume is too small: {name} . Try setting inertia to shell")
-        com = ((tri.sum(axis=1) + facecen) * vol[:, None]).sum(axis=0) / (4.0 * total)
+        a, b, c = corners
+        com = ((((a + b) + c) + facecen) * vol[:, None]).sum(axis=0) / (4.0 * total)
         t = tri - com
-        vol = _pyramid_volumes(t, np.zeros(3), absolute)
+        tc = [x - com for x in corners]
+        vol = _pyramid_volumes(tc, None, absolute)
         measure = float(vol.sum())
         if not measure >= MJ_MINVAL:
             raise MeshError(f"mesh volume is too small: {name} . Try setting inertia to shell")
-        C = _second_moment(t, vol, 20.0)
+        C = _second_moment(t, tc, vol, 20.0)
     I = np.trace(C) * np.eye(3) - C
     return measure, com, I, total_area
 
@@ -1231,7 +1000,11 @@ class MeshData:
     hull_vert: Optional[np.ndarray] = None   # (k,) int32 indices of hull vertices
     hull_face: Optional[np.ndarray] = None   # (h,3) int32 outward hull triangles
     poly_normal: Optional[np.ndarray] = None  # (p,3) hull polygon outward normals
-    poly_vert: Optional[list] = None          # p int32 arrays: each polygon's vertex ids
+    poly_vert: Optional[np.ndarray] = None    # int32 vertex ids of the polygons, one after another
+    poly_vertnum: Optional[np.ndarray] = None  # (p,) int32 vertex count of each polygon
+    poly_mapadr: Optional[np.ndarray] = None  # (n,) int32 per vertex: first entry in poly_map
+    poly_mapnum: Optional[np.ndarray] = None  # (n,) int32 per vertex: polygons containing it
+    poly_map: Optional[np.ndarray] = None     # int32 polygon ids per vertex (polygon_map)
     graph: Optional[np.ndarray] = None        # int32 mesh_graph of the hull (hull_graph)
     extrema: Optional[np.ndarray] = None      # (27,) int32 mesh_extrema (hull_extrema)
     normal: Optional[np.ndarray] = None      # file normals rotated into the mesh frame
@@ -1358,21 +1131,29 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
         if facetexcoord is not None:
             facetexcoord = np.asarray(facetexcoord).reshape(-1, 3)[:, [0, 2, 1]]
 
-    # step 4: convex hull
+    # step 4: convex hull. MuJoCo's hull data (graph, polygons) is the hull of the file's
+    # vertices; the hull of the transformed vertices is qhull's second run only where its own
+    # triangles matter (a point cloud's faces, "convex" inertia) or where the first run failed
+    # (a flat mesh: this one raises the compiler's error)
     pointcloud = f is None or len(f) == 0
-    hull_vert = hull_face = None
+    hull_vert = hull_face = ht = None
     if need_hull or pointcloud or inertia == "convex":
-        hull_vert, hull_face = convex_hull(v, maxhullvert, name)
+        ht = hull_faces(np.asarray(v_file, dtype=np.float64), maxhullvert)
+        if ht is None or pointcloud or inertia == "convex":
+            hull_vert, hull_face = convex_hull(v, maxhullvert, name)
+        else:   # the same hull, outward in the compiled frame: a mirroring scale turns it
+            hull_face = (ht[1][:, [0, 2, 1]] if mirrored else ht[1]).astype(np.int32)
+            hull_vert = np.unique(hull_face)
     if pointcloud:
         f = hull_face.astype(np.int64)
 
     # steps 5-6: mass properties and principal frame
     src = hull_face if inertia == "convex" else f
-    measure, com, I, _ = _mass_properties(v[src], inertia, name)
+    measure, com, I, src_area = _mass_properties(v[src], inertia, name)
     evals, quat = eig3(I)
     R = _quat2mat(quat)
     vloc = (v - com) @ R
-    surface = float(_face_areas_centroids(v[f])[0].sum())
+    surface = src_area if src is f else float(_face_areas_centroids(v[f])[0].sum())
     if nrm is not None:
         nrm = nrm @ R
 
@@ -1380,25 +1161,110 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
     aabb = np.concatenate([(lo + hi) / 2, (hi - lo) / 2])
     # geom_rbound of a mesh geom: the AABB corner farthest from the origin
     rbound = float(np.linalg.norm(np.abs(aabb[:3]) + aabb[3:]))
-    pnrm, pverts, graph, extrema = np.zeros((0, 3)), [], None, None
+    pnrm, pverts, pnum = np.zeros((0, 3)), np.zeros(0, np.int32), np.zeros(0, np.int32)
+    graph = extrema = None
     if hull_vert is not None:
-        ht = hull_faces(np.asarray(v_file, dtype=np.float64), maxhullvert)
-        pnrm, pverts = hull_polygons(v_file, vloc, None if ht is None else ht[1], mirrored)
+        pnrm, pverts, pnum = hull_polygons(v_file, vloc, None if ht is None else ht[1], mirrored)
         if ht is not None:
             graph = hull_graph(*ht)
             extrema = hull_extrema(vloc, graph)
+    padr, pmnum, pmap = polygon_map(len(vloc), pverts, pnum)
     return MeshData(
         name=name, vert=vloc, face=f.astype(np.int32), pos=com, quat=quat, scale=scale,
         inertia_type=inertia, volume=float(measure), inertia=np.asarray(evals, dtype=float),
         surface_area=surface,
         hull_vert=None if hull_vert is None else hull_vert.astype(np.int32),
-        hull_face=hull_face, normal=nrm, poly_normal=pnrm, poly_vert=pverts, graph=graph,
+        hull_face=hull_face, normal=nrm, poly_normal=pnrm, poly_vert=pverts,
+        poly_vertnum=pnum, poly_mapadr=padr, poly_mapnum=pmnum, poly_map=pmap, graph=graph,
         extrema=extrema,
         texcoord=None if texcoord is None else np.asarray(texcoord, dtype=np.float64),
         facenormal=None if facenormal is None else np.asarray(facenormal, dtype=np.int32),
         facetexcoord=None if facetexcoord is None else np.asarray(facetexcoord, dtype=np.int32),
         aabb=aabb, rbound=rbound,
     )
+
+
+# --------------------------------------------------------------------------
+# the compile cache (engine/compiler/cache.py)
+# --------------------------------------------------------------------------
+
+# MeshData fields stored in a cache entry: arrays (None is stored as absent) and scalars
+_CACHED_ARRAYS = ("vert", "face", "pos", "quat", "scale", "inertia", "hull_vert", "hull_face",
+                  "poly_normal", "poly_vert", "poly_vertnum", "poly_mapadr", "poly_mapnum",
+                  "poly_map", "graph", "extrema", "normal", "texcoord", "facenormal",
+                  "facetexcoord", "aabb")
+_CACHED_SCALARS = ("inertia_type", "volume", "surface_area", "rbound")
+_scipy_version = None
+
+
+def _qhull_version() -> bytes:
+    """scipy's version file (its qhull makes the hulls): part of the key, read once."""
+    global _scipy_version
+    if _scipy_version is None:
+        import importlib.util
+        try:
+            spec = importlib.util.find_spec("scipy")
+            with open(os.path.join(os.path.dirname(spec.origin), "version.py"), "rb") as f:
+                _scipy_version = f.read()
+        except (OSError, AttributeError, TypeError, ValueError, ImportError):
+            _scipy_version = b"?"
+    return _scipy_version
+
+
+def mesh_cache_key(source, *, kind: str, scale, refpos, refquat, inertia: str,
+                   maxhullvert: int, need_hull: bool = True, all_groups: bool = False):
+    """The compile-cache key of a mesh asset: ``source`` is the mesh file's bytes (``kind`` its
+    format, `mesh_kind`) or, for a mesh given inline, the pair (vertex, face) as the
+    `process_mesh` arguments (``kind`` "inline"); the rest are the `process_mesh` parameters.
+    The source code of this module, engine/compiler/hull.py and engine/compiler/cache.py, and
+    the numpy and scipy versions are part of it."""
+    from . import cache, hull
+    k = cache.Key("mesh")
+    k.add("code", cache.code_digest(cache, hull, _this_module()))
+    k.add("versions", np.__version__.encode() + b"|" + _qhull_version())
+    k.add("kind", kind)
+    if kind == "inline":
+        vert, face = source
+        k.add("vertex", np.asarray(vert, np.float64))
+        k.add("face", None if face is None else np.asarray(face, np.int64))
+    else:
+        k.add("bytes", source)
+    k.add("scale", np.asarray(scale, np.float64))
+    k.add("refpos", np.asarray(refpos, np.float64))
+    k.add("refquat", np.asarray(refquat, np.float64))
+    k.add("inertia", str(inertia))
+    k.add("maxhullvert", -1 if maxhullvert is None else int(maxhullvert))
+    k.add("need_hull", b"1" if need_hull else b"0")
+    k.add("all_groups", b"1" if all_groups else b"0")
+    return k
+
+
+def _this_module():
+    import sys
+    return sys.modules[__name__]
+
+
+def load_cached_mesh(key, name: str = "mesh") -> Optional[MeshData]:
+    """The MeshData stored under ``key`` (named ``name``, as `process_mesh`'s), or None
+    (absent, disabled, or an unusable entry: the caller computes it)."""
+    from . import cache
+    got = cache.load(key)
+    if got is None:
+        return None
+    arrays, meta = got
+    try:
+        kw = {f: arrays.get(f) for f in _CACHED_ARRAYS}
+        kw.update({f: meta[f] for f in _CACHED_SCALARS})
+        return MeshData(name=name, **kw)
+    except (KeyError, TypeError):
+        return None
+
+
+def store_cached_mesh(key, md: MeshData) -> None:
+    """Store ``md`` under ``key`` (failures are ignored: the cache is only an optimisation)."""
+    from . import cache
+    arrays = {f: getattr(md, f) for f in _CACHED_ARRAYS if getattr(md, f) is not None}
+    cache.store(key, arrays, {f: getattr(md, f) for f in _CACHED_SCALARS})
 
 
 # --------------------------------------------------------------------------

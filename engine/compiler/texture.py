@@ -9,6 +9,7 @@ up, down, front, back (+X, -X, +Y, -Y, +Z, -Z); a cube loaded from one square im
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -54,7 +55,7 @@ def _mark(face, a, rng=None):
     chosen differ from MuJoCo's (whose generator the reference does not specify), their
     density is the same."""
     h, w = face.shape[:2]
-    m = np.asarray(a["markrgb"], float)
+    m = np.asarray(a["markrgb"], face.dtype)
     if a["mark"] == "random":
         rng = rng if rng is not None else np.random.default_rng(1)
         face[rng.random((h, w)) < a["random"]] = m
@@ -67,18 +68,61 @@ def _mark(face, a, rng=None):
     return face
 
 
-def _face_dirs(w):
-    """Unit directions from the cube's centre through each texel of each face (6, w, w, 3),
-    with texel rows running down the face and columns across."""
+# The direction (x, y, z) from the cube's centre through texel (row V, column U) of each face,
+# V and U in [-1, 1]; for the side faces +Y is up (row 0), as the gradient runs along +Y:
+#   0 (+X): (1, -V, -U)   1 (-X): (-1, -V, U)   2 (+Y): (U, 1, V)
+#   3 (-Y): (U, -1, -V)   4 (+Z): (U, -V, 1)    5 (-Z): (-U, -V, -1)
+# Only y and the squared norm enter the weight, so faces 0 and 1, and 4 and 5, are equal to the
+# bit; 2 and 3 differ in the sign of y. _GRADIENT_FACE: the face whose image each face copies.
+_GRADIENT_FACE = (0, 0, 2, 3, 4, 4)
+
+
+def _gradient_face_y(f, u, u2, rows):
+    """The y component of the unit texel directions of rows ``rows`` (a slice) of cube face
+    ``f``, (rows, w), for texel coordinates ``u`` (w,) and their squares ``u2``: y / |d|, the
+    squared norm summed (x^2 + y^2) + z^2 (the order of numpy's norm over the last axis, which
+    an earlier version used: the same bits), from per-row and per-column vectors."""
+    V, V2 = u[rows, None], u2[rows, None]
+    U2 = u2[None, :]
+    if f == 0:            # (1, -V, -U)
+        return -V / np.sqrt((1.0 + V2) + U2)
+    if f == 2:            # (U, 1, V)
+        return 1.0 / np.sqrt((U2 + 1.0) + V2)
+    if f == 3:            # (U, -1, -V)
+        return -1.0 / np.sqrt((U2 + 1.0) + V2)
+    return -V / np.sqrt((U2 + V2) + 1.0)     # f == 4: (U, -V, 1)
+
+
+# rows of a face computed at once: temporaries of 64 x 512 doubles stay in the cache and are
+# reused by the allocator (whole-face temporaries cost more in page faults than in arithmetic)
+_ROW_BLOCK = 64
+
+
+def _cube_gradient(a, w):
+    """The six face images (6, w, w, 3) uint8 of a cube/skybox gradient texture (before
+    marks): a weight from each texel direction's angle to +Y. Each distinct face
+    (`_GRADIENT_FACE`) is computed once, in blocks of rows (every step is per texel). The
+    bytes are `_byte`'s: a float to int64 cast truncates as np.trunc, and storing an int64
+    into uint8 keeps its low byte as ``& 0xFF``."""
+    out = np.empty((6, w, w, 3), np.uint8)
     u = np.linspace(-1.0, 1.0, w) if w > 1 else np.zeros(1)
-    V, U = np.meshgrid(u, u, indexing="ij")   # V: row coordinate, U: column coordinate
-    one = np.ones_like(U)
-    # (x, y, z) per face; for the side faces +Y is up (row 0), as the gradient runs along +Y
-    faces = [np.stack([one, -V, -U], -1), np.stack([-one, -V, U], -1),
-             np.stack([U, one, V], -1), np.stack([U, -one, -V], -1),
-             np.stack([U, -V, one], -1), np.stack([-U, -V, -one], -1)]
-    d = np.stack(faces)
-    return d / np.linalg.norm(d, axis=-1, keepdims=True)
+    u2 = u * u
+    rgb1, rgb2 = np.asarray(a["rgb1"], float), np.asarray(a["rgb2"], float)
+    done = {}
+    for f, src in enumerate(_GRADIENT_FACE):
+        if src in done:
+            out[f] = out[done[src]]
+            continue
+        done[src] = f
+        for r0 in range(0, w, _ROW_BLOCK):
+            rows = slice(r0, min(w, r0 + _ROW_BLOCK))
+            ang = np.arccos(np.clip(_gradient_face_y(src, u, u2, rows), -1, 1))
+            wt = _gradient_weight(1 - ang / math.pi)
+            wt1 = 1 - wt
+            block = out[f, rows]
+            for ch in range(3):   # _mix and _byte, one channel at a time
+                block[:, :, ch] = (255.0 * (wt * rgb1[ch] + wt1 * rgb2[ch])).astype(np.int64)
+    return out
 
 
 def builtin(a, ttype):
@@ -102,20 +146,96 @@ def builtin(a, ttype):
             img = _mix(np.where(d < 1, _gradient_weight(np.clip(1 - d, 0, 1)), 0.0), rgb1, rgb2)
         img = _mark(img, a, np.random.default_rng(1))
         return h, w, _byte(img).astype(np.uint8).ravel()
-    faces = []
     rng = np.random.default_rng(1)
-    dirs = _face_dirs(w) if kind == "gradient" else None
+    if kind == "gradient":
+        # marks in bytes: _byte is per texel, so marking before or after it is the same
+        img = _cube_gradient(a, w)
+        byte_mark = dict(a, markrgb=_byte(a["markrgb"]).astype(np.uint8))
+        for f in range(6):
+            _mark(img[f], byte_mark, rng)
+        return 6 * w, w, img.ravel()
+    faces = []
     for f in range(6):
         if kind == "checker":
             face = _checker_face(w, w, rgb1, rgb2, invert=(f >= 4))
-        elif kind == "flat":
+        else:  # flat
             face = np.broadcast_to(np.asarray(rgb2 if f == 3 else rgb1, float), (w, w, 3)).copy()
-        else:  # gradient along +Y: weight from the angle to +Y
-            ang = np.arccos(np.clip(dirs[f][..., 1], -1, 1))
-            face = _mix(_gradient_weight(1 - ang / math.pi), rgb1, rgb2)
         faces.append(_mark(face, a, rng))
     img = np.concatenate(faces)
     return 6 * w, w, _byte(img).astype(np.uint8).ravel()
+
+
+# the attributes `builtin` reads: with the type, the key of a procedural texture in the cache
+_BUILTIN_ATTRS = ("builtin", "width", "height", "rgb1", "rgb2", "mark", "markrgb", "random")
+
+
+def builtin_cached(a, ttype):
+    """`builtin` through the compile cache (engine/compiler/cache.py): keyed on the texture
+    type, the attributes `builtin` reads, this module's source and numpy's version."""
+    from . import cache
+    key = cache.Key("texture")
+    key.add("code", cache.code_digest(cache, sys.modules[__name__]))
+    key.add("numpy", np.__version__)
+    key.add("type", np.int64(ttype))
+    for k in _BUILTIN_ATTRS:
+        v = a[k]
+        key.add(k, v if isinstance(v, str) else np.asarray(v, np.float64))
+    got = cache.load(key)
+    if got is not None:
+        arrays, meta = got
+        try:
+            return int(meta["height"]), int(meta["width"]), arrays["data"]
+        except (KeyError, TypeError, ValueError):
+            pass
+    h, w, data = builtin(a, ttype)
+    cache.store(key, {"data": np.asarray(data, np.uint8)}, {"height": int(h), "width": int(w)})
+    return h, w, data
+
+
+# the attributes `from_images` and `decode_image` read, besides the files
+_IMAGE_ATTRS = ("nchannel", "hflip", "vflip", "gridsize", "gridlayout", "rgb1", "content_type")
+_FILE_ATTRS = ("file", "fileright", "fileleft", "fileup", "filedown", "filefront", "fileback")
+
+
+def image_files(a):
+    """The file attributes of texture attributes ``a`` that `from_images` reads: ``file``
+    alone, else the six face files that are given."""
+    if a.get("file"):
+        return ["file"]
+    return [k for k in _FILE_ATTRS[1:] if a.get(k)]
+
+
+def from_images_cached(a, ttype, files):
+    """`from_images` of the already read ``files`` (attribute -> (file name, bytes), for the
+    attributes `image_files` names) through the compile cache: keyed on the bytes and names of
+    the files, the attributes that shape the result, the texture type, the source of this module
+    and of the PNG decoder, and numpy's version. Returns (height, width, data, srgb)."""
+    from . import cache, png
+    key = cache.Key("image")
+    key.add("code", cache.code_digest(cache, png, sys.modules[__name__]))
+    key.add("numpy", np.__version__)
+    key.add("type", np.int64(ttype))
+    for k in _IMAGE_ATTRS:
+        v = a.get(k)
+        key.add(k, v if v is None or isinstance(v, str) else np.asarray(v, np.float64))
+    for k in sorted(files):
+        fname, blob = files[k]
+        key.add(k, fname).add(k + ":bytes", blob)
+    got = cache.load(key)
+    if got is not None:
+        arrays, meta = got
+        try:
+            return int(meta["height"]), int(meta["width"]), arrays["data"], bool(meta["srgb"])
+        except (KeyError, TypeError, ValueError):
+            pass
+
+    def load(attr):
+        fname, blob = files[attr]
+        return decode_image(blob, fname, a.get("content_type"), a["nchannel"])
+    h, w, data, srgb = from_images(a, ttype, load)
+    data = np.ascontiguousarray(data, np.uint8).ravel()
+    cache.store(key, {"data": data}, {"height": int(h), "width": int(w), "srgb": bool(srgb)})
+    return h, w, data, srgb
 
 
 def decode_image(blob, fname, content_type, nchannel):
