@@ -261,6 +261,17 @@ def warmup(verbose=True, jobs=None):
     return ok
 
 
+def ensure(verbose=True, jobs=None):
+    """Compile the kernels first if this machine has not yet (or the engine's sources changed
+    since): what a program calls before its first step, so that a cold start shows progress
+    instead of stalling. Warm, it costs a stamp check (milliseconds): the kernels then load
+    on first use. True unless a cold warm-up's model went non-finite."""
+    from engine import _jit
+    if _jit.is_warm():
+        return True
+    return warmup(verbose=verbose, jobs=jobs)
+
+
 def _worker(k, jobs):
     """Worker k of a parallel cold compile: prints each kernel it readies, one per line."""
     from engine import _jit
