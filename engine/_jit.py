@@ -42,8 +42,9 @@ import time
 import types as pytypes
 from pathlib import Path
 
+import llvmlite.binding as ll
 from numba import njit, types
-from numba.core import bytecode, sigutils
+from numba.core import bytecode, codegen, sigutils
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.dispatcher import Dispatcher
 from numba.core.registry import CPUDispatcher
@@ -54,7 +55,9 @@ from numba.core.registry import CPUDispatcher
 # needs counting. A kernel that allocated would fail to compile under this flag.
 # error_model="numpy": a float division by zero gives inf/nan as in MuJoCo's C (numba's default
 # raises ZeroDivisionError, and checks every division for it).
-KERNEL = dict(nogil=True, _nrt=False, error_model="numpy")
+# no_cfunc_wrapper: numba otherwise adds a C-callable wrapper to every function (for passing
+# jitted functions as first-class values, which the engine never does).
+KERNEL = dict(nogil=True, _nrt=False, error_model="numpy", no_cfunc_wrapper=True)
 
 # A kernel whose optimised body (its own code and the linked kernels inlined into it) has more
 # LLVM instructions than this is compiled separately and called by symbol. Below it, inlining
@@ -207,8 +210,10 @@ def _library_files(library, seen):
 
 
 def _instruction_count(library, symbol):
-    fn = library._final_module.get_function(symbol)
-    return sum(1 for block in fn.blocks for _ in block.instructions)
+    """LLVM instructions in a library's function (lines of its IR text: one FFI call, where
+    walking the instructions costs one per instruction)."""
+    text = str(library._final_module.get_function(symbol))
+    return text.count("\n  ")
 
 
 def _meta_of_compiled(disp, cres):
@@ -357,6 +362,33 @@ def _compile_lock(disp):
             yield
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
+
+
+# ------------------------------------------------------------------------------------------
+# Two overheads of numba's compiler that the engine does not need
+# ------------------------------------------------------------------------------------------
+
+def _drop_llvm_lock_events():
+    """numba reports an event around every call into LLVM's C API (for its compile-time
+    statistics, which the engine never reads): a tenth of a cold compile's Python time and of
+    loading kernels from the cache (measured: 700 000 calls while compiling the engine)."""
+    lock = getattr(getattr(ll.ffi, "lib", None), "_lock", None)
+    for acq, rel in list(getattr(lock, "_cblist", ())):
+        if "_initialize_llvm_lock_event" in getattr(acq, "__qualname__", ""):
+            ll.ffi.unregister_lock_callback(acq, rel)
+
+
+def _optimize_functions(self, ll_module):
+    """numba's per-function optimisation with one pass manager for the module (numba builds a
+    pass builder and manager for every function: 18 000 of them for the engine)."""
+    ll_module.data_layout = self._codegen._data_layout
+    fpm, pb = self._codegen._function_pass_manager()
+    for func in ll_module.functions:
+        fpm.run(func, pb)
+
+
+_drop_llvm_lock_events()
+codegen.CPUCodeLibrary._optimize_functions = _optimize_functions
 
 
 _KERNEL_FUNCS: set = set()
