@@ -26,7 +26,7 @@ import numpy as np
 
 from . import callbacks
 from ._access import f1, f2, fs, i1, i2, is_, u1
-from ._jit import inline, kernel
+from ._jit import kernel
 from ._layout import DF, MF
 from . import collision as _collision, constraint as _constraint
 from .collision import nccd as _nccd
@@ -124,7 +124,7 @@ def reset_data(M, D):
     return ninit, nslept
 
 
-@inline
+@kernel
 def reset_sleep(M, D):
     """The sleep part of mj_resetData (seed 001, "Sleeping islands"): all trees fully awake;
     with sleep enabled, the poses of static bodies computed once (kinematics, comPos,
@@ -172,7 +172,7 @@ def reset_sleep(M, D):
     return ninit, nslept
 
 
-@inline
+@kernel
 def _check(M, D, field, w):
     """Shared body of mj_checkPos/Vel: on the first bad value warn and auto-reset (unless
     disabled); after a reset the warning is recorded again (counts as MuJoCo 4.0.0's)."""
@@ -188,19 +188,19 @@ def _check(M, D, field, w):
     return False
 
 
-@inline
+@kernel
 def check_pos(M, D):
     """mj_checkPos: qpos NaN/Inf/|x|>1e10 -> mjWARN_BADQPOS and reset."""
     return _check(M, D, DF.qpos, _WARN_BADQPOS)
 
 
-@inline
+@kernel
 def check_vel(M, D):
     """mj_checkVel: qvel NaN/Inf/|x|>1e10 -> mjWARN_BADQVEL and reset."""
     return _check(M, D, DF.qvel, _WARN_BADQVEL)
 
 
-@inline
+@kernel
 def check_acc(M, D):
     """mj_checkAcc: qacc bad -> mjWARN_BADQACC, reset and recompute forward dynamics."""
     if _check(M, D, DF.qacc, _WARN_BADQACC):
@@ -291,7 +291,7 @@ def fwd_constraint(M, D):
     solve(M, D)
 
 
-@inline
+@kernel
 def position_velocity(M, D, skipstage, skipsensor):
     """The position and velocity stages with their sensors and energies, skipping the stages
     below ``skipstage`` (mjtStage): the first half of forward and of inverse dynamics."""
@@ -466,7 +466,7 @@ def dof_damping_derivative(M, D, out):
     return anyd
 
 
-@inline
+@kernel
 def euler(M, D):
     """mj_Euler: semi-implicit Euler; the per-dof dampers are integrated implicitly, solving
     (M + h*diag(dD/dqvel)) qacc = qfrc_smooth + qfrc_constraint, unless eulerdamp or dampers
@@ -599,7 +599,7 @@ def rk4_stage_store(M, D, i):
     vcopy(f2(D, DF.scratch_a)[i], f1(D, DF.act_dot))
 
 
-@inline
+@kernel
 def rk4_finish(M, D, time0):
     """Restore the initial state and advance it with the B-weighted derivatives."""
     V = f2(D, DF.scratch_v)
@@ -625,7 +625,7 @@ def rk4_finish(M, D, time0):
     advance(M, D, Aa[5], V[10], V[9])
 
 
-@inline
+@kernel
 def rk4(M, D):
     """mj_RungeKutta(4) with the forward passes compiled in (no control callback)."""
     time0 = fs(D, DF.time)
@@ -895,7 +895,7 @@ def _lu_solve_dense(A, ipiv, x):
         x[i] = s / A[i, i] if A[i, i] != 0.0 else s / _MINVAL
 
 
-@inline
+@kernel
 def implicit(M, D):
     """mj_implicit: qacc = (M - h*qDeriv)^-1 (qfrc_smooth + qfrc_constraint), then advance.
     implicitfast leaves out the bias-force derivative (its matrix is symmetric) -- except, as
@@ -947,7 +947,7 @@ def implicit(M, D):
     advance(M, D, f1(D, DF.act_dot), qacc, f1(D, DF.qvel))
 
 
-@inline
+@kernel
 def integrate(M, D):
     """Dispatch on opt.integrator (after a forward pass)."""
     integ = is_(M, MF.opt_integrator)
@@ -963,7 +963,7 @@ def integrate(M, D):
 # step
 # =============================================================================================
 
-@inline
+@kernel
 def step(M, D, nstep):
     """nstep calls of mj_step in one compiled loop. Returns the number of completed steps (less
     than nstep when a constraint MuJoCo would solve appears: see fw_status)."""
@@ -986,7 +986,7 @@ def step(M, D, nstep):
     return nstep
 
 
-@inline
+@kernel
 def step1(M, D):
     """mj_step1: checks, position and velocity stages with their sensors and energy."""
     i1(D, DF.fw_status)[0] = 0
@@ -1004,7 +1004,7 @@ def step2_forward(M, D):
     sensor_acc(M, D)
 
 
-@inline
+@kernel
 def step2_integrate(M, D):
     """The rest of mj_step2: checkAcc, then the implicit integrator when opt.integrator is
     implicit or implicitfast, else Euler (RK4 needs the whole step: mj_step2 falls back to
@@ -1017,7 +1017,7 @@ def step2_integrate(M, D):
         euler(M, D)
 
 
-@inline
+@kernel
 def forward_full(M, D, skipstage, skipsensor):
     """mj_forwardSkip from a clean constraint status."""
     i1(D, DF.fw_status)[0] = 0
@@ -1048,10 +1048,9 @@ def run(M, D, op, n, skipstage, skipsensor, time0):
                           control callback)
     OP_RESET              mj_resetData: (trees marked sleep="init", trees put to sleep)
 
-    Why one entry: every composition that can reach forward dynamics (the checks reset and
-    recompute, the integrators put islands to sleep and rerun the velocity stages) would, as a
-    kernel of its own, re-optimise the whole engine when compiled. They are `inline`,
-    inlined here, so the engine is optimised once for all of them."""
+    Why one entry: one compiled call from Python for every mj_* function that can reach
+    forward dynamics, with the argument types the Python side passes (`_run`); each operation is
+    a kernel of its own, called by symbol (engine._jit)."""
     a = 0
     b = 0
     if op == OP_FORWARD:

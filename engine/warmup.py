@@ -7,10 +7,10 @@ every branch-independent path compiles everything; later processes load the mach
 the cache (about a second). Kernels are cached one by one (engine._jit): after an edit, only
 the kernels built from the edited file compile again.
 
-On a machine with several cores the cold compile runs in worker processes: one drives the
-warm-up model from the top of the pipeline, the others compile the pipeline's stages from its
-end, each kernel once (the cache's per-kernel lock makes a worker wait for a kernel another one
-is compiling, then load it). Then this process loads everything and runs the model.
+On a machine with several cores the cold compile runs in worker processes, which take the
+pipeline's stages from a list (PLAN, leaves first) one at a time, each kernel compiled once
+(the cache's per-kernel lock makes a worker wait for a kernel another one is compiling, then
+load it). Then this process loads everything and runs the model.
 
     python -m engine.warmup [--jobs N] [--quiet]
 
@@ -22,6 +22,7 @@ import os
 import selectors
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -86,20 +87,29 @@ WARMUP_XML = """
 </mujoco>
 """
 
-# The stages the helper workers compile, in the reverse of the order in which compiling
-# engine.forward.run reaches them (module, kernel): a worker starting here meets the model's
-# worker only near the middle.
-STAGES_FROM_THE_END = [
-    ("engine.inverse", "inverse_constraint"),
-    ("engine.sensor", "sensor_acc"), ("engine.sensor", "energy_vel"),
-    ("engine.forward", "rk4_begin"), ("engine.forward", "step2_forward"),
-    ("engine.solver", "solve"), ("engine.forward", "fwd_constraint"),
-    ("engine.forward", "fwd_acceleration"),
-    ("engine.actuation", "fwd_actuation"), ("engine.passive", "passive"),
-    ("engine.sensor", "sensor_vel"), ("engine.forward", "fwd_velocity"),
-    ("engine.constraint", "reference_constraint"), ("engine.island", "island"),
+# The work of a parallel cold compile, in the order workers take it: (module, kernel) of the
+# pipeline's stages called as f(M, D), leaves first, so that a stage's callees are mostly
+# compiled (and cached) by the time a worker takes the stage; the largest first among
+# independent ones. MODEL (the warm-up model, which compiles whatever is left: engine.forward.run
+# and the Python-facing entries) comes last. A worker that needs a kernel another is compiling
+# waits for it (engine._jit's per-kernel lock) and loads it.
+MODEL = ("engine.warmup", "run_model")
+PLAN = [
+    ("engine.collision", "collision"), ("engine.solver", "solve"),
     ("engine.constraint", "make_constraint"), ("engine.sensor", "sensor_pos"),
-    ("engine.sensor", "energy_pos"), ("engine.collision", "collision"),
+    ("engine.smooth", "fwd_position_smooth"), ("engine.sensor", "sensor_acc"),
+    ("engine.sensor", "sensor_vel"), ("engine.passive", "passive"),
+    ("engine.smooth", "fwd_velocity_smooth"), ("engine.smooth", "rne_post_constraint"),
+    ("engine.actuation", "fwd_actuation"), ("engine.island", "island"),
+    ("engine.constraint", "reference_constraint"), ("engine.inverse", "inverse_constraint"),
+    ("engine.sensor", "energy_pos"), ("engine.sensor", "energy_vel"),
+    ("engine.sleep", "sleep"), ("engine.sleep", "wake"), ("engine.sleep", "wake_collision"),
+    ("engine.smooth", "subtree_vel"), ("engine.smooth", "constraint_forces_ext"),
+    ("engine.forward", "fwd_position"), ("engine.forward", "fwd_velocity"),
+    ("engine.forward", "fwd_acceleration"), ("engine.forward", "fwd_constraint"),
+    ("engine.forward", "implicit"), ("engine.forward", "rk4"), ("engine.forward", "euler"),
+    ("engine.forward", "reset_data"), ("engine.forward", "check_acc"),
+    MODEL,
 ]
 
 
@@ -131,11 +141,13 @@ def _arena_type():
                          np.zeros((3, 1), np.int64)))
 
 
-def _compile_stages(names):
+def _compile_target(module, name, arena):
+    """Compile one PLAN entry: a stage for two arenas, or the warm-up model."""
     import importlib
-    arena = _arena_type()
-    for module, name in names:
-        getattr(importlib.import_module(module), name).compile((arena, arena))
+    if (module, name) == MODEL:
+        return run_model()
+    getattr(importlib.import_module(module), name).compile((arena, arena))
+    return True
 
 
 def _kernel_weights():
@@ -197,28 +209,61 @@ def _mmss(s):
 
 
 def _workers(jobs, progress):
-    """Run ``jobs`` worker processes (worker 0 the model, the others the stages from the end)
-    and feed their ready kernels to ``progress``. False if one failed."""
-    env = dict(os.environ)
-    procs = [subprocess.Popen([sys.executable, "-m", "engine.warmup", "--worker", str(k),
-                               "--jobs", str(jobs)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, env=env, text=True)
-             for k in range(jobs)]
+    """Run ``jobs`` worker processes over PLAN: each takes the next entry when it finished its
+    last (a worker reads entries on its stdin and answers with the kernels it readied, then
+    a line "done"). Feeds the ready kernels to ``progress``. False if a worker failed."""
+    # stderr to files: a pipe nobody reads until the end could fill and stall a worker
+    errs = [tempfile.TemporaryFile() for _ in range(min(jobs, len(PLAN)))]
+    procs = [subprocess.Popen([sys.executable, "-m", "engine.warmup", "--worker"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+             for err in errs]
+    try:
+        return _schedule(procs, errs, progress)
+    finally:        # interrupted (Ctrl-C): no worker outlives the warm-up
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def _schedule(procs, errs, progress):
+    todo = list(PLAN)
     sel = selectors.DefaultSelector()
+
+    def give(p):
+        if todo:
+            p.stdin.write(("%s %s\n" % todo.pop(0)).encode())
+            p.stdin.flush()
+        else:
+            p.stdin.close()
+
+    pending = {}
     for p in procs:
         sel.register(p.stdout, selectors.EVENT_READ, p)
+        pending[p] = b""
+        give(p)
     open_ = len(procs)
     while open_:
         for key, _ in sel.select():
-            line = key.fileobj.readline()
-            if not line:
+            # raw reads split into lines here: a buffered readline could keep a second line
+            # in its buffer, which select() would then never report
+            p = key.data
+            chunk = os.read(key.fd, 65536)
+            if not chunk:
                 sel.unregister(key.fileobj)
                 open_ -= 1
-            elif progress is not None:
-                progress.add(line.strip())
+                continue
+            *lines, pending[p] = (pending[p] + chunk).split(b"\n")
+            for line in lines:
+                if line == b"done":
+                    give(p)
+                elif progress is not None:
+                    progress.add(line.decode().strip())
     ok = True
-    for k, p in enumerate(procs):
-        err = p.stderr.read()
+    for k, (p, f) in enumerate(zip(procs, errs)):
+        p.wait()
+        f.seek(0)
+        err = f.read().decode(errors="replace")
         if os.environ.get("MJ_ROS_WARMUP_DEBUG"):
             sys.stderr.write(err)
         if p.wait() != 0:
@@ -272,18 +317,19 @@ def ensure(verbose=True, jobs=None):
     return warmup(verbose=verbose, jobs=jobs)
 
 
-def _worker(k, jobs):
-    """Worker k of a parallel cold compile: prints each kernel it readies, one per line."""
+def _worker():
+    """A worker of a parallel cold compile: compiles the PLAN entries it reads on stdin, and
+    prints each kernel it readies and "done" after each entry."""
     from engine import _jit
     _jit.on_ready = lambda disp: print(_jit.kernel_name(disp), flush=True)
-    t = time.perf_counter()
-    if k == 0:
-        ok = run_model()
-    else:
-        _compile_stages(STAGES_FROM_THE_END[k - 1::jobs - 1])
-        ok = True
+    arena = _arena_type()
+    t, ok = time.perf_counter(), True
+    for line in sys.stdin:
+        module, name = line.split()
+        ok = _compile_target(module, name, arena) and ok
+        print("done", flush=True)
     if os.environ.get("MJ_ROS_WARMUP_DEBUG"):
-        print(f"worker {k}: {time.perf_counter() - t:.1f} s, waited {_jit.LOCK_WAIT[0]:.1f} s",
+        print(f"worker: {time.perf_counter() - t:.1f} s, waited {_jit.LOCK_WAIT[0]:.1f} s",
               file=sys.stderr)
     return ok
 
@@ -293,10 +339,10 @@ def main(argv=None):
     ap.add_argument("--jobs", "-j", type=int, default=None,
                     help="worker processes for a cold compile (default: one per processor)")
     ap.add_argument("--quiet", "-q", action="store_true", help="no progress output")
-    ap.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    if a.worker is not None:
-        return 0 if _worker(a.worker, a.jobs) else 1
+    if a.worker:
+        return 0 if _worker() else 1
     return 0 if warmup(verbose=not a.quiet, jobs=a.jobs) else 1
 
 
