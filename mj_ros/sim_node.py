@@ -41,6 +41,7 @@ from std_srvs.srv import SetBool, Trigger
 from trajectory_msgs.msg import JointTrajectory
 
 import engine as mj
+from engine import warmup
 from mj_ros import commands as cmds
 from mj_ros import diagnostics as diag
 from mj_ros import engine_api, model_io, outputs, sensors
@@ -116,7 +117,7 @@ class SimNode(Node):
         if source is None:
             source = model_io.ModelSource("file", str(model_io.default_model_path()),
                                           "default robot")
-        self.model = model_io.load(source, mj)
+        self.model = model_io.load(source, mj)  # loads the engine's kernels (see main)
         if p("timestep") > 0:
             self.model.opt.timestep = p("timestep")
         try:
@@ -770,6 +771,16 @@ class SimNode(Node):
 
 
 def main(args=None) -> int:
+    # The first run on a machine (or after an engine edit) compiles the engine's kernels here,
+    # minutes with a progress line on stderr, instead of stalling in the model load without a
+    # word; warm, this is a stamp check (ms) and the kernels load from numba's cache when the
+    # model compiles. Before rclpy.init, whose SIGINT handler only shuts the ROS context down:
+    # Ctrl-C stops a compile.
+    try:
+        if not warmup.ensure():
+            sys.stderr.write("mj_ros sim: the engine's warm-up model went non-finite\n")
+    except KeyboardInterrupt:
+        return 0
     rclpy.init(args=args)
     node = None
     executor = None
@@ -782,9 +793,10 @@ def main(args=None) -> int:
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except RCLError:
-        # SIGINT shuts the context down (rclpy's handler) between two checks of the loop: a
-        # publication then fails; that is the end of the run, not an error
-        if node is None or node.context.ok():
+        # SIGINT shuts the context down (rclpy's handler) during start-up or between two checks
+        # of the loop: making or using a publisher then fails; that is the end of the run, not
+        # an error
+        if rclpy.ok():
             raise
     except (model_io.ModelLoadError, NotImplementedError) as e:
         sys.stderr.write(f"mj_ros sim: {e}\n")
