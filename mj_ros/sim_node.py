@@ -109,6 +109,7 @@ class SimNode(Node):
         if not p("headless"):
             raise NotImplementedError("viewer (headless:=false): mj_ros has no viewer yet")
         self._warn = Throttle(self.get_logger())
+        clock_pub = outputs.clock_publisher(self)  # before the model load: see clock_publisher
 
         source = model_io.choose_source(p("model"), p("robot_description"))
         if source is None and p("robot_description_topic"):
@@ -167,7 +168,7 @@ class SimNode(Node):
         self._make_publishers()
         self._make_inputs()
         self._make_tf_and_mocap()
-        self._make_outputs()
+        self._make_outputs(clock_pub)
         self._drive_own_clock()
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.reset_state(first=True)
@@ -308,13 +309,13 @@ class SimNode(Node):
         self._diag_next = time.monotonic() + min(self._diag_period, 1.0)
         self._diag_name = f"{self.get_name()}: simulation"
 
-    def _make_outputs(self) -> None:
-        """The state streams, preserialized (mj_ros/outputs.py)."""
+    def _make_outputs(self, clock_pub) -> None:
+        """The state streams, preserialized (mj_ros/outputs.py); `clock_pub` made already."""
         p, L = self._p, self.layout
         self.out = outputs.StateOutputs(
             self, self.model, mj, L, self.cmap.joints.values(), topic_prefix=p("topic_prefix"),
             frame_prefix=p("frame_prefix"), world_frame=p("world_frame"),
-            odometry_bodies=self._odom_bodies, tf=self._tf)
+            odometry_bodies=self._odom_bodies, tf=self._tf, clock_pub=clock_pub)
         self.clock_pub, self.js_pub = self.out.clock_pub, self.out.js_pub
         # the streams with nothing to publish are off
         if not L.imus:
