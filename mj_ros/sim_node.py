@@ -133,9 +133,6 @@ class SimNode(Node):
         self.data = mj.MjData(self.model)
         m = self.model
         self.timestep = float(m.opt.timestep)
-        self.get_logger().info(
-            f"model {source.describe()}: {m.njnt} joints, {m.nu} actuators, {m.nsensor} sensors,"
-            f" timestep {self.timestep} s")
 
         self.cmap = cmds.CommandMap.from_model(m, mj)
         self.layout = sensors.layout_from_model(m, mj)
@@ -171,7 +168,12 @@ class SimNode(Node):
         self._make_outputs(clock_pub)
         self._drive_own_clock()
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        self.reset_state(first=True)
+        self.reset_state(first=True)  # publishes the first /clock
+        # logged only now: rclpy's first log call in a process looks its caller up among every
+        # loaded module (inspect.getmodule), about 60 ms once the engine is loaded
+        self.get_logger().info(
+            f"model {source.describe()}: {m.njnt} joints, {m.nu} actuators, {m.nsensor} sensors,"
+            f" timestep {self.timestep} s")
         self.get_logger().info(
             f"publishing {len(self.layout.imus)} IMU, {len(self.layout.wrenches)} wrench, "
             f"{len(self.layout.others)} other sensor topics; speed {self.pacer.speed:g}"
