@@ -29,7 +29,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 from geometry_msgs.msg import QuaternionStamped, Vector3Stamped, WrenchStamped
-from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
@@ -179,6 +178,7 @@ class StateOutputs:
 
         self._odom_entries, self._odom_q, self._odom_v = [], [], []
         for body, qadr, dadr in odometry_bodies:
+            from nav_msgs.msg import Odometry  # only with odometry_bodies: not at every start-up
             msg = Odometry()
             msg.header.frame_id = fp + world_frame
             msg.child_frame_id = fp + body

@@ -46,7 +46,6 @@ from mj_ros import commands as cmds
 from mj_ros import diagnostics as diag
 from mj_ros import engine_api, model_io, outputs, sensors
 from mj_ros import frames as fr
-from mj_ros import mocap as mc
 from mj_ros import tf as tfio
 from mj_ros.clock import Pacer, RateMeter, SimClock, to_stamp
 from mj_ros.params import ARRAY_TYPES, PARAMETERS
@@ -358,6 +357,7 @@ class SimNode(Node):
         self._mocap = None
         self._mocap_input = None
         if p("mocap_map"):
+            from mj_ros import mocap as mc  # only with a mocap map: not on the start-up path
             names = [mj.mj_id2name(m, mj.mjtObj.mjOBJ_BODY, i) for i in range(m.nbody)]
             try:
                 config = mc.load_config(p("mocap_map"), mc.mocap_bodies(m, names), self.frames,
