@@ -2,7 +2,9 @@
 
 With no arguments it simulates the default robot (urdf/mj_arm.urdf) in real time with the
 parameters of config/sim.yaml. Every argument except params_file, namespace and headless's viewer
-maps to the node parameter of the same name.
+maps to the node parameter of the same name. On a machine's first run (or after an engine edit)
+the node compiles the engine's kernels before it loads the model, minutes with a progress line
+on its stderr; later starts load them from numba's cache.
 """
 import os
 

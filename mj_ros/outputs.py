@@ -29,7 +29,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 from geometry_msgs.msg import QuaternionStamped, Vector3Stamped, WrenchStamped
-from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
@@ -94,15 +93,27 @@ class _SensorStream:
             send()
 
 
+DEPTH = 10  # keep-last depth of every state stream's publisher
+
+
+def clock_publisher(node, depth: int = DEPTH):
+    """The /clock publisher. The node makes it before it loads the model (which takes a second
+    or more, see sim_node), so that subscribers already waiting are matched by the time the
+    first /clock goes out: a volatile publisher does not resend what an unmatched subscriber
+    missed."""
+    return node.create_publisher(Clock, "/clock", depth)
+
+
 class StateOutputs:
-    """Creates the publishers of the state streams and publishes them from an MjData."""
+    """Creates the publishers of the state streams and publishes them from an MjData.
+    `clock_pub`: the /clock publisher if the node made it already (`clock_publisher`)."""
 
     def __init__(self, node, model, mj, layout: sensors.SensorLayout, joints, *,
                  topic_prefix: str = "", frame_prefix: str = "", world_frame: str = "world",
-                 odometry_bodies=(), tf=None, depth: int = 10):
+                 odometry_bodies=(), tf=None, depth: int = DEPTH, clock_pub=None):
         tp, fp = topic_prefix, frame_prefix
         self.batch = b = RawBatch()
-        self.clock_pub = node.create_publisher(Clock, "/clock", depth)
+        self.clock_pub = clock_pub if clock_pub is not None else clock_publisher(node, depth)
         msg = Clock()
         self._e_clock = b.add(self.clock_pub, msg, [], [msg.clock])
 
@@ -167,6 +178,7 @@ class StateOutputs:
 
         self._odom_entries, self._odom_q, self._odom_v = [], [], []
         for body, qadr, dadr in odometry_bodies:
+            from nav_msgs.msg import Odometry  # only with odometry_bodies: not at every start-up
             msg = Odometry()
             msg.header.frame_id = fp + world_frame
             msg.child_frame_id = fp + body

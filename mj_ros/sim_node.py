@@ -41,11 +41,11 @@ from std_srvs.srv import SetBool, Trigger
 from trajectory_msgs.msg import JointTrajectory
 
 import engine as mj
+from engine import warmup
 from mj_ros import commands as cmds
 from mj_ros import diagnostics as diag
 from mj_ros import engine_api, model_io, outputs, sensors
 from mj_ros import frames as fr
-from mj_ros import mocap as mc
 from mj_ros import tf as tfio
 from mj_ros.clock import Pacer, RateMeter, SimClock, to_stamp
 from mj_ros.params import ARRAY_TYPES, PARAMETERS
@@ -108,6 +108,7 @@ class SimNode(Node):
         if not p("headless"):
             raise NotImplementedError("viewer (headless:=false): mj_ros has no viewer yet")
         self._warn = Throttle(self.get_logger())
+        clock_pub = outputs.clock_publisher(self)  # before the model load: see clock_publisher
 
         source = model_io.choose_source(p("model"), p("robot_description"))
         if source is None and p("robot_description_topic"):
@@ -116,7 +117,7 @@ class SimNode(Node):
         if source is None:
             source = model_io.ModelSource("file", str(model_io.default_model_path()),
                                           "default robot")
-        self.model = model_io.load(source, mj)
+        self.model = model_io.load(source, mj)  # loads the engine's kernels (see main)
         if p("timestep") > 0:
             self.model.opt.timestep = p("timestep")
         try:
@@ -131,9 +132,6 @@ class SimNode(Node):
         self.data = mj.MjData(self.model)
         m = self.model
         self.timestep = float(m.opt.timestep)
-        self.get_logger().info(
-            f"model {source.describe()}: {m.njnt} joints, {m.nu} actuators, {m.nsensor} sensors,"
-            f" timestep {self.timestep} s")
 
         self.cmap = cmds.CommandMap.from_model(m, mj)
         self.layout = sensors.layout_from_model(m, mj)
@@ -166,10 +164,15 @@ class SimNode(Node):
         self._make_publishers()
         self._make_inputs()
         self._make_tf_and_mocap()
-        self._make_outputs()
+        self._make_outputs(clock_pub)
         self._drive_own_clock()
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        self.reset_state(first=True)
+        self.reset_state(first=True)  # publishes the first /clock
+        # logged only now: rclpy's first log call in a process looks its caller up among every
+        # loaded module (inspect.getmodule), about 60 ms once the engine is loaded
+        self.get_logger().info(
+            f"model {source.describe()}: {m.njnt} joints, {m.nu} actuators, {m.nsensor} sensors,"
+            f" timestep {self.timestep} s")
         self.get_logger().info(
             f"publishing {len(self.layout.imus)} IMU, {len(self.layout.wrenches)} wrench, "
             f"{len(self.layout.others)} other sensor topics; speed {self.pacer.speed:g}"
@@ -307,13 +310,13 @@ class SimNode(Node):
         self._diag_next = time.monotonic() + min(self._diag_period, 1.0)
         self._diag_name = f"{self.get_name()}: simulation"
 
-    def _make_outputs(self) -> None:
-        """The state streams, preserialized (mj_ros/outputs.py)."""
+    def _make_outputs(self, clock_pub) -> None:
+        """The state streams, preserialized (mj_ros/outputs.py); `clock_pub` made already."""
         p, L = self._p, self.layout
         self.out = outputs.StateOutputs(
             self, self.model, mj, L, self.cmap.joints.values(), topic_prefix=p("topic_prefix"),
             frame_prefix=p("frame_prefix"), world_frame=p("world_frame"),
-            odometry_bodies=self._odom_bodies, tf=self._tf)
+            odometry_bodies=self._odom_bodies, tf=self._tf, clock_pub=clock_pub)
         self.clock_pub, self.js_pub = self.out.clock_pub, self.out.js_pub
         # the streams with nothing to publish are off
         if not L.imus:
@@ -354,6 +357,7 @@ class SimNode(Node):
         self._mocap = None
         self._mocap_input = None
         if p("mocap_map"):
+            from mj_ros import mocap as mc  # only with a mocap map: not on the start-up path
             names = [mj.mj_id2name(m, mj.mjtObj.mjOBJ_BODY, i) for i in range(m.nbody)]
             try:
                 config = mc.load_config(p("mocap_map"), mc.mocap_bodies(m, names), self.frames,
@@ -770,6 +774,16 @@ class SimNode(Node):
 
 
 def main(args=None) -> int:
+    # The first run on a machine (or after an engine edit) compiles the engine's kernels here,
+    # minutes with a progress line on stderr, instead of stalling in the model load without a
+    # word; warm, this is a stamp check (ms) and the kernels load from numba's cache when the
+    # model compiles. Before rclpy.init, whose SIGINT handler only shuts the ROS context down:
+    # Ctrl-C stops a compile.
+    try:
+        if not warmup.ensure():
+            sys.stderr.write("mj_ros sim: the engine's warm-up model went non-finite\n")
+    except KeyboardInterrupt:
+        return 0
     rclpy.init(args=args)
     node = None
     executor = None
@@ -782,9 +796,10 @@ def main(args=None) -> int:
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except RCLError:
-        # SIGINT shuts the context down (rclpy's handler) between two checks of the loop: a
-        # publication then fails; that is the end of the run, not an error
-        if node is None or node.context.ok():
+        # SIGINT shuts the context down (rclpy's handler) during start-up or between two checks
+        # of the loop: making or using a publisher then fails; that is the end of the run, not
+        # an error
+        if rclpy.ok():
             raise
     except (model_io.ModelLoadError, NotImplementedError) as e:
         sys.stderr.write(f"mj_ros sim: {e}\n")

@@ -10,14 +10,18 @@ warning that says why).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from geometry_msgs.msg import PoseStamped, TransformStamped
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from tf2_msgs.msg import TFMessage
 
 from mj_ros import frames as fr
-from mj_ros import mocap as mc
 from mj_ros.cdr import RawBatch, Slot
+
+if TYPE_CHECKING:  # mj_ros.mocap loads with the first MocapInput: not on the start-up path
+    from mj_ros import mocap as mc
 
 STATIC_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
                         durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -99,6 +103,7 @@ class MocapInput:
     """
 
     def __init__(self, node, driver: mc.MocapDriver, now, count, frame_prefix: str = ""):
+        from mj_ros import mocap as mc
         self.driver = driver
         self._now, self._count, self._prefix = now, count, frame_prefix
         self._by_header = driver.config.stamps == "header"

@@ -109,7 +109,9 @@ def test_model_from_transient_local_robot_description_topic(sim, probe):
     assert list(js[-1][1].name) == ["j1"]
     children = {tr.child_frame_id for tr in static[-1].transforms}
     assert {"tool0", "tool_tip", "base_link"} <= children  # the URDF's fused links, from the text
-    assert "topic /robot_description" in s.output()
+    # the node logs where its model came from right after its first publications
+    probe.wait(lambda: "topic /robot_description" in s.output(), 30, "the model's origin logged",
+               s)
 
 
 def test_robot_description_topic_without_publisher_is_one_clear_error(sim):
