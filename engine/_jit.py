@@ -83,24 +83,37 @@ def cache_dir():
 _DIGESTS: dict[str, str] = {}
 
 
-def file_digest(rel):
-    """SHA-256 of the engine source file ``rel`` (relative to engine/), read once per process."""
-    d = _DIGESTS.get(rel)
+def file_digest(path):
+    """SHA-256 of the source file ``path``, read once per process."""
+    d = _DIGESTS.get(path)
     if d is None:
         try:
-            d = hashlib.sha256((ENGINE / rel).read_bytes()).hexdigest()
+            d = hashlib.sha256(Path(path).read_bytes()).hexdigest()
         except OSError:
             d = "missing"
-        _DIGESTS[rel] = d
+        _DIGESTS[path] = d
     return d
 
 
-def _engine_rel(path):
-    """``path`` relative to engine/, or None for a file outside the engine."""
-    try:
-        return str(Path(path).resolve().relative_to(ENGINE))
-    except (ValueError, OSError, TypeError):
-        return None
+_ROOTS = {ENGINE}       # source trees whose files kernels are built from (see `kernel`)
+
+
+def _tracked(path):
+    """The resolved ``path`` of a source file under a tracked tree (the engine's, or the
+    package of a kernel defined elsewhere), as a string; None for other files (the standard
+    library, installed packages) and for None."""
+    key = (path, len(_ROOTS))
+    if key not in _TRACKED:
+        try:
+            p = Path(path).resolve()
+        except (OSError, TypeError):
+            _TRACKED[key] = None
+        else:
+            _TRACKED[key] = str(p) if any(r in p.parents for r in _ROOTS) else None
+    return _TRACKED[key]
+
+
+_TRACKED: dict = {}
 
 
 _IMPORTS: dict[str, dict] = {}
@@ -115,7 +128,7 @@ def _imports_of(module):
         return table
     table = {}
     src = getattr(module, "__file__", None)
-    if src and _engine_rel(src) is not None:
+    if src and _tracked(src) is not None:
         pkg = name if src.endswith("__init__.py") else name.rpartition(".")[0]
         for node in ast.walk(ast.parse(Path(src).read_text())):
             if isinstance(node, ast.ImportFrom):
@@ -152,7 +165,7 @@ def static_files(py_func):
         return got
     _STATIC[py_func] = frozenset()      # recursion guard
     files = set()
-    own = _engine_rel(py_func.__code__.co_filename)
+    own = _tracked(py_func.__code__.co_filename)
     if own:
         files.add(own)
     module = sys.modules.get(py_func.__module__)
@@ -168,18 +181,18 @@ def static_files(py_func):
             files |= static_files(value.py_func)
             continue
         if isinstance(value, pytypes.ModuleType):
-            rel = _engine_rel(getattr(value, "__file__", None))
-            if rel:
-                files.add(rel)
+            path = _tracked(getattr(value, "__file__", None))
+            if path:
+                files.add(path)
             continue
         origin, seen = imports.get(name), set()
         while origin and origin not in seen:
             seen.add(origin)
             mod = sys.modules.get(origin) or importlib.import_module(origin)
-            rel = _engine_rel(getattr(mod, "__file__", None))
-            if rel is None:
+            path = _tracked(getattr(mod, "__file__", None))
+            if path is None:
                 break
-            files.add(rel)
+            files.add(path)
             origin = _imports_of(mod).get(name)
     got = frozenset(files)
     _STATIC[py_func] = got
@@ -191,6 +204,8 @@ def static_files(py_func):
 # ------------------------------------------------------------------------------------------
 
 _LIB_FILES: dict[object, frozenset] = {}     # code library of a kernel -> files compiled into it
+_LIB_NAMES: dict[object, str] = {}           # code library of a kernel -> the kernel's name
+_LIB_LINKED: dict[object, set] = {}          # code library -> names of the kernels linked in
 _SEPARATE: dict[str, tuple] = {}             # mangled symbol -> (dispatcher, argument types)
 
 
@@ -206,6 +221,21 @@ def _library_files(library, seen):
             out |= known
         else:
             out |= _library_files(lib, seen)
+    return out
+
+
+def _library_kernels(library, seen):
+    """Names of the kernels linked into ``library`` (recursively)."""
+    out = set()
+    for lib in library._linking_libraries:
+        if lib not in seen:
+            seen.add(lib)
+            name = _LIB_NAMES.get(lib)
+            if name is not None:
+                out.add(name)
+                out |= _LIB_LINKED.get(lib, set())
+            else:
+                out |= _library_kernels(lib, seen)
     return out
 
 
@@ -230,7 +260,7 @@ def _meta_of_compiled(disp, cres):
     return dict(
         separate=_instruction_count(lib, cres.fndesc.mangled_name) > SEPARATE_MIN_INSTRUCTIONS,
         files={f: file_digest(f) for f in sorted(files)},
-        calls=calls)
+        calls=calls, linked=sorted(_library_kernels(lib, set())))
 
 
 def _resolve(module, qualname):
@@ -318,17 +348,23 @@ class KernelDispatcher(CPUDispatcher):
         with _compile_lock(self):
             entry = super().compile(sig)
         if on_ready is not None:
-            on_ready(self)
+            on_ready(kernel_name(self))
         return entry
 
     def add_overload(self, cres):
         super().add_overload(cres)
         lib = cres.library
         meta = _LOADED_META.pop(lib, None)
+        loaded = meta is not None
         if meta is None:
             meta = _meta_of_compiled(self, cres)
             _META[lib] = meta
         _LIB_FILES[lib] = frozenset(meta["files"])
+        _LIB_NAMES[lib] = kernel_name(self)
+        _LIB_LINKED[lib] = set(meta.get("linked", ()))
+        if on_ready is not None and loaded:
+            for name in _LIB_LINKED[lib]:
+                on_ready(name)
         if meta["separate"]:
             # callers declare the symbol instead of linking this library
             for _sig, impl in self.targetctx._defns[cres.entry_point].versions:
@@ -336,8 +372,9 @@ class KernelDispatcher(CPUDispatcher):
             _SEPARATE[cres.fndesc.mangled_name] = (self, tuple(cres.signature.args))
 
 
-# Called with the dispatcher each time a kernel overload becomes ready in this process (compiled
-# or loaded): the warm-up's progress report.
+# Called with a kernel's name (`kernel_name`) each time one of its overloads becomes ready in
+# this process, compiled or loaded, and for the kernels linked into a loaded one: the warm-up's
+# progress report.
 on_ready = None
 
 
@@ -425,8 +462,14 @@ def sources_digest():
     return h.hexdigest()[:24]
 
 
+def _checkout():
+    """A short key of this engine's location: stamps of other checkouts sharing the cache
+    are theirs."""
+    return hashlib.sha256(str(ENGINE).encode()).hexdigest()[:8]
+
+
 def _warm_stamp():
-    return os.path.join(cache_dir(), f"warm-{sources_digest()}")
+    return os.path.join(cache_dir(), f"warm-{_checkout()}-{sources_digest()}")
 
 
 def is_warm():
@@ -435,13 +478,36 @@ def is_warm():
 
 
 def mark_warm():
+    """Stamp the cache warm for these sources, and drop this checkout's stale entries."""
     try:
         os.makedirs(cache_dir(), exist_ok=True)
-        for old in Path(cache_dir()).glob("warm-*"):
+        for old in Path(cache_dir()).glob(f"warm-{_checkout()}-*"):
             old.unlink(missing_ok=True)
         Path(_warm_stamp()).touch()
+        _prune_moved()
     except OSError:
         pass
+
+
+def _prune_moved():
+    """Delete the cache files of kernels at lines where they no longer are. numba names a
+    kernel's files ``module.name-line.pyXY`` (.nbi index, .N.nbc data): an edit above a kernel
+    moves it and leaves its old files behind for good."""
+    current = {}                    # cache folder -> {module.name: its current file prefix}
+    for disp in KERNELS:
+        cache = disp._cache
+        if isinstance(cache, KernelCache):
+            prefix = cache._cache_file._index_name[:-len(".nbi")]
+            name = prefix.rsplit("-", 1)[0]
+            current.setdefault(cache._cache_path, {})[name] = prefix
+    for folder, names in current.items():
+        for f in os.listdir(folder):
+            if not f.endswith((".nbi", ".nbc")) or "-" not in f:
+                continue
+            name, rest = f.rsplit("-", 1)
+            prefix = names.get(name)
+            if prefix is not None and not f.startswith(prefix + "."):
+                os.unlink(os.path.join(folder, f))
 
 
 _from_function = bytecode.FunctionIdentity.from_function.__func__
@@ -462,6 +528,13 @@ def kernel(fn):
     """A pipeline kernel: compiled once per argument shape however other kernels call it,
     separate or linked by its size, cached with what it was built from (module docstring)."""
     _KERNEL_FUNCS.add(fn.__code__)
+    module = sys.modules.get(fn.__module__)
+    if module is not None and getattr(module, "__file__", None):
+        # a kernel outside the engine (a test's, a plugin's): track its package's files too
+        top = sys.modules.get(fn.__module__.split(".")[0])
+        src = Path(getattr(top, "__file__", None) or module.__file__).resolve().parent
+        if ENGINE not in src.parents and src != ENGINE:
+            _ROOTS.add(src)
     disp = KernelDispatcher(py_func=fn, locals={},
                             targetoptions=dict(nopython=True, boundscheck=None, **KERNEL))
     try:

@@ -211,7 +211,8 @@ def _mmss(s):
 def _workers(jobs, progress):
     """Run ``jobs`` worker processes over PLAN: each takes the next entry when it finished its
     last (a worker reads entries on its stdin and answers with the kernels it readied, then
-    a line "done"). Feeds the ready kernels to ``progress``. False if a worker failed."""
+    a line "done", or "failed" when the warm-up model went non-finite). Feeds the ready
+    kernels to ``progress``. True when every worker and entry succeeded."""
     # stderr to files: a pipe nobody reads until the end could fill and stall a worker
     errs = [tempfile.TemporaryFile() for _ in range(min(jobs, len(PLAN)))]
     procs = [subprocess.Popen([sys.executable, "-m", "engine.warmup", "--worker"],
@@ -228,6 +229,7 @@ def _workers(jobs, progress):
 
 def _schedule(procs, errs, progress):
     todo = list(PLAN)
+    failed = False
     sel = selectors.DefaultSelector()
 
     def give(p):
@@ -255,7 +257,8 @@ def _schedule(procs, errs, progress):
                 continue
             *lines, pending[p] = (pending[p] + chunk).split(b"\n")
             for line in lines:
-                if line == b"done":
+                if line in (b"done", b"failed"):
+                    failed = failed or line == b"failed"
                     give(p)
                 elif progress is not None:
                     progress.add(line.decode().strip())
@@ -269,7 +272,7 @@ def _schedule(procs, errs, progress):
         if p.wait() != 0:
             ok = False
             sys.stderr.write(f"engine.warmup: worker {k} failed:\n{err[-2000:]}\n")
-    return ok
+    return ok and not failed
 
 
 def warmup(verbose=True, jobs=None):
@@ -289,14 +292,15 @@ def warmup(verbose=True, jobs=None):
         print(f"engine: compiling the numba kernels for this machine ({jobs} process"
               f"{'es' if jobs > 1 else ''}, 2-3 minutes on 2 cores); later runs load them from "
               f"{_jit.cache_dir()} in about a second", file=sys.stderr, flush=True)
-    if cold and jobs > 1:
-        _workers(jobs, progress)     # a failed worker leaves its kernels to this process
-    if progress is not None:
-        _jit.on_ready = lambda disp: progress.add(_jit.kernel_name(disp))
-    try:
-        ok = run_model()
-    finally:
-        _jit.on_ready = None
+    # the workers run the warm-up model last; a failed worker leaves its kernels to this process
+    ok = cold and jobs > 1 and _workers(jobs, progress)
+    if not ok:
+        if progress is not None:
+            _jit.on_ready = progress.add
+        try:
+            ok = run_model()
+        finally:
+            _jit.on_ready = None
     if ok:
         _jit.mark_warm()
     if progress is not None and cold:
@@ -321,14 +325,19 @@ def _worker():
     """A worker of a parallel cold compile: compiles the PLAN entries it reads on stdin, and
     prints each kernel it readies and "done" after each entry."""
     from engine import _jit
-    _jit.on_ready = lambda disp: print(_jit.kernel_name(disp), flush=True)
+    _jit.on_ready = lambda name: print(name, flush=True)
     arena = _arena_type()
     t, ok = time.perf_counter(), True
+    debug = os.environ.get("MJ_ROS_WARMUP_DEBUG")
     for line in sys.stdin:
         module, name = line.split()
-        ok = _compile_target(module, name, arena) and ok
-        print("done", flush=True)
-    if os.environ.get("MJ_ROS_WARMUP_DEBUG"):
+        t1 = time.perf_counter()
+        good = _compile_target(module, name, arena)
+        ok = ok and good
+        if debug:
+            print(f"  {name}: {time.perf_counter() - t1:.1f} s", file=sys.stderr)
+        print("done" if good else "failed", flush=True)
+    if debug:
         print(f"worker: {time.perf_counter() - t:.1f} s, waited {_jit.LOCK_WAIT[0]:.1f} s",
               file=sys.stderr)
     return ok
