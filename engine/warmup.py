@@ -290,7 +290,7 @@ def warmup(verbose=True, jobs=None):
     t = time.perf_counter()
     if verbose and cold:
         print(f"engine: compiling the numba kernels for this machine ({jobs} process"
-              f"{'es' if jobs > 1 else ''}, 2-3 minutes on 2 cores); later runs load them from "
+              f"{'es' if jobs > 1 else ''}, about 1.5 minutes on 2 cores); later runs load them from "
               f"{_jit.cache_dir()} in about a second", file=sys.stderr, flush=True)
     # the workers run the warm-up model last; a failed worker leaves its kernels to this process
     ok = cold and jobs > 1 and _workers(jobs, progress)
