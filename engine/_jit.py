@@ -15,7 +15,7 @@ than their body).
 
 Caching. A kernel's cache entry stores, beside numba's compile result, what its machine code was
 built from:
-- ``files``: the engine source files compiled into it: its own file, the files of the
+- ``files``: the source files compiled into it: its own file, the files of the
   linked kernels and `inline` functions it calls, and the files of the constants it reads
   (field indices, enums), each with a SHA-256 of its bytes;
 - ``calls``: the separate kernels it calls by symbol, with their argument and return types.
@@ -60,8 +60,11 @@ from numba.core.registry import CPUDispatcher
 KERNEL = dict(nogil=True, _nrt=False, error_model="numpy", no_cfunc_wrapper=True)
 
 # A kernel whose optimised body (its own code and the linked kernels inlined into it) has more
-# LLVM instructions than this is compiled separately and called by symbol. Below it, inlining
-# pays (measured with bench/step.py; see the note in the commit that set the value).
+# LLVM instructions than this is compiled separately and called by symbol; below it, it is
+# inlined where LLVM sees fit. 400 keeps the math helpers, field loops and small geometric
+# routines inline (about 350 of the engine's 470 kernels) and makes the stages, colliders and
+# solvers separate; with it bench/step.py's ratios are at or above those of the build that
+# linked everything.
 SEPARATE_MIN_INSTRUCTIONS = int(os.environ.get("MJ_ROS_SEPARATE_MIN", "400"))
 
 ENGINE = Path(__file__).resolve().parent
@@ -96,6 +99,7 @@ def file_digest(path):
 
 
 _ROOTS = {ENGINE}       # source trees whose files kernels are built from (see `kernel`)
+_TRACKED: dict = {}     # (path, number of roots) -> `_tracked(path)`
 
 
 def _tracked(path):
@@ -113,15 +117,12 @@ def _tracked(path):
     return _TRACKED[key]
 
 
-_TRACKED: dict = {}
-
-
 _IMPORTS: dict[str, dict] = {}
 
 
 def _imports_of(module):
-    """{name: module name it was imported from} for the ``from X import name`` statements of an
-    engine module (relative imports resolved)."""
+    """{name: module name it was imported from} for the ``from X import name`` statements of a
+    tracked module (relative imports resolved); empty for other modules."""
     name = module.__name__
     table = _IMPORTS.get(name)
     if table is not None:
