@@ -26,8 +26,9 @@ not the kernels that only call into it.
 
 Symbols: numba names each compiled function with a per-process counter (the "uid" in the
 mangled name), so a kernel compiled in another process order would get another symbol. Kernels
-here get uid 0: a kernel is compiled once per argument types per process (the dispatcher keeps
-its overloads), and the mangled name already holds module, name and argument types.
+here get uid 0 (or 1, 2... for a later kernel of the same module and name): a kernel is compiled
+once per argument types per process (the dispatcher keeps its overloads), and the mangled name
+already holds module, name and argument types.
 """
 from __future__ import annotations
 
@@ -444,7 +445,8 @@ codegen.CPUCodeLibrary._optimize_functions = _optimize_functions
 targetconfig.TargetConfig.values = _config_values
 
 
-_KERNEL_FUNCS: set = set()
+_KERNEL_UID: dict = {}      # a kernel's code object -> the uid its symbols carry
+_DEFINED: dict = {}         # (module, qualname) -> the last uid given
 KERNELS: list = []          # every kernel defined, in definition order
 
 
@@ -516,9 +518,10 @@ _from_function = bytecode.FunctionIdentity.from_function.__func__
 
 def _identity(cls, pyfunc):
     self = _from_function(cls, pyfunc)
-    if getattr(pyfunc, "__code__", None) in _KERNEL_FUNCS:
-        self.unique_id = 0
-        self.unique_name = f"{self.func_qualname}$0"
+    uid = _KERNEL_UID.get(getattr(pyfunc, "__code__", None))
+    if uid is not None:
+        self.unique_id = uid
+        self.unique_name = f"{self.func_qualname}${uid}"
     return self
 
 
@@ -528,7 +531,10 @@ bytecode.FunctionIdentity.from_function = classmethod(_identity)
 def kernel(fn):
     """A pipeline kernel: compiled once per argument shape however other kernels call it,
     separate or linked by its size, cached with what it was built from (module docstring)."""
-    _KERNEL_FUNCS.add(fn.__code__)
+    # uid 0, or the count of earlier kernels of the same module and name (a module that
+    # redefines a name, a reloaded module): their symbols must not collide
+    key = (fn.__module__, fn.__qualname__)
+    _KERNEL_UID[fn.__code__] = _DEFINED[key] = _DEFINED.get(key, -1) + 1
     module = sys.modules.get(fn.__module__)
     if module is not None and getattr(module, "__file__", None):
         # a kernel outside the engine (a test's, a plugin's): track its package's files too

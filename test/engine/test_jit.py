@@ -170,3 +170,47 @@ def test_progress_line(capsys):
     assert "1/2" in lines[0] and "left" in lines[0]
     assert "2/2" in lines[-1] and "#" * 30 in lines[-1]
     assert textwrap.dedent(lines[-1]).startswith("engine: compiling kernels")
+
+
+DUP = """
+from engine._jit import kernel
+
+
+@kernel
+def f(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * a[i] + 1.0 / (1.0 + a[i])
+    return s
+
+
+g = f
+
+
+@kernel
+def f(a):  # noqa: F811  (the same name again: its symbols must not collide with g's)
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += 2.0 * a[i] * a[i] + 1.0 / (2.0 + a[i])
+    return s
+
+
+@kernel
+def both(a):
+    return g(a) + 10.0 * f(a)
+"""
+
+
+def test_a_name_defined_twice_keeps_both_kernels(tmp_path):
+    (tmp_path / "dupk.py").write_text(DUP)
+    code = ("import sys, numpy as np; sys.path.insert(0, sys.argv[1]); import dupk; "
+            "print(dupk.both(np.arange(4.0)))")
+    env = dict(os.environ, MJ_ROS_NUMBA_CACHE=str(tmp_path / "cache"),
+               MJ_ROS_SEPARATE_MIN="20", PYTHONPATH=str(ROOT))
+    a = np.arange(4.0)
+    want = np.sum(a * a + 1 / (1 + a)) + 10 * np.sum(2 * a * a + 1 / (2 + a))
+    for _ in range(2):      # compiled, then loaded from the cache
+        r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-3000:]
+        assert float(r.stdout.split()[-1]) == pytest.approx(want, rel=1e-15)
