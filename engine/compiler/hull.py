@@ -253,10 +253,37 @@ def _insert_epoch(order, bucket, new, newbucket):
     return np.concatenate([order, new])[np.lexsort((within, isold, allrun))]
 
 
-class _Polygon:
-    """Boundary edges of coplanar hull triangles, grouped in islands until faces join them.
+class _Islands:
+    """Boundary edges of coplanar hull triangles, grouped in islands until faces join them;
+    `_Polygon` and `_PolygonList` keep the edges (``_take``, ``_put``, ``_renumber``)."""
 
-    The edges are kept in an insertion-ordered dict, directed edge -> island: the order is the
+    nisland: int
+
+    def add(self, a: int, b: int, c: int) -> None:
+        """Add triangle (a, b, c): its edges shared (reversed) with the boundary leave it, the
+        others join it; islands it connects become one (the higher id is removed and the ids
+        above it shift down)."""
+        island, new = -1, []
+        for u, w in ((a, b), (b, c), (c, a)):
+            other = self._take((w, u))
+            if other is None:
+                new.append((u, w))
+            elif island == -1:
+                island = other
+            elif other != island:
+                lo, hi = min(island, other), max(island, other)
+                self._renumber(lo, hi)
+                self.nisland -= 1
+                island = lo
+        if island == -1:
+            island = self.nisland
+            self.nisland += 1
+        for e in new:
+            self._put(e, island)
+
+
+class _Polygon(_Islands):
+    """The boundary in an insertion-ordered dict, directed edge -> island: the order is the
     order of the boundary list MuJoCo's compiler keeps (a removed edge leaves it, a new edge is
     appended). A directed edge can be in it once: `hull_polygons` takes groups whose triangles
     repeat a directed edge (not a consistently oriented surface) to `_PolygonList`."""
@@ -265,30 +292,17 @@ class _Polygon:
         self.edges = {(a, b): 0, (b, c): 0, (c, a): 0}
         self.nisland = 1
 
-    def add(self, a: int, b: int, c: int) -> None:
-        """Add triangle (a, b, c): its edges shared (reversed) with the boundary leave it, the
-        others join it; islands it connects become one (the higher id is removed and the ids
-        above it shift down)."""
+    def _take(self, e):
+        return self.edges.pop(e, None)
+
+    def _put(self, e, island):
+        self.edges[e] = island
+
+    def _renumber(self, lo, hi):
         E = self.edges
-        island, new = -1, []
-        for u, w in ((a, b), (b, c), (c, a)):
-            other = E.pop((w, u), None)
-            if other is None:
-                new.append((u, w))
-            elif island == -1:
-                island = other
-            elif other != island:
-                lo, hi = min(island, other), max(island, other)
-                for e, k in E.items():
-                    if k >= hi:
-                        E[e] = lo if k == hi else k - 1
-                self.nisland -= 1
-                island = lo
-        if island == -1:
-            island = self.nisland
-            self.nisland += 1
-        for e in new:
-            E[e] = island
+        for e, k in E.items():
+            if k >= hi:
+                E[e] = lo if k == hi else k - 1
 
     def paths(self) -> list:
         """Each island's boundary loop, following edges head to tail from the island's first
@@ -297,7 +311,7 @@ class _Polygon:
         return _trace(list(self.edges), list(self.edges.values()), self.nisland)
 
 
-class _PolygonList:
+class _PolygonList(_Islands):
     """`_Polygon` on a plain edge list, for groups that repeat a directed edge: ``index``
     finds the first of equal edges, as the compiler's boundary list does."""
 
@@ -306,30 +320,21 @@ class _PolygonList:
         self.islands = [0, 0, 0]
         self.nisland = 1
 
-    def add(self, a: int, b: int, c: int) -> None:
-        island, new = -1, []
-        for u, w in ((a, b), (b, c), (c, a)):
-            try:
-                i = self.edges.index((w, u))
-            except ValueError:
-                new.append((u, w))
-                continue
-            other = self.islands[i]
-            del self.edges[i], self.islands[i]
-            if island == -1:
-                island = other
-            elif other != island:
-                lo, hi = min(island, other), max(island, other)
-                self.islands = [lo if k == hi else (k - 1 if k > hi else k)
-                                for k in self.islands]
-                self.nisland -= 1
-                island = lo
-        if island == -1:
-            island = self.nisland
-            self.nisland += 1
-        for e in new:
-            self.edges.append(e)
-            self.islands.append(island)
+    def _take(self, e):
+        try:
+            i = self.edges.index(e)
+        except ValueError:
+            return None
+        other = self.islands[i]
+        del self.edges[i], self.islands[i]
+        return other
+
+    def _put(self, e, island):
+        self.edges.append(e)
+        self.islands.append(island)
+
+    def _renumber(self, lo, hi):
+        self.islands = [lo if k == hi else (k - 1 if k > hi else k) for k in self.islands]
 
     def paths(self) -> list:
         return _trace(self.edges, self.islands, self.nisland)
