@@ -17,7 +17,9 @@ setup(
         ("share/" + PACKAGE + "/urdf", glob("urdf/*.*")),
     ],
     python_requires=">=3.10",
-    install_requires=["numpy", "numba", "scipy", "trimesh", "lxml", "pycollada", "pyyaml",
+    # numba pinned to the minor version engine/_jit.py was written against: it extends numba's
+    # dispatcher, cache and code generation internals
+    install_requires=["numpy", "numba>=0.68,<0.69", "scipy", "trimesh", "lxml", "pycollada", "pyyaml",
                       "rosbags"],
     extras_require={
         # The official mujoco is the oracle for tests and benchmarks only: engine/ never imports it.
