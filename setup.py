@@ -19,8 +19,8 @@ setup(
     python_requires=">=3.10",
     # numba pinned to the minor version engine/_jit.py was written against: it extends numba's
     # dispatcher, cache and code generation internals
-    install_requires=["numpy", "numba>=0.68,<0.69", "scipy", "trimesh", "lxml", "pycollada", "pyyaml",
-                      "rosbags"],
+    install_requires=["numpy", "numba>=0.68,<0.69", "scipy", "trimesh", "lxml", "pycollada",
+                      "pyyaml", "rosbags"],
     extras_require={
         # The official mujoco is the oracle for tests and benchmarks only: engine/ never imports it.
         "test": [
