@@ -17,6 +17,7 @@ from . import _jit
 # (engine._jit); numba reads the folder when a kernel is defined, so it is set before any is.
 _numba.config.CACHE_DIR = _jit.cache_dir()
 
+from .version import __version__, mjVERSION_HEADER, mj_version, mj_versionString  # noqa: E402,F401
 from .enums import *  # noqa: E402,F401,F403
 from .errors import XMLError, CompileError  # noqa: E402,F401
 from .model import MjModel, MjOption  # noqa: E402,F401
