@@ -20,7 +20,8 @@ _numba.config.CACHE_DIR = _jit.cache_dir()
 from .version import __version__, mjVERSION_HEADER, mj_version, mj_versionString  # noqa: E402,F401
 from .enums import *  # noqa: E402,F401,F403
 from .errors import XMLError, CompileError  # noqa: E402,F401
-from .model import MjModel, MjOption  # noqa: E402,F401
+from .model import MjModel, MjOption, MjStatistic  # noqa: E402,F401
+from .visual import MjVisual  # noqa: E402,F401
 from .data import MjData  # noqa: E402,F401
 from .io import mj_resetData, mj_resetDataKeyframe  # noqa: E402,F401
 from .names import mj_name2id, mj_id2name  # noqa: E402,F401

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import enums
 from ._layout import MODEL_FIELDS, MODEL_SIZES, Arena
+from .visual import MjVisual
 
 # Named access (``m.body('hand').mass``): object type -> (field prefix, name table key, size).
 NAMED_KINDS = {
@@ -65,11 +66,78 @@ class MjOption:
         v[...] = value
 
 
-class MjStatistic(MjOption):
-    """``m.stat``: model statistics (meaninertia, meanmass, meansize, extent, center)."""
+class MjStatistic:
+    """``m.stat``: model statistics at qpos0 (MuJoCo's mjStatistic; seed 000 ``<statistic>``).
 
-    def __init__(self, views):
-        object.__setattr__(self, "_v", {k[5:]: v for k, v in views.items() if k.startswith("stat_")})
+    The compiler computes them (engine.compiler._setconst_dyn._set_stat, as MuJoCo's compiler
+    does) unless ``<statistic>`` gives a value. Renderers scale decorations and the free camera
+    by them (``m.vis.map`` and ``m.vis.scale`` are ratios of extent and meansize).
+
+    - meaninertia: mean diagonal of the joint-space inertia matrix at qpos0 (mass or
+      mass * length^2, per dof).
+    - meanmass: mean body mass, world excluded (mass units).
+    - meansize: mean body size, world excluded (length).
+    - extent: largest side of the model's bounding box at qpos0 (length).
+    - center: centre of that bounding box, world frame (length, 3-vector).
+
+    A compiled model's statistics are views into its arena (writes reach the model);
+    ``MjStatistic()`` alone holds zeros, as the bindings' does.
+    """
+
+    _SCALARS = ("meaninertia", "meanmass", "meansize", "extent")
+    _FIELDS = _SCALARS + ("center",)
+    __slots__ = ("_v",)
+
+    def __init__(self, views=None):
+        if views is None:
+            v = {k: np.zeros(1) for k in MjStatistic._SCALARS}
+            v["center"] = np.zeros(3)
+        else:
+            v = {k[5:]: views[k] for k in views if k.startswith("stat_")}
+        object.__setattr__(self, "_v", v)
+
+    def __setattr__(self, name, value):
+        if name not in MjStatistic._FIELDS:
+            raise AttributeError(f"'MjStatistic' object has no attribute '{name}'")
+        object.__setattr__(self, name, value)   # the field's property setter
+
+    def __eq__(self, other):
+        if not isinstance(other, MjStatistic):
+            return NotImplemented
+        return all(np.array_equal(self._v[k], other._v[k]) for k in MjStatistic._FIELDS)
+
+    __hash__ = None
+
+    def __copy__(self):
+        out = MjStatistic()
+        for k in MjStatistic._FIELDS:
+            out._v[k][:] = self._v[k]
+        return out
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
+    def __repr__(self):
+        body = "\n".join(f"  {k}: {getattr(self, k)!r}" for k in sorted(MjStatistic._FIELDS))
+        return f"<MjStatistic\n{body}\n>"
+
+
+def _stat_property(name):
+    if name == "center":
+        def get(self):
+            return self._v["center"]
+    else:
+        def get(self):
+            return float(self._v[name][0])
+
+    def set_(self, value):
+        self._v[name][...] = value
+    return property(get, set_, doc=f"stat.{name} (see MjStatistic)")
+
+
+for _f in MjStatistic._FIELDS:
+    setattr(MjStatistic, _f, _stat_property(_f))
+del _f
 
 
 class _Named:
@@ -122,6 +190,7 @@ class MjModel(_Fields):
                 view[...] = np.asarray(val).reshape(view.shape)
         d["opt"] = MjOption(arena.views)
         d["stat"] = MjStatistic(arena.views)
+        d["vis"] = MjVisual()   # MuJoCo's defaults; the compiler applies <visual>
         d["_names"] = {k: list(v) for k, v in names.items()}
         d["_name2id"] = {k: {n: i for i, n in enumerate(v) if n} for k, v in names.items()}
         d["nmocap"] = full["nmocap"]

@@ -17,6 +17,7 @@ from .. import enums
 from ..enums import mjtObj, mjtSleepPolicy
 from ..errors import CompileError
 from ..model import MjModel
+from ..visual import apply_xml
 from ..xml import schema as S
 from .frames import IDENT, Orienter, compose, frame_pose, fromto_pose, quat2mat, quat_mul
 from . import inertia as inertia_mod
@@ -126,6 +127,7 @@ class Compiler(AssetPhases):
         self.compile_keyframes()
         m = MjModel(self.sz, self.v, self.names)
         m.__dict__["narena"] = self.memory
+        apply_xml(m.vis, self.spec.visual)
         from .setconst import set_const
         set_const(m, self)
         return m
