@@ -5,7 +5,9 @@ to a field copies into it, so ``d.qpos = q`` and ``d.qpos[:] = q`` are the same.
 """
 from __future__ import annotations
 
-from ._layout import DATA_FIELDS, Arena
+import numpy as np
+
+from ._layout import DATA_FIELDS, DTYPES, F64, I32, Arena
 from .enums import mjtWarning
 from .model import NAMED_KINDS, _Fields, _Named
 
@@ -143,26 +145,143 @@ class _SolverStatList:
         return (MjSolverStat(r) for r in self._s)
 
 
-class _ContactView:
-    """``d.contact``: the active contacts as arrays, like mujoco's MjContact list
-    (``d.contact.pos`` is ``(ncon, 3)``, ``d.contact.frame`` ``(ncon, 9)``, ...)."""
+# mjContact's fields, in its order, as the arena stores them (contact_<field>, one row per
+# contact): name -> (dtype, count) (seed 001, "mjContact"). mujoco 4.0.0's contact also has
+# ``adhesion`` and ``surfacevel``, the contact terms of the geom attributes of those names, which
+# the engine does not build (a model using them does not load); they are not in the arena.
+CONTACT_FIELDS = {name[len("contact_"):]: (dtype, cols) for name, dtype, _, cols in DATA_FIELDS
+                  if name.startswith("contact_")}
+_CONTACT_SCALAR = {F64: float, I32: int}
 
-    __slots__ = ("_d",)
-    _FIELDS = ("dist", "pos", "frame", "includemargin", "friction", "solref", "solreffriction",
-               "solimp", "mu", "H", "dim", "geom1", "geom2", "geom", "flex", "elem", "vert",
-               "exclude", "efc_address")
 
-    def __init__(self, d):
+class MjContact:
+    """One contact (MuJoCo's mjContact; seed 001 "mjContact"), as ``d.contact[i]`` returns it.
+
+    Geometry, in the world frame: ``dist`` (signed distance, negative in penetration; length),
+    ``pos`` (the point midway between the surfaces), ``frame`` (3x3 row-major, flattened: the
+    first row is the normal, pointing from geom1 to geom2, the other two span the tangent
+    plane). Parameters: ``includemargin`` (distance below which the contact is in the
+    constraint), ``friction`` (5: tangent1, tangent2, spin, roll1, roll2), ``solref``,
+    ``solreffriction``, ``solimp``, ``mu`` (friction of the regularised cone), ``H`` (6x6 cone
+    Hessian, flattened). Identity: ``dim`` (1, 3, 4 or 6), ``geom1``/``geom2`` and ``geom``
+    (both ids), ``flex``, ``elem``, ``vert`` (-1: none), ``exclude`` (0 include, 1 in the gap,
+    2 fused, 3 no dofs), ``efc_address`` (first constraint row, -1 if none).
+
+    From ``d.contact[i]`` it is a view of row i of the data's contact arrays (writes reach the
+    data, and it shows whatever contact i holds later); ``MjContact()`` holds its own zeros, and
+    ``copy.copy`` of either is a detached record, as with the bindings.
+    """
+
+    __slots__ = ("_v",)
+
+    def __init__(self):
+        object.__setattr__(self, "_v", {
+            k: np.zeros(cols, DTYPES[dt]) for k, (dt, cols) in CONTACT_FIELDS.items()})
+
+    @classmethod
+    def _row(cls, views, i):
+        """The record viewing row ``i`` of the arena's contact arrays."""
+        out = object.__new__(cls)
+        object.__setattr__(out, "_v", {
+            k: (views["contact_" + k][i:i + 1] if cols == 1 else views["contact_" + k][i])
+            for k, (_, cols) in CONTACT_FIELDS.items()})
+        return out
+
+    def __setattr__(self, name, value):
+        if name not in CONTACT_FIELDS:
+            raise AttributeError(f"'MjContact' object has no attribute '{name}'")
+        self._v[name][...] = value
+
+    def __copy__(self):
+        out = MjContact()
+        for k, v in self._v.items():
+            out._v[k][...] = v
+        return out
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
+    def __eq__(self, other):
+        if not isinstance(other, MjContact):
+            return NotImplemented
+        return all(np.array_equal(v, other._v[k]) for k, v in self._v.items())
+
+    __hash__ = None
+
+    def __repr__(self):
+        body = "\n".join(f"  {k}: {getattr(self, k)!r}" for k in sorted(CONTACT_FIELDS))
+        return f"<MjContact\n{body}\n>"
+
+
+def _contact_field(name, dtype, cols):
+    if cols == 1:
+        cast = _CONTACT_SCALAR[dtype]
+
+        def get(self):
+            return cast(self._v[name][0])
+    else:
+        def get(self):
+            return self._v[name]
+    return property(get, lambda self, value: MjContact.__setattr__(self, name, value))
+
+
+for _k, (_dt, _cols) in CONTACT_FIELDS.items():
+    setattr(MjContact, _k, _contact_field(_k, _dt, _cols))
+
+
+class _ContactList:
+    """``d.contact``: the active contacts, as the bindings' contact list.
+
+    Each field is an array over the contacts (``d.contact.pos`` is ``(ncon, 3)``, writable views
+    of the data); ``d.contact[i]`` is the MjContact record of contact i (0 <= i < ncon; like the
+    bindings, a negative index is an IndexError), ``d.contact[a:b]`` the list of those contacts,
+    and iterating yields the records. The whole list follows ``d.ncon`` as the data steps; a
+    sliced list keeps the contact indices it was made with.
+    """
+
+    __slots__ = ("_d", "_idx")
+
+    def __init__(self, d, idx=None):
         self._d = d
+        self._idx = idx      # None: the live list; else a range of contact indices
+
+    def _range(self):
+        if self._idx is not None:
+            return self._idx
+        return range(int(self._d.__dict__["ncon"][0]))
 
     def __len__(self):
-        return int(self._d.__dict__["ncon"][0])
+        return len(self._range())
 
-    def __getattr__(self, name):
-        if name not in _ContactView._FIELDS:
-            raise AttributeError(name)
-        d = self._d.__dict__
-        return d["contact_" + name][:int(d["ncon"][0])]
+    def __getitem__(self, key):
+        r = self._range()
+        if isinstance(key, slice):
+            return _ContactList(self._d, r[key])
+        i = int(key)
+        if not 0 <= i < len(r):
+            raise IndexError(f"contact index {i} out of range [0, {len(r)})")
+        return MjContact._row(self._d.__dict__["_arena"].views, r[i])
+
+    def __iter__(self):
+        views = self._d.__dict__["_arena"].views
+        return (MjContact._row(views, i) for i in self._range())
+
+    def __repr__(self):
+        return f"<engine contact list: {len(self)} contacts>"
+
+
+def _contact_column(name):
+    def get(self):
+        a = self._d.__dict__["contact_" + name]
+        r = self._range()
+        # a range's stop is -1 only when a negative step runs through index 0
+        return a[r.start:(r.stop if r.stop >= 0 else None):r.step]
+    return property(get, doc=f"contact {name} of every contact in the list (a view)")
+
+
+for _k in CONTACT_FIELDS:
+    setattr(_ContactList, _k, _contact_column(_k))
+del _k, _dt, _cols
 
 
 class MjData(_Fields):
@@ -181,7 +300,7 @@ class MjData(_Fields):
         d["warning"] = [MjWarningStat(arena.views["warning_lastinfo"],
                                       arena.views["warning_number"], i)
                         for i in range(len(mjtWarning))]
-        d["contact"] = _ContactView(self)
+        d["contact"] = _ContactList(self)
         from .io import mj_resetData  # as in MuJoCo, the reset lives with the I/O functions
         mj_resetData(model, self)
 
@@ -315,5 +434,5 @@ for _name, *_ in DATA_FIELDS:
         setattr(MjData, _name, _counted_property(_name, "nisland"))
     elif _name in ("ifrc_smooth", "iacc_smooth", "iacc", "ifrc_constraint"):
         setattr(MjData, _name, _counted_property(_name, "nidof"))
-__all__ = ["MjData", "MjWarningStat", "MjSolverStat", "NAMED_KINDS", "capacity", "mjNISLAND",
-           "mjNSOLVER"]
+__all__ = ["MjData", "MjContact", "MjWarningStat", "MjSolverStat", "NAMED_KINDS", "capacity",
+           "mjNISLAND", "mjNSOLVER"]
