@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._layout import DATA_FIELDS, DTYPES, F64, I32, Arena
-from .enums import mjtWarning
-from .model import NAMED_KINDS, _Fields, _Named
+from ._layout import DATA_FIELDS, DTYPES, Arena
+from .model import NAMED_KINDS, _Fields, _Named, declare_fields
+from .structs import struct_class
 
 # Data fields per named object kind: kind -> (prefix-or-field list, how rows are found).
 _BODY_FIELDS = ("xpos", "xquat", "xmat", "xipos", "ximat", "xiquat", "subtree_com", "cinert",
@@ -44,6 +44,31 @@ class MjWarningStat:
 
     def __repr__(self):
         return f"<MjWarningStat lastinfo={self.lastinfo} number={self.number}>"
+
+
+class _WarningStatList:
+    """``d.warning``: one MjWarningStat per mjtWarning, as the bindings' list: ``d.warning[i]``
+    is warning i's record, ``d.warning.number`` / ``d.warning.lastinfo`` the arena's arrays
+    over all warnings (writable views)."""
+
+    __slots__ = ("lastinfo", "number")
+
+    def __init__(self, lastinfo, number):
+        self.lastinfo, self.number = lastinfo, number
+
+    def __len__(self):
+        return len(self.number)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        i = int(i)
+        if not 0 <= i < len(self):
+            raise IndexError(f"warning index {i} out of range [0, {len(self)})")
+        return MjWarningStat(self.lastinfo, self.number, i)
+
+    def __iter__(self):
+        return (MjWarningStat(self.lastinfo, self.number, i) for i in range(len(self)))
 
 
 # Bytes one contact and one constraint row (beside its Jacobian row) take in the arena.
@@ -126,12 +151,21 @@ class MjSolverStat:
 
 class _SolverStatList:
     """``d.solver``: mjNISLAND*mjNSOLVER MjSolverStat views (island i, iteration k at
-    i*mjNSOLVER + k), like mujoco's list."""
+    i*mjNSOLVER + k), like mujoco's list; ``d.solver.improvement`` (and each other field) is
+    that field over all records: a view for the float fields, an int32 copy for the counts
+    (the arena keeps them in the float rows)."""
 
     __slots__ = ("_s",)
 
     def __init__(self, stat):
         self._s = stat
+
+    def __getattr__(self, name):
+        if name in MjSolverStat._FLOAT:
+            return self._s[:, MjSolverStat._FLOAT.index(name)]
+        if name in MjSolverStat._INT:
+            return self._s[:, 3 + MjSolverStat._INT.index(name)].astype(np.int32)
+        raise AttributeError(f"'_SolverStatList' object has no attribute '{name}'")
 
     def __len__(self):
         return self._s.shape[0]
@@ -151,10 +185,12 @@ class _SolverStatList:
 # the engine does not build (a model using them does not load); they are not in the arena.
 CONTACT_FIELDS = {name[len("contact_"):]: (dtype, cols) for name, dtype, _, cols in DATA_FIELDS
                   if name.startswith("contact_")}
-_CONTACT_SCALAR = {F64: float, I32: int}
 
 
-class MjContact:
+MjContact = struct_class(
+    "MjContact",
+    [(k, DTYPES[dt], () if cols == 1 else (cols,), 0, "") for k, (dt, cols) in
+     CONTACT_FIELDS.items()],
     """One contact (MuJoCo's mjContact; seed 001 "mjContact"), as ``d.contact[i]`` returns it.
 
     Geometry, in the world frame: ``dist`` (signed distance, negative in penetration; length),
@@ -170,63 +206,14 @@ class MjContact:
     From ``d.contact[i]`` it is a view of row i of the data's contact arrays (writes reach the
     data, and it shows whatever contact i holds later); ``MjContact()`` holds its own zeros, and
     ``copy.copy`` of either is a detached record, as with the bindings.
-    """
-
-    __slots__ = ("_v",)
-
-    def __init__(self):
-        object.__setattr__(self, "_v", {
-            k: np.zeros(cols, DTYPES[dt]) for k, (dt, cols) in CONTACT_FIELDS.items()})
-
-    @classmethod
-    def _row(cls, views, i):
-        """The record viewing row ``i`` of the arena's contact arrays."""
-        out = object.__new__(cls)
-        object.__setattr__(out, "_v", {
-            k: (views["contact_" + k][i:i + 1] if cols == 1 else views["contact_" + k][i])
-            for k, (_, cols) in CONTACT_FIELDS.items()})
-        return out
-
-    def __setattr__(self, name, value):
-        if name not in CONTACT_FIELDS:
-            raise AttributeError(f"'MjContact' object has no attribute '{name}'")
-        self._v[name][...] = value
-
-    def __copy__(self):
-        out = MjContact()
-        for k, v in self._v.items():
-            out._v[k][...] = v
-        return out
-
-    def __deepcopy__(self, memo):
-        return self.__copy__()
-
-    def __eq__(self, other):
-        if not isinstance(other, MjContact):
-            return NotImplemented
-        return all(np.array_equal(v, other._v[k]) for k, v in self._v.items())
-
-    __hash__ = None
-
-    def __repr__(self):
-        body = "\n".join(f"  {k}: {getattr(self, k)!r}" for k in sorted(CONTACT_FIELDS))
-        return f"<MjContact\n{body}\n>"
+    """)
 
 
-def _contact_field(name, dtype, cols):
-    if cols == 1:
-        cast = _CONTACT_SCALAR[dtype]
-
-        def get(self):
-            return cast(self._v[name][0])
-    else:
-        def get(self):
-            return self._v[name]
-    return property(get, lambda self, value: MjContact.__setattr__(self, name, value))
-
-
-for _k, (_dt, _cols) in CONTACT_FIELDS.items():
-    setattr(MjContact, _k, _contact_field(_k, _dt, _cols))
+def _contact_row(views, i):
+    """The MjContact viewing row ``i`` of the arena's contact arrays."""
+    return MjContact._view({
+        k: (views["contact_" + k][i:i + 1] if cols == 1 else views["contact_" + k][i])
+        for k, (_, cols) in CONTACT_FIELDS.items()})
 
 
 class _ContactList:
@@ -260,11 +247,11 @@ class _ContactList:
         i = int(key)
         if not 0 <= i < len(r):
             raise IndexError(f"contact index {i} out of range [0, {len(r)})")
-        return MjContact._row(self._d.__dict__["_arena"].views, r[i])
+        return _contact_row(self._d.__dict__["_arena"].views, r[i])
 
     def __iter__(self):
         views = self._d.__dict__["_arena"].views
-        return (MjContact._row(views, i) for i in self._range())
+        return (_contact_row(views, i) for i in self._range())
 
     def __repr__(self):
         return f"<engine contact list: {len(self)} contacts>"
@@ -281,7 +268,7 @@ def _contact_column(name):
 
 for _k in CONTACT_FIELDS:
     setattr(_ContactList, _k, _contact_column(_k))
-del _k, _dt, _cols
+del _k
 
 
 class MjData(_Fields):
@@ -297,9 +284,8 @@ class MjData(_Fields):
         d["_A"] = arena.buffers()
         for name, view in arena.views.items():
             d[name] = view
-        d["warning"] = [MjWarningStat(arena.views["warning_lastinfo"],
-                                      arena.views["warning_number"], i)
-                        for i in range(len(mjtWarning))]
+        d["warning"] = _WarningStatList(arena.views["warning_lastinfo"],
+                                        arena.views["warning_number"])
         d["contact"] = _ContactList(self)
         from .io import mj_resetData  # as in MuJoCo, the reset lives with the I/O functions
         mj_resetData(model, self)
@@ -434,5 +420,9 @@ for _name, *_ in DATA_FIELDS:
         setattr(MjData, _name, _counted_property(_name, "nisland"))
     elif _name in ("ifrc_smooth", "iacc_smooth", "iacc", "ifrc_constraint"):
         setattr(MjData, _name, _counted_property(_name, "nidof"))
+
+declare_fields(MjData, [f for f, *_ in DATA_FIELDS] + ["model", "warning", "contact"],
+               lambda f: f"d.{f}: mjData's field of this name (seed 001, \"mjData\")")
+
 __all__ = ["MjData", "MjContact", "MjWarningStat", "MjSolverStat", "NAMED_KINDS", "capacity",
            "mjNISLAND", "mjNSOLVER"]

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .structs import struct_class
+
 F, I, B = "f", "i", "b"     # float32 value, int32 value, boolean flag stored as int32 (0/1)
 
 # headlight/active: 0 off, 1 on, 2 "auto"; the XML takes the number or the word.
@@ -156,84 +158,14 @@ def _defaults():
 _DEFAULT_F, _DEFAULT_I = _defaults()
 
 
-class _Group:
-    """One group of MjVisual (``m.vis.global_``, ``m.vis.rgba``...): its fields are views of the
-    MjVisual's buffers, so writes reach the model. Scalars read as Python numbers, vectors as
-    writable numpy views; assigning to a vector copies into it."""
-
-    __slots__ = ("_f", "_i")
-    _GROUP = ""
-
-    def __init__(self, f, i):
-        object.__setattr__(self, "_f", f)
-        object.__setattr__(self, "_i", i)
-
-    def __setattr__(self, name, value):
-        if name not in _LAYOUT[self._GROUP]:
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-        object.__setattr__(self, name, value)   # the field's property setter
-
-    def _values(self):
-        return {k: getattr(self, k) for k in sorted(_LAYOUT[self._GROUP])}
-
-    def __eq__(self, other):
-        if type(other) is not type(self):
-            return NotImplemented
-        return all(np.array_equal(a, b) for a, b in
-                   zip(self._values().values(), other._values().values()))
-
-    __hash__ = None
-
-    def __copy__(self):
-        """A detached copy (writes to it do not reach the model), as the bindings' copy."""
-        f, i = np.array(_DEFAULT_F), np.array(_DEFAULT_I)
-        out = type(self)(f, i)
-        out._assign(self)
-        return out
-
-    def __deepcopy__(self, memo):
-        return self.__copy__()
-
-    def _assign(self, other):
-        for name, (buf, off, count) in _LAYOUT[self._GROUP].items():
-            dst = self._f if buf == F else self._i
-            src = other._f if buf == F else other._i
-            dst[off:off + count] = src[off:off + count]
-
-    def __repr__(self):
-        body = "\n".join(f"  {k}: {v!r}" for k, v in self._values().items())
-        return f"<{type(self).__name__}\n{body}\n>"
-
-
-def _field_property(group, name, kind, count, meaning):
-    buf, off, _ = _LAYOUT[group][name]
-    attr = "_f" if buf == F else "_i"
-    if count == 1:
-        cast = float if buf == F else int
-
-        def get(self):
-            return cast(getattr(self, attr)[off])
-
-        def set_(self, value):
-            getattr(self, attr)[off] = value
-    else:
-        def get(self):
-            return getattr(self, attr)[off:off + count]
-
-        def set_(self, value):
-            v = np.asarray(value)
-            if v.shape != (count,):
-                raise ValueError(f"{name}: expected {count} values, got shape {v.shape}")
-            getattr(self, attr)[off:off + count] = v
-    return property(get, set_, doc=meaning)
-
-
 def _group_class(group, cls_name, xml, fields):
-    ns = {"__slots__": (), "_GROUP": group,
-          "__doc__": f"``m.vis.{group}``: the settings of MJCF ``<visual><{xml}>`` (seed 000)."}
-    for name, kind, count, _, meaning in fields:
-        ns[name] = _field_property(group, name, kind, count, meaning)
-    return type(cls_name, (_Group,), ns)
+    return struct_class(
+        cls_name,
+        [(name, np.float32 if kind == F else np.int32, () if count == 1 else (count,), default,
+          meaning) for name, kind, count, default, meaning in fields],
+        f"``m.vis.{group}``: the settings of MJCF ``<visual><{xml}>`` (seed 000). Scalars read "
+        "as Python numbers, vectors as writable numpy views of the MjVisual.",
+        qualname=f"MjVisual.{cls_name}")
 
 
 _GROUP_CLASSES = {group: _group_class(group, cls_name, xml, fields)
@@ -244,14 +176,15 @@ def _group_property(group):
     cls = _GROUP_CLASSES[group]
 
     def get(self):
-        return cls(self._f, self._i)
+        return cls._view({name: (self._f if buf == F else self._i)[off:off + count]
+                          for name, (buf, off, count) in _LAYOUT[group].items()})
 
     def set_(self, value):
         # as the bindings: m.vis.global_ = other_global copies the values in
         if not isinstance(value, cls):
             raise TypeError(f"MjVisual.{group} takes a {cls.__qualname__}, got "
                             f"{type(value).__name__}")
-        cls(self._f, self._i)._assign(value)
+        get(self)._assign(value)
     return property(get, set_, doc=cls.__doc__)
 
 
@@ -294,7 +227,6 @@ class MjVisual:
 # The groups as properties (m.vis.global_) and their classes as nested names (MjVisual.Global),
 # as in the bindings.
 for _g, _cls in _GROUP_CLASSES.items():
-    _cls.__qualname__ = f"MjVisual.{_cls.__name__}"
     setattr(MjVisual, _cls.__name__, _cls)
     setattr(MjVisual, _g, _group_property(_g))
 del _g, _cls

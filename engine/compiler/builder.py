@@ -125,7 +125,7 @@ class Compiler(AssetPhases):
         self.compile_options()
         self.compile_materials_hfields()
         self.compile_keyframes()
-        m = MjModel(self.sz, self.v, self.names)
+        m = MjModel(self.sz, self.v, self.names, modelname=self.spec.modelname)
         m.__dict__["narena"] = self.memory
         apply_xml(m.vis, self.spec.visual)
         from .setconst import set_const
@@ -1355,6 +1355,7 @@ class Compiler(AssetPhases):
         self.names["tuple"] = [el.name for el in sp.tuples]
         self.sz.update(ntext=len(sp.texts),
                        ntextdata=sum(len(el.attrs.get("data") or "") + 1 for el in sp.texts))
+        self.names["text"] = [el.name for el in sp.texts]
 
     # ==== phase: options ============================================================================
     def compile_options(self):
