@@ -22,7 +22,11 @@ from .enums import *  # noqa: E402,F401,F403
 from .errors import XMLError, CompileError  # noqa: E402,F401
 from .model import MjModel, MjOption, MjStatistic  # noqa: E402,F401
 from .visual import MjVisual  # noqa: E402,F401
-from .data import MjData, MjContact  # noqa: E402,F401
+from .data import MjData, MjContact, mjNISLAND, mjNSOLVER  # noqa: E402,F401
+from .visualize import (MjvCamera, MjvOption, MjvPerturb, MjrRect, MjvScene, MjvFigure,  # noqa
+                        MjrContext, mjv_defaultCamera, mjv_defaultOption, mjv_defaultPerturb,
+                        mjv_defaultFreeCamera)
+from .messages import set_mju_user_warning, get_mju_user_warning, mju_warningText  # noqa: E402
 from .io import mj_resetData, mj_resetDataKeyframe  # noqa: E402,F401
 from .names import mj_name2id, mj_id2name  # noqa: E402,F401
 from .smooth import (mj_kinematics, mj_comPos, mj_camlight, mj_tendon, mj_transmission,  # noqa

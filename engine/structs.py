@@ -24,6 +24,13 @@ class Struct:
             in self._FIELDS.items()})
 
     @classmethod
+    def _default(cls):
+        """A struct of ``cls`` holding its defaults (whatever the class's own constructor)."""
+        out = object.__new__(cls)
+        Struct.__init__(out)
+        return out
+
+    @classmethod
     def _view(cls, views):
         """The struct whose fields are ``views`` (name -> array): writes reach that memory."""
         out = object.__new__(cls)
@@ -39,9 +46,12 @@ class Struct:
         for k, v in self._v.items():
             v[...] = other._v[k]
 
+    def _reset(self):
+        """Set every field to its default."""
+        self._assign(self._default())
+
     def __copy__(self):
-        out = type(self).__new__(type(self))
-        Struct.__init__(out)
+        out = self._default()
         out._assign(self)
         return out
 
