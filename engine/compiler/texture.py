@@ -47,7 +47,7 @@ def _checker_face(h, w, rgb1, rgb2, invert=False):
     r = np.arange(h)[:, None] < h // 2
     c = np.arange(w)[None, :] < w // 2
     first = (r == c) ^ invert
-    return np.where(first[..., None], np.asarray(rgb1, float), np.asarray(rgb2, float))
+    return np.where(first[..., None], rgb1, rgb2)
 
 
 def _mark(face, a, rng=None):
@@ -123,43 +123,40 @@ def _cube_gradient(a, w):
 
 
 def builtin(a, ttype):
-    """(height, width, data uint8 (h*w*3)) of a procedural texture."""
+    """(height, width, data uint8 (h*w*3)) of a procedural texture. Colours become bytes
+    (`_byte`) first where every texel takes one of them (checker, flat, marks): `_byte` is per
+    texel, so this is the same as converting the float image, without a float image."""
     w = a["width"]
     if w <= 0:
         raise TextureError("builtin texture needs a positive width")
-    rgb1, rgb2, kind = a["rgb1"], a["rgb2"], a["builtin"]
+    kind = a["builtin"]
+    b1, b2 = (_byte(a[k]).astype(np.uint8) for k in ("rgb1", "rgb2"))
+    byte_mark = dict(a, markrgb=_byte(a["markrgb"]).astype(np.uint8))
     if ttype == 0:
         h = a["height"]
         if h <= 0:
             raise TextureError("builtin 2d texture needs a positive height")
         if kind == "checker":
-            img = _checker_face(h, w, rgb1, rgb2)
+            img = _checker_face(h, w, b1, b2)
         elif kind == "flat":
-            img = np.broadcast_to(np.asarray(rgb1, float), (h, w, 3)).copy()
+            img = np.broadcast_to(b1, (h, w, 3)).copy()
         else:  # gradient: radial, rgb1 at the centre, rgb2 at distance 1 (the edge midpoints)
             y = (np.arange(h) - (h - 1) / 2) / max((h - 1) / 2, 1e-12)
             x = (np.arange(w) - (w - 1) / 2) / max((w - 1) / 2, 1e-12)
             d = np.sqrt(y[:, None] ** 2 + x[None, :] ** 2)
-            img = _mix(np.where(d < 1, _gradient_weight(np.clip(1 - d, 0, 1)), 0.0), rgb1, rgb2)
-        img = _mark(img, a, np.random.default_rng(1))
-        return h, w, _byte(img).astype(np.uint8).ravel()
+            img = _byte(_mix(np.where(d < 1, _gradient_weight(np.clip(1 - d, 0, 1)), 0.0),
+                             a["rgb1"], a["rgb2"])).astype(np.uint8)
+        img = _mark(img, byte_mark, np.random.default_rng(1))
+        return h, w, img.ravel()
     rng = np.random.default_rng(1)
-    if kind == "gradient":
-        # marks in bytes: _byte is per texel, so marking before or after it is the same
-        img = _cube_gradient(a, w)
-        byte_mark = dict(a, markrgb=_byte(a["markrgb"]).astype(np.uint8))
-        for f in range(6):
-            _mark(img[f], byte_mark, rng)
-        return 6 * w, w, img.ravel()
-    faces = []
+    img = _cube_gradient(a, w) if kind == "gradient" else np.empty((6, w, w, 3), np.uint8)
     for f in range(6):
         if kind == "checker":
-            face = _checker_face(w, w, rgb1, rgb2, invert=(f >= 4))
-        else:  # flat
-            face = np.broadcast_to(np.asarray(rgb2 if f == 3 else rgb1, float), (w, w, 3)).copy()
-        faces.append(_mark(face, a, rng))
-    img = np.concatenate(faces)
-    return 6 * w, w, _byte(img).astype(np.uint8).ravel()
+            img[f] = _checker_face(w, w, b1, b2, invert=(f >= 4))
+        elif kind != "gradient":  # flat
+            img[f] = b2 if f == 3 else b1
+        _mark(img[f], byte_mark, rng)
+    return 6 * w, w, img.ravel()
 
 
 # the attributes `builtin` reads: with the type, the key of a procedural texture in the cache
