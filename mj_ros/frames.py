@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -359,8 +360,10 @@ def urdf_text_of(kind: str, value: str) -> str | None:
                 text = f.read().decode("utf-8", "replace")
         except OSError:
             return None
-    head = text.lstrip()[:4096]
-    return text if "<robot" in head and "<mujoco" not in head.split("<robot")[0] else None
+    # the root element decides: skip the XML declaration, comments and doctype before it (a
+    # comment may well mention <mujoco>, as the default robot's does)
+    head = re.sub(r"<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>", "", text[:65536], flags=re.S)
+    return text if head.lstrip().startswith("<robot") else None
 
 
 def from_model(m, mj, world_frame: str = "world", urdf_text: str | None = None) -> FrameTable:

@@ -48,6 +48,13 @@ PARAMETERS: dict[str, tuple[object, str]] = {
     "tf_rate": (100.0, "Hz of sim time for /tf (bodies with joints and mocap bodies); 0 = every "
                        "step, < 0 = no /tf and no /tf_static. /tf_static (fixed bodies, sites, "
                        "cameras, fused URDF links) is published once, transient local."),
+    "markers_rate": (10.0, "Hz of sim time for the scene_markers MarkerArray (one marker per "
+                           "visual geom, world frame); 0 = every step, < 0 = off."),
+    "marker_groups": ([0, 1, 2], "Geom groups drawn as markers and in a generated "
+                                 "robot_description (MuJoCo's viewer shows 0-2 by default)."),
+    "publish_robot_description": (True, "Publish the model's URDF (an MJCF model's generated "
+                                        "from it) on robot_description, transient local, unless "
+                                        "the model came from that topic."),
     "mocap_map": ("", "Path of a mocap map YAML (config/mocap_example.yaml): mocap bodies driven "
                       "by PoseStamped/TransformStamped topics or /tf frames. Empty: none."),
     "follow_clock": (False, "Follow an external /clock (e.g. ros2 bag play --clock): sim time "

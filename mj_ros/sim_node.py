@@ -46,6 +46,7 @@ from mj_ros import commands as cmds
 from mj_ros import diagnostics as diag
 from mj_ros import engine_api, model_io, outputs, sensors
 from mj_ros import frames as fr
+from mj_ros import scene
 from mj_ros import tf as tfio
 from mj_ros.clock import Pacer, RateMeter, SimClock, to_stamp
 from mj_ros.params import ARRAY_TYPES, PARAMETERS
@@ -111,7 +112,8 @@ class SimNode(Node):
         clock_pub = outputs.clock_publisher(self)  # before the model load: see clock_publisher
 
         source = model_io.choose_source(p("model"), p("robot_description"))
-        if source is None and p("robot_description_topic"):
+        self._model_from_topic = source is None and bool(p("robot_description_topic"))
+        if self._model_from_topic:
             source = self._wait_robot_description(p("robot_description_topic"),
                                                   p("robot_description_timeout"))
         if source is None:
@@ -164,6 +166,7 @@ class SimNode(Node):
         self._make_publishers()
         self._make_inputs()
         self._make_tf_and_mocap()
+        self._make_scene()
         self._make_outputs(clock_pub)
         self._drive_own_clock()
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -377,6 +380,42 @@ class SimNode(Node):
         if self._following:
             self._s_clock.every = 0  # the external /clock is the only one
             self.create_subscription(Clock, "/clock", self._on_clock, 10)
+
+    def _make_scene(self) -> None:
+        """scene_markers and robot_description for ROS viewers (mj_ros/markers.py)."""
+        p, m = self._p, self.model
+        self._s_markers = _Stream(p("markers_rate"), self.timestep)
+        self._markers = None
+        groups = [int(g) for g in p("marker_groups")]
+        specs = None
+        if p("markers_rate") >= 0:
+            from mj_ros import markers as mk   # visualization_msgs: only when drawn
+            specs = scene.geom_markers(m, groups)
+            self._markers = mk.SceneMarkers(self, m, specs,
+                                            p("frame_prefix") + p("world_frame"))
+        if not self._markers:
+            self._s_markers.every = 0
+        self._description_pub = None
+        if p("publish_robot_description") and not self._model_from_topic:
+            from mj_ros import description, markers as mk
+            text = fr.urdf_text_of(self._source.kind, self._source.value)
+            if text is None:    # MJCF: a URDF of its bodies and visual geoms
+                frames = list(self.frames.anchors)[:m.nbody]
+                joints = [mj.mj_id2name(m, mj.mjtObj.mjOBJ_JOINT, j) for j in range(m.njnt)]
+                specs = scene.geom_markers(m, groups) if specs is None else specs
+                text = description.urdf_from_model(m, frames, joints, specs,
+                                                   self._model_name())
+            self._description_pub = mk.publish_description(self, text)
+
+    def _model_name(self) -> str:
+        names = getattr(self.model, "names", b"")
+        return names.split(b"\0", 1)[0].decode("utf-8", "replace") if names else "mj_ros"
+
+    def _publish_markers(self) -> None:
+        """scene_markers for the state at the stamped time (kinematics as in _publish_tf)."""
+        d = self.data
+        self._mj_kinematics(self.model, d)
+        self._markers.publish(d, *to_stamp(self.simclock.last))
 
     def _count_event(self) -> None:
         self._events += 1
@@ -603,6 +642,7 @@ class SimNode(Node):
             (self._s_wrench, o.wrenches),
             (self._s_other, o.others),
             (self._s_odom, lambda: o.odometry(d)),
+            (self._s_markers, self._publish_markers),
         ]
 
     def _publish_tf(self) -> None:
