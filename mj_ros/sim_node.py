@@ -24,10 +24,10 @@ import time
 
 import numpy as np
 import rclpy
+import rclpy.utilities
 from builtin_interfaces.msg import Time as TimeMsg
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
-from rclpy.exceptions import ParameterUninitializedException
 from rclpy._rclpy_pybind11 import RCLError
 from rclpy.executors import ExternalShutdownException
 from rclpy.experimental import EventsExecutor
@@ -48,7 +48,8 @@ from mj_ros import engine_api, model_io, outputs, sensors
 from mj_ros import frames as fr
 from mj_ros import tf as tfio
 from mj_ros.clock import Pacer, RateMeter, SimClock, to_stamp
-from mj_ros.params import ARRAY_TYPES, PARAMETERS
+from mj_ros import params
+from mj_ros.params import PARAMETERS
 
 POLL_PERIOD = 0.001       # s of wall time between executor polls at speed 0 (while busy)
 POLL_PERIOD_MAX = 0.02    # s: the longest gap between polls at speed 0
@@ -56,6 +57,10 @@ POLL_SHARE = 0.05         # the share of wall time idle polls may take at speed 
 WAIT_SLICE = 0.05         # s: longest single wait, so shutdown is seen promptly
 WARN_PERIOD = 2.0         # s between two warnings of one kind
 COMMAND_QOS = 10          # keep-last depth of command subscriptions: a flood is cut here
+_ROS_TYPES = {"bool": Parameter.Type.BOOL, "integer": Parameter.Type.INTEGER,
+              "double": Parameter.Type.DOUBLE, "string": Parameter.Type.STRING,
+              "string_array": Parameter.Type.STRING_ARRAY,
+              "double_array": Parameter.Type.DOUBLE_ARRAY}
 
 
 class Throttle:
@@ -142,7 +147,7 @@ class SimNode(Node):
         self._timed_out = False
         self._timeout_action = cmds.TimeoutAction(p("command_timeout_action"))
         self._command_timeout = float(p("command_timeout"))
-        self._lockstep_steps = max(1, int(p("lockstep_steps")))
+        self._lockstep_steps = p("lockstep_steps")
         self._div_idx = diag.divergence_indices(mj)
         self._div_seen = 0
         self._div_detected = 0      # engine resets seen by the step loop since the last report
@@ -180,57 +185,90 @@ class SimNode(Node):
 
     # -- parameters -------------------------------------------------------------------------------
     def _declare_parameters(self) -> None:
+        """Declare every parameter of mj_ros/params.py with its value, typed, read_only where it
+        is read at start-up only. Overrides (-p, --params-file, launch) are coerced and checked
+        here rather than by rclpy: rclpy refuses `speed:=2` for a double with a traceback, and
+        an empty array default has no type of its own (rclpy infers a byte array). A bad value
+        raises params.ParameterError (one line, all bad values); overrides that match no
+        parameter get one warning line."""
+        # rclpy keeps the command line's and params files' values here (no public accessor);
+        # they are applied below, so rclpy is told to ignore them
+        overrides = dict(getattr(self, "_parameter_overrides", {}) or {})
+        errors = []
         for name, (default, text) in PARAMETERS.items():
-            desc = ParameterDescriptor(description=text)
-            if name in ARRAY_TYPES:
-                ptype = {"string_array": Parameter.Type.STRING_ARRAY,
-                         "double_array": Parameter.Type.DOUBLE_ARRAY}[ARRAY_TYPES[name]]
-                self.declare_parameter(name, ptype, desc)
-            else:
-                self.declare_parameter(name, default, desc)
+            value = default
+            if name in overrides:
+                try:
+                    value = params.check(name, overrides[name].value)
+                except params.ParameterError as e:
+                    errors.append(str(e))
+            ptype = _ROS_TYPES[params.type_name(name)]
+            desc = ParameterDescriptor(description=text, type=ptype.value,
+                                       read_only=name not in params.RUNTIME)
+            if name not in params.ARRAY_TYPES:
+                self.declare_parameter(name, value, desc, ignore_override=True)
+                continue
+            # rclpy types a value by inspection ([] would be a byte array): an array is declared
+            # by type, given its value, then made read_only (all public calls)
+            self.declare_parameter(name, ptype, ParameterDescriptor(description=text),
+                                   ignore_override=True)
+            self.set_parameters([Parameter(name, ptype, value)])
+            self.set_descriptor(name, desc)
+        if errors:
+            raise params.ParameterError("; ".join(errors))
+        unknown = sorted(set(overrides) - set(self._parameters))
+        if unknown:
+            self.get_logger().warning(
+                "unknown parameters ignored (see --help for the list): " + ", ".join(unknown))
+        self.add_pre_set_parameters_callback(self._coerce_parameters)
 
     def _p(self, name: str):
-        try:
-            value = self.get_parameter(name).value
-        except ParameterUninitializedException:  # a typed array declared without a value
-            return []
-        if value is None and name in ARRAY_TYPES:
-            return []
-        default = PARAMETERS[name][0]
-        if isinstance(default, float) and isinstance(value, int):
-            return float(value)
-        return value
+        return self.get_parameter(name).value
 
-    def _on_set_parameters(self, params) -> SetParametersResult:
-        for prm in params:
-            if prm.name == "speed":
-                if not (isinstance(prm.value, (int, float)) and prm.value >= 0):
-                    return SetParametersResult(successful=False, reason="speed must be >= 0")
-                self.pacer.set_speed(float(prm.value))
-            elif prm.name == "step_count":
-                if not (isinstance(prm.value, int) and prm.value >= 1):
-                    return SetParametersResult(successful=False, reason="step_count must be >= 1")
-            elif prm.name == "command_timeout_action":
+    @staticmethod
+    def _coerce_parameters(prms: list) -> list:
+        """Before rclpy's type check at run time: an integer for a double becomes a double."""
+        out = []
+        for prm in prms:
+            if prm.name in PARAMETERS and prm.type_ in (Parameter.Type.INTEGER,
+                                                        Parameter.Type.INTEGER_ARRAY):
                 try:
-                    self._timeout_action = cmds.TimeoutAction(prm.value)
-                except ValueError:
-                    return SetParametersResult(successful=False,
-                                               reason="command_timeout_action: hold or zero")
-            elif prm.name == "lockstep":
-                self.lockstep = bool(prm.value)
+                    value = params.coerce(prm.name, prm.value)
+                except params.ParameterError:
+                    value = None  # left as it is: rclpy's type check refuses it
+                if value is not None and not isinstance(value, int):
+                    prm = Parameter(prm.name, _ROS_TYPES[params.type_name(prm.name)], value)
+            out.append(prm)
+        return out
+
+    def _on_set_parameters(self, prms) -> SetParametersResult:
+        """Run-time changes: each value checked as at start-up (params.check), all or none
+        applied."""
+        values = {}
+        for prm in prms:
+            if prm.name not in PARAMETERS:
+                continue  # use_sim_time and rclpy's own
+            try:
+                values[prm.name] = params.check(prm.name, prm.value)
+            except params.ParameterError as e:
+                return SetParametersResult(successful=False, reason=str(e))
+        for name, value in values.items():
+            if name == "speed":
+                self.pacer.set_speed(value)
+            elif name == "command_timeout_action":
+                self._timeout_action = cmds.TimeoutAction(value)
+            elif name == "lockstep":
+                self.lockstep = value
                 self.pacer.anchor()
-            elif prm.name == "paused":
-                self._set_paused(bool(prm.value))
-            elif prm.name == "command_timeout":
-                self._command_timeout = float(prm.value)
-            elif prm.name == "lockstep_steps":
-                if not (isinstance(prm.value, int) and prm.value >= 1):
-                    return SetParametersResult(successful=False,
-                                               reason="lockstep_steps must be >= 1")
-                self._lockstep_steps = prm.value
-            elif prm.name in PARAMETERS and prm.name not in ("diagnostics_rate",):
-                return SetParametersResult(
-                    successful=False, reason=f"{prm.name} is read at start-up only")
+            elif name == "paused":
+                self._set_paused(value)
+            elif name == "command_timeout":
+                self._command_timeout = value
+            elif name == "lockstep_steps":
+                self._lockstep_steps = value
+            elif name == "diagnostics_rate":
+                self._diag_period = 1.0 / value if value > 0 else math.inf
+                self._diag_next = time.monotonic() + min(self._diag_period, 1.0)
         return SetParametersResult(successful=True)
 
     def _wait_robot_description(self, topic: str, timeout: float):
@@ -773,7 +811,28 @@ class SimNode(Node):
                     self.publish_state()
 
 
+def _usage(args) -> int | None:
+    """`--help` (exit 0) and stray arguments outside --ros-args (exit 2), before anything
+    starts; None: go on."""
+    argv = list(sys.argv if args is None else args)
+    prog = "mj-ros-sim" if not argv else argv[0].rsplit("/", 1)[-1]
+    if prog in ("sim_node.py", "__main__.py", "-c", "-m"):
+        prog = "mj-ros-sim"
+    rest = rclpy.utilities.remove_ros_args(argv)[1:]
+    if any(a in ("-h", "--help") for a in rest):
+        sys.stdout.write(params.help_text(prog))
+        return 0
+    if rest:
+        sys.stderr.write(f"{prog}: unknown argument {rest[0]!r}: parameters go after --ros-args "
+                         f"as -p NAME:=VALUE (see --help)\n")
+        return 2
+    return None
+
+
 def main(args=None) -> int:
+    code = _usage(args)
+    if code is not None:
+        return code
     # The first run on a machine (or after an engine edit) compiles the engine's kernels here,
     # minutes with a progress line on stderr, instead of stalling in the model load without a
     # word; warm, this is a stamp check (ms) and the kernels load from numba's cache when the
@@ -801,6 +860,9 @@ def main(args=None) -> int:
         # an error
         if rclpy.ok():
             raise
+    except params.ParameterError as e:
+        sys.stderr.write(f"mj_ros sim: {e}\n")
+        code = 2
     except (model_io.ModelLoadError, NotImplementedError) as e:
         sys.stderr.write(f"mj_ros sim: {e}\n")
         code = 1
