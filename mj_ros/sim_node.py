@@ -44,7 +44,7 @@ import engine as mj
 from engine import warmup
 from mj_ros import commands as cmds
 from mj_ros import diagnostics as diag
-from mj_ros import engine_api, model_io, outputs, sensors
+from mj_ros import engine_api, limits, model_io, outputs, sensors
 from mj_ros import frames as fr
 from mj_ros import tf as tfio
 from mj_ros.clock import Pacer, RateMeter, SimClock, to_stamp
@@ -139,6 +139,11 @@ class SimNode(Node):
         self.timestep = float(m.opt.timestep)
 
         self.cmap = cmds.CommandMap.from_model(m, mj)
+        self.cmap.set_limits(limits.from_model(
+            m, self.cmap.joints, fr.urdf_text_of(source.kind, source.value)))
+        # commands set the goal; the ramp moves the applied controls towards it (velocity limits)
+        self._ctrl_goal = np.zeros(m.nu)
+        self._ramp = limits.Ramp(self.cmap.ramp_rate, self.timestep)
         self.layout = sensors.layout_from_model(m, mj)
         self._ctrl_cmd = np.zeros(m.nu)
         self._qfrc_cmd = np.zeros(m.nv)
@@ -458,10 +463,12 @@ class SimNode(Node):
         self._warn.warn("drop_" + kind, f"dropped a {kind} message: {err}")
 
     def _accept(self, command: cmds.Command) -> None:
-        self._ctrl_cmd[command.ctrl_idx] = command.ctrl_val
+        self._ctrl_goal[command.ctrl_idx] = command.ctrl_val
+        self._ramp.start()
         self._qfrc_cmd[command.dof_idx] = command.dof_val
         if command.clamped:
-            self._warn.warn("clamp", f"{command.clamped} command values clamped to ctrlrange")
+            self._warn.warn("clamp", f"{command.clamped} command values clamped to the actuator "
+                                     f"and joint limits ({command.note})")
         self._commanded()
 
     def _commanded(self) -> None:
@@ -504,6 +511,9 @@ class SimNode(Node):
         except cmds.CommandError as e:
             return self._drop("joint_trajectory", e)
         self._traj = traj
+        if traj is not None and traj.clamped:
+            self._warn.warn("clamp_trajectory", f"{traj.clamped} trajectory positions outside "
+                                                f"the joint limits are clamped ({traj.note})")
         self._commanded()
 
     # -- services ---------------------------------------------------------------------------------
@@ -554,10 +564,12 @@ class SimNode(Node):
         if self._mocap is not None:
             self._mocap.apply(self.simclock.last, d.mocap_pos, d.mocap_quat, d.xpos, d.xquat)
         self._mj_forward(m, d)
-        self._ctrl_cmd[:] = d.ctrl
+        self._ctrl_goal[:] = d.ctrl
         self._qfrc_cmd[:] = 0.0
         hold = self.cmap.hold_targets(d.qpos)
-        self._ctrl_cmd[hold.ctrl_idx] = hold.ctrl_val
+        self._ctrl_goal[hold.ctrl_idx] = hold.ctrl_val
+        self._ctrl_cmd[:] = self._ctrl_goal  # holding where it is: nothing to ramp
+        self._ramp.active = False
         d.ctrl[:] = self._ctrl_cmd
         self._traj = None
         self._timed_out = False
@@ -582,7 +594,8 @@ class SimNode(Node):
         if self._timeout_action is cmds.TimeoutAction.ZERO:
             self._traj = None
             command = self.cmap.zero_command(self.data.qpos)
-            self._ctrl_cmd[command.ctrl_idx] = command.ctrl_val
+            self._ctrl_goal[command.ctrl_idx] = command.ctrl_val
+            self._ramp.start()
             self._qfrc_cmd[:] = 0.0
 
     def step(self) -> None:
@@ -591,9 +604,11 @@ class SimNode(Node):
         now = self.simclock.last
         if self._traj is not None:
             c = cmds.trajectory_command(self.cmap, self._traj, now + self.timestep)
-            self._ctrl_cmd[c.ctrl_idx] = c.ctrl_val
+            self._ctrl_goal[c.ctrl_idx] = c.ctrl_val
+            self._ramp.start()
         if self._command_timeout > 0:
             self._apply_timeout(now)
+        self._ramp.apply(self._ctrl_goal, self._ctrl_cmd)
         d.ctrl[:] = self._ctrl_cmd
         d.qfrc_applied[:] = self._qfrc_cmd
         self._mj_step(m, d)
@@ -735,7 +750,8 @@ class SimNode(Node):
         """How many steps can go to the engine in one call before the next publication is due:
         0 unless publications are held back by max_publish_rate and the inputs are constant
         (no trajectory, no mocap, no command timeout within the batch, not following /clock)."""
-        if not self._publish_period or self._traj is not None or self._mocap is not None:
+        if (not self._publish_period or self._traj is not None or self._mocap is not None
+                or self._ramp.active):
             return 0
         left = self._next_publish - now
         if left <= 0:
@@ -748,6 +764,7 @@ class SimNode(Node):
 
     def _step_batch(self, k: int) -> None:
         m, d = self.model, self.data
+        self._ramp.apply(self._ctrl_goal, self._ctrl_cmd)  # not ramping here: a copy
         d.ctrl[:] = self._ctrl_cmd
         d.qfrc_applied[:] = self._qfrc_cmd
         t0 = time.perf_counter()
