@@ -22,8 +22,10 @@ PARAMETERS: dict[str, tuple[object, str]] = {
     "timestep": (0.0, "Physics timestep override in seconds; 0 keeps the model's."),
     "speed": (1.0, "Target real-time factor; 0 runs as fast as possible."),
     "lockstep": (False, "Hardware-in-the-loop lockstep: advance only after each command message "
-                        "(joint_commands, ctrl or joint_trajectory), lockstep_steps per message."),
-    "lockstep_steps": (1, "Steps per command message in lockstep mode."),
+                        "(joint_commands, ctrl or joint_trajectory), one batch of lockstep_steps "
+                        "per message, in order; ~/lockstep_done (UInt64, steps so far) after "
+                        "each batch's state (README, Lockstep)."),
+    "lockstep_steps": (1, "Steps per command message in lockstep mode (1 to 1000000)."),
     "paused": (False, "Start paused (resume with the ~/pause service, data: false)."),
     "headless": (True, "Run without a viewer (the only mode so far)."),
     "initial_keyframe": ("", "Keyframe to start from and reset to. Empty: 'home' if the model has "
@@ -50,7 +52,8 @@ PARAMETERS: dict[str, tuple[object, str]] = {
     "command_timeout": (0.0, "Sim seconds without a command before the timeout action; 0 = never."),
     "command_timeout_action": ("hold", "'hold' keeps the last command; 'zero' zeroes efforts and "
                                        "velocities and holds the current joint positions."),
-    "step_count": (1, "Steps taken by one call of the ~/step service (while paused)."),
+    "step_count": (1, "Steps taken by one call of the ~/step service (while paused; 1 to "
+                      "1000000)."),
     "tf_rate": (100.0, "Hz of sim time for /tf (bodies with joints and mocap bodies); 0 = every "
                        "step, < 0 = no /tf and no /tf_static. /tf_static (fixed bodies, sites, "
                        "cameras, fused URDF links) is published once, transient local."),

@@ -29,6 +29,7 @@ from builtin_interfaces.msg import Time as TimeMsg
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy._rclpy_pybind11 import RCLError
+from rclpy.event_handler import SubscriptionEventCallbacks
 from rclpy.executors import ExternalShutdownException
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
@@ -44,7 +45,7 @@ import engine as mj
 from engine import warmup
 from mj_ros import commands as cmds
 from mj_ros import diagnostics as diag
-from mj_ros import engine_api, limits, model_io, outputs, sensors
+from mj_ros import engine_api, limits, lockstep, model_io, outputs, sensors
 from mj_ros import frames as fr
 from mj_ros import tf as tfio
 from mj_ros.clock import Pacer, RateMeter, SimClock, to_stamp
@@ -152,7 +153,6 @@ class SimNode(Node):
         self._timed_out = False
         self._timeout_action = cmds.TimeoutAction(p("command_timeout_action"))
         self._command_timeout = float(p("command_timeout"))
-        self._lockstep_steps = p("lockstep_steps")
         self._div_idx = diag.divergence_indices(mj)
         self._div_seen = 0
         self._div_detected = 0      # engine resets seen by the step loop since the last report
@@ -161,7 +161,8 @@ class SimNode(Node):
         self._poll_period = POLL_PERIOD  # s of wall time to the next executor poll at speed 0
         self._steps = 0
         self._step_cost = 1e-4      # s of wall per engine step in a batch (running average)
-        self._lockstep_credit = 0
+        self._lock = lockstep.Lockstep(self, p("lockstep_steps"), self._warn.warn)
+        self._js_subscribers = 0    # /joint_states subscribers seen while idle (see _announce)
         self.stats = diag.SimStats()
         self.simclock = SimClock()
         self.paused = bool(p("paused"))
@@ -263,6 +264,8 @@ class SimNode(Node):
             elif name == "command_timeout_action":
                 self._timeout_action = cmds.TimeoutAction(value)
             elif name == "lockstep":
+                if self.lockstep and not value:
+                    self._lock.flush()
                 self.lockstep = value
                 self.pacer.anchor()
             elif name == "paused":
@@ -270,7 +273,7 @@ class SimNode(Node):
             elif name == "command_timeout":
                 self._command_timeout = value
             elif name == "lockstep_steps":
-                self._lockstep_steps = value
+                self._lock.steps = value
             elif name == "diagnostics_rate":
                 self._diag_period = 1.0 / value if value > 0 else math.inf
                 self._diag_next = time.monotonic() + min(self._diag_period, 1.0)
@@ -375,11 +378,14 @@ class SimNode(Node):
         self._make_plan()
 
     def _make_inputs(self) -> None:
-        self.create_subscription(JointState, "~/joint_commands", self._on_joint_commands,
-                                 COMMAND_QOS)
-        self.create_subscription(Float64MultiArray, "~/ctrl", self._on_ctrl, COMMAND_QOS)
-        self.create_subscription(JointTrajectory, "~/joint_trajectory", self._on_trajectory,
-                                 COMMAND_QOS)
+        # lockstep runs every command: the subscriptions keep as many as its queue holds
+        depth = lockstep.QUEUE_DEPTH if self.lockstep else COMMAND_QOS
+        for msg_type, topic, callback in (
+                (JointState, "joint_commands", self._on_joint_commands),
+                (Float64MultiArray, "ctrl", self._on_ctrl),
+                (JointTrajectory, "joint_trajectory", self._on_trajectory)):
+            self.create_subscription(msg_type, "~/" + topic, callback, depth,
+                                     event_callbacks=self._lost_events(topic))
         self.create_service(SetBool, "~/pause", self._srv_pause)
         self.create_service(Trigger, "~/reset", self._srv_reset)
         self.create_service(Trigger, "~/step", self._srv_step)
@@ -474,9 +480,29 @@ class SimNode(Node):
     def _commanded(self) -> None:
         self._last_command_time = self.simclock.last
         self._timed_out = False
+
+    def _lost_events(self, topic: str) -> SubscriptionEventCallbacks:
+        """The middleware's message-lost event (DDS SAMPLE_LOST: sequence numbers that never
+        arrived, e.g. a publisher's queue overflowed): counted and, in lockstep, warned about."""
+        def lost(info) -> None:
+            self._events += 1
+            n = int(info.total_count_change)
+            if self.lockstep:
+                self.stats.dropped_commands += n
+                self._lock.lost_in_transport(topic, n)
+        return SubscriptionEventCallbacks(message_lost=lost)
+
+    def _submit(self, kind: str, apply) -> None:
+        """Apply a validated command now, or in lockstep queue it for its own batch."""
         if self.lockstep:
-            per = self._lockstep_steps
-            self._lockstep_credit = min(self._lockstep_credit + per, 100 * per)
+            if not self._lock.offer(kind, apply):
+                self.stats.dropped_commands += 1
+        else:
+            apply()
+
+    def _apply_command(self, command: cmds.Command) -> None:
+        self._traj = None
+        self._accept(command)
 
     def _on_joint_commands(self, msg: JointState) -> None:
         self._events += 1
@@ -484,8 +510,7 @@ class SimNode(Node):
             command = self.cmap.joint_state(msg.name, msg.position, msg.velocity, msg.effort)
         except cmds.CommandError as e:
             return self._drop("joint_commands", e)
-        self._traj = None
-        self._accept(command)
+        self._submit("joint_commands", lambda: self._apply_command(command))
 
     def _on_ctrl(self, msg: Float64MultiArray) -> None:
         self._events += 1
@@ -493,8 +518,7 @@ class SimNode(Node):
             command = self.cmap.ctrl(msg.data)
         except cmds.CommandError as e:
             return self._drop("ctrl", e)
-        self._traj = None
-        self._accept(command)
+        self._submit("ctrl", lambda: self._apply_command(command))
 
     def _on_trajectory(self, msg: JointTrajectory) -> None:
         self._events += 1
@@ -510,10 +534,18 @@ class SimNode(Node):
                                         self.data.qpos)
         except cmds.CommandError as e:
             return self._drop("joint_trajectory", e)
-        self._traj = traj
         if traj is not None and traj.clamped:
             self._warn.warn("clamp_trajectory", f"{traj.clamped} trajectory positions outside "
                                                 f"the joint limits are clamped ({traj.note})")
+        self._submit("joint_trajectory",
+                     lambda: self._apply_trajectory(traj, now if stamp <= 0 else None))
+
+    def _apply_trajectory(self, traj, received: float | None) -> None:
+        """`received`: the sim time an unstamped trajectory arrived at; it starts when applied
+        (later, when it waited in the lockstep queue)."""
+        if traj is not None and received is not None and self.simclock.last > received:
+            traj.times += self.simclock.last - received
+        self._traj = traj
         self._commanded()
 
     # -- services ---------------------------------------------------------------------------------
@@ -598,8 +630,9 @@ class SimNode(Node):
             self._ramp.start()
             self._qfrc_cmd[:] = 0.0
 
-    def step(self) -> None:
-        """Apply the commands, advance the engine one step, publish what is due."""
+    def step(self, publish: bool = True) -> None:
+        """Apply the commands, advance the engine one step, publish what is due (unless
+        `publish` is False: the caller publishes every stream itself)."""
         m, d = self.model, self.data
         now = self.simclock.last
         if self._traj is not None:
@@ -616,6 +649,8 @@ class SimNode(Node):
         t = self._advance_clock(1)
         if self._mocap is not None:  # the poses for the step that starts at t
             self._mocap.apply(t, d.mocap_pos, d.mocap_quat, d.xpos, d.xquat)
+        if not publish:
+            return
         if self._publish_period and self.pacer.speed == 0.0:
             now = time.monotonic()  # as fast as possible: publish at most max_publish_rate
             if now < self._next_publish:
@@ -642,6 +677,7 @@ class SimNode(Node):
         self.out.fill(self.data, *to_stamp(self.simclock.last))
         for stream, publish in self._plan:
             if stream.every:
+                stream.last = self._steps
                 publish()
 
     def _make_plan(self) -> None:
@@ -722,6 +758,15 @@ class SimNode(Node):
             cost = time.perf_counter() - start
             self._poll_period = min(POLL_PERIOD_MAX, max(POLL_PERIOD, cost / POLL_SHARE))
 
+    def _announce(self) -> None:
+        """While the simulation waits (paused, lockstep between batches): a /joint_states
+        subscriber that matched since the last look gets the current state, so a client that
+        starts after the node (or after the first publication) sees it without a command."""
+        n = self.js_pub.get_subscription_count()
+        if n > self._js_subscribers:
+            self.publish_state()
+        self._js_subscribers = n
+
     def _housekeeping(self, now: float) -> None:
         self.rate.add(self.simclock.last)
         self._sync_clock_msg()
@@ -800,7 +845,9 @@ class SimNode(Node):
             if polled:
                 next_poll = now + self._poll_period
                 self._housekeeping(now)
-            if self.paused or (self.lockstep and self._lockstep_credit <= 0):
+            if self.paused or (self.lockstep and not self._lock.ready()):
+                if polled:
+                    self._announce()
                 executor.spin_once(timeout_sec=WAIT_SLICE)
                 continue
             if self._following:
@@ -817,15 +864,18 @@ class SimNode(Node):
                 continue
             if polled and (self.pacer.speed == 0.0 or wait < -POLL_PERIOD):
                 self._drain(executor)  # as fast as possible, or behind schedule: no idle waits
-            self.step()
             if not self.lockstep:
+                self.step()
                 self.pacer.stepped()
                 if self.pacer.speed == 0.0:
                     self._burst(min(next_poll, end))
-            else:
-                self._lockstep_credit -= 1
-                if self._lockstep_credit <= 0:
-                    self.publish_state()
+                continue
+            last = self._lock.last_step
+            self.step(publish=not last)
+            self._lock.stepped()
+            if last:  # every stream once for the batch's last step, then the batch-done signal
+                self.publish_state()
+                self._lock.done(self._steps)
 
 
 def _usage(args) -> int | None:
