@@ -360,10 +360,14 @@ def urdf_text_of(kind: str, value: str) -> str | None:
                 text = f.read().decode("utf-8", "replace")
         except OSError:
             return None
-    # the root element decides: skip the XML declaration, comments and doctype before it (a
-    # comment may well mention <mujoco>, as the default robot's does)
-    head = re.sub(r"<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>", "", text[:65536], flags=re.S)
-    return text if head.lstrip().startswith("<robot") else None
+    # the root element decides, after the prolog's comments (which may mention <mujoco>)
+    head = _COMMENT.sub("", text[:65536])
+    root = _FIRST_TAG.search(head)
+    return text if root is not None and root.group(1) == "robot" else None
+
+
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_FIRST_TAG = re.compile(r"<([A-Za-z_][\w.:-]*)")
 
 
 def from_model(m, mj, world_frame: str = "world", urdf_text: str | None = None) -> FrameTable:
