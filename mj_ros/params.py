@@ -92,10 +92,14 @@ class ParameterError(ValueError):
 
 
 def type_name(name: str) -> str:
-    """The ROS type of a parameter: bool, integer, double, string, string_array, double_array."""
+    """The ROS type of a parameter: bool, integer, double, string, string_array, double_array,
+    integer_array."""
     if name in ARRAY_TYPES:
         return ARRAY_TYPES[name]
     default = PARAMETERS[name][0]
+    if isinstance(default, list) and default and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in default):
+        return "integer_array"
     for py, ros in ((bool, "bool"), (int, "integer"), (float, "double"), (str, "string")):
         if isinstance(default, py):
             return ros
@@ -112,6 +116,7 @@ _CHECKS = {
     "timestep": (lambda v: _finite(v) and v >= 0, "a number of seconds >= 0 (0: the model's)"),
     "speed": (lambda v: _finite(v) and v >= 0, "a real-time factor >= 0 (0: as fast as possible)"),
     "lockstep_steps": (lambda v: 1 <= v <= 1_000_000, "an integer from 1 to 1000000"),
+    "marker_groups": (lambda v: all(0 <= g < 6 for g in v), "geom groups from 0 to 5"),
     "step_count": (lambda v: 1 <= v <= 1_000_000, "an integer from 1 to 1000000"),
     "max_publish_rate": (lambda v: _finite(v) and v >= 0, "a rate in Hz >= 0 (0: no limit)"),
     "command_timeout": (lambda v: _finite(v) and v >= 0, "a number of seconds >= 0 (0: never)"),
@@ -150,6 +155,9 @@ def coerce(name: str, value):
     if kind == "string_array" and isinstance(value, (list, tuple)) and all(
             isinstance(v, str) for v in value):
         return list(value)
+    if kind == "integer_array" and isinstance(value, (list, tuple)) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return [int(v) for v in value]
     ok = {"bool": isinstance(value, bool), "integer": is_int,
           "double": isinstance(value, float), "string": isinstance(value, str)}.get(kind, False)
     if not ok:

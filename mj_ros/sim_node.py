@@ -62,7 +62,8 @@ COMMAND_QOS = 10          # keep-last depth of command subscriptions: a flood is
 _ROS_TYPES = {"bool": Parameter.Type.BOOL, "integer": Parameter.Type.INTEGER,
               "double": Parameter.Type.DOUBLE, "string": Parameter.Type.STRING,
               "string_array": Parameter.Type.STRING_ARRAY,
-              "double_array": Parameter.Type.DOUBLE_ARRAY}
+              "double_array": Parameter.Type.DOUBLE_ARRAY,
+              "integer_array": Parameter.Type.INTEGER_ARRAY}
 
 
 class Throttle:

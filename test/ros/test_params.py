@@ -20,7 +20,8 @@ NODE = "/mj_ros_sim"
 TYPES = {"bool": ParameterType.PARAMETER_BOOL, "integer": ParameterType.PARAMETER_INTEGER,
          "double": ParameterType.PARAMETER_DOUBLE, "string": ParameterType.PARAMETER_STRING,
          "string_array": ParameterType.PARAMETER_STRING_ARRAY,
-         "double_array": ParameterType.PARAMETER_DOUBLE_ARRAY}
+         "double_array": ParameterType.PARAMETER_DOUBLE_ARRAY,
+         "integer_array": ParameterType.PARAMETER_INTEGER_ARRAY}
 
 
 # -- the table (no ROS) ---------------------------------------------------------------------------
