@@ -55,3 +55,4 @@ from .state import (mj_stateSize, mj_getState, mj_setState, mj_copyState, mj_cop
 from .callbacks import set_mjcb_control, get_mjcb_control  # noqa: E402
 from . import rollout  # noqa: E402,F401
 from .ray import mj_ray, mj_rayHfield, mj_rayMesh, mju_rayGeom  # noqa: E402,F401
+from .mju_api import *  # noqa: E402,F401,F403  (mju_* utilities; kernels in engine.mju)
