@@ -52,6 +52,11 @@ from .errors import ArenaFullError  # noqa: E402,F401
 from .inverse import mj_inverse, mj_inverseSkip  # noqa: E402
 from .state import (mj_stateSize, mj_getState, mj_setState, mj_copyState, mj_copyData,  # noqa
                     mjtState)
-from .callbacks import set_mjcb_control, get_mjcb_control  # noqa: E402
+from .callbacks import *  # noqa: E402,F401,F403  (set_/get_mjcb_*, mj_resetCallbacks)
 from . import rollout  # noqa: E402,F401
 from .ray import mj_ray, mj_rayHfield, mj_rayMesh, mju_rayGeom  # noqa: E402,F401
+from .mju_api import *  # noqa: E402,F401,F403  (mju_* utilities; kernels in engine.mju)
+from .api_support import (mj_setKeyframe, mj_normalizeQuat, mj_mulJacVec, mj_mulJacTVec,  # noqa
+                          mj_applyFT, mj_getTotalmass, mj_setTotalmass, mj_isPyramidal,
+                          mj_isSparse, mj_isDual, mj_defaultSolRefImp, mj_defaultOption,
+                          mj_local2Global, mj_angmomMat, mj_fwdKinematics)

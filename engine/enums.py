@@ -168,3 +168,107 @@ mjRNDSTRING = (
     ("Additive", "0", "L"), ("Skybox", "1", "K"), ("Fog", "0", "G"), ("Haze", "1", "/"),
     ("Depth", "0", ""), ("Segment", "0", ","), ("Id Color", "0", ""), ("Cull Face", "1", ""),
     ("Post Processing", "1", ""))
+
+
+# ---- the remaining enums of mujoco 4.0.0's API: model elements, spec (mjs*), compiler,
+# logging and UI event types (seed 001 "Enums"); values as the C headers define them -------
+mjtActuator = IntEnum("mjtActuator", [("mjACTUATOR_GENERAL", 0), ("mjACTUATOR_MOTOR", 1),
+    ("mjACTUATOR_POSITION", 2), ("mjACTUATOR_VELOCITY", 3), ("mjACTUATOR_INTVELOCITY", 4),
+    ("mjACTUATOR_DAMPER", 5), ("mjACTUATOR_CYLINDER", 6), ("mjACTUATOR_MUSCLE", 7),
+    ("mjACTUATOR_ADHESION", 8), ("mjACTUATOR_PID", 9), ("mjACTUATOR_ORIENTATION", 10),
+    ("mjACTUATOR_DCMOTOR", 11)])
+mjtAlignFree = IntEnum("mjtAlignFree", [("mjALIGNFREE_FALSE", 0), ("mjALIGNFREE_TRUE", 1),
+    ("mjALIGNFREE_AUTO", 2)])
+mjtBuiltin = IntEnum("mjtBuiltin", [("mjBUILTIN_NONE", 0), ("mjBUILTIN_GRADIENT", 1),
+    ("mjBUILTIN_CHECKER", 2), ("mjBUILTIN_FLAT", 3)])
+mjtButton = IntEnum("mjtButton", [("mjBUTTON_NONE", 0), ("mjBUTTON_LEFT", 1), ("mjBUTTON_RIGHT",
+    2), ("mjBUTTON_MIDDLE", 3)])
+mjtCTimer = IntEnum("mjtCTimer", [("mjCTIMER_TOTAL", 0), ("mjCTIMER_ASSETS", 1),
+    ("mjCTIMER_TEXTURE", 2), ("mjCTIMER_MESH_LOAD", 3), ("mjCTIMER_MESH_HULL", 4),
+    ("mjCTIMER_MESH_POLYGON", 5), ("mjCTIMER_MESH_INERTIA", 6), ("mjCTIMER_MESH_BVH", 7),
+    ("mjCTIMER_MESH_OCTREE", 8), ("mjNCTIMER", 9)])
+mjtCamOutBit = IntEnum("mjtCamOutBit", [("mjCAMOUT_RGB", 1), ("mjCAMOUT_DEPTH", 2),
+    ("mjCAMOUT_DIST", 4), ("mjCAMOUT_NORMAL", 8), ("mjCAMOUT_SEG", 16), ("mjNCAMOUT", 5)])
+mjtColorSpace = IntEnum("mjtColorSpace", [("mjCOLORSPACE_AUTO", 0), ("mjCOLORSPACE_LINEAR", 1),
+    ("mjCOLORSPACE_SRGB", 2)])
+mjtConDataField = IntEnum("mjtConDataField", [("mjCONDATA_FOUND", 0), ("mjCONDATA_FORCE", 1),
+    ("mjCONDATA_TORQUE", 2), ("mjCONDATA_DIST", 3), ("mjCONDATA_POS", 4), ("mjCONDATA_NORMAL", 5),
+    ("mjCONDATA_TANGENT", 6), ("mjCONDATA_LINVEL", 7), ("mjCONDATA_ANGVEL", 8), ("mjNCONDATA", 9)])
+mjtConflict = IntEnum("mjtConflict", [("mjCONFLICT_WARNING", 0), ("mjCONFLICT_MERGE", 1),
+    ("mjCONFLICT_ERROR", 2)])
+mjtCtrlChart = IntEnum("mjtCtrlChart", [("mjCHART_EXPMAP", 1), ("mjCHART_QUAT", 2)])
+mjtCtrlInput = IntEnum("mjtCtrlInput", [("mjINPUT_POS", 1), ("mjINPUT_VEL", 2), ("mjINPUT_FF",
+    4), ("mjINPUT_VOLTAGE", 8), ("mjINPUT_NONE", 16), ("mjINPUT_PRESSURE", 32)])
+mjtEmbed = IntEnum("mjtEmbed", [("mjEMBED_FALSE", 0), ("mjEMBED_TRUE", 1), ("mjEMBED_AUTO", 2)])
+mjtEvent = IntEnum("mjtEvent", [("mjEVENT_NONE", 0), ("mjEVENT_MOVE", 1), ("mjEVENT_PRESS", 2),
+    ("mjEVENT_RELEASE", 3), ("mjEVENT_SCROLL", 4), ("mjEVENT_KEY", 5), ("mjEVENT_RESIZE", 6),
+    ("mjEVENT_REDRAW", 7), ("mjEVENT_FILESDROP", 8)])
+mjtFlexSection = IntEnum("mjtFlexSection", [("mjFLEXSECTION_CIRCLE", 0), ("mjFLEXSECTION_BOX",
+    1)])
+mjtFlexSelf = IntEnum("mjtFlexSelf", [("mjFLEXSELF_NONE", 0), ("mjFLEXSELF_NARROW", 1),
+    ("mjFLEXSELF_BVH", 2), ("mjFLEXSELF_SAP", 3), ("mjFLEXSELF_AUTO", 4)])
+mjtGeomInertia = IntEnum("mjtGeomInertia", [("mjINERTIA_VOLUME", 0), ("mjINERTIA_SHELL", 1)])
+mjtInertiaFromGeom = IntEnum("mjtInertiaFromGeom", [("mjINERTIAFROMGEOM_FALSE", 0),
+    ("mjINERTIAFROMGEOM_TRUE", 1), ("mjINERTIAFROMGEOM_AUTO", 2)])
+mjtItem = IntEnum("mjtItem", [("mjITEM_END", -2), ("mjITEM_SECTION", -1), ("mjITEM_SEPARATOR",
+    0), ("mjITEM_STATIC", 1), ("mjITEM_BUTTON", 2), ("mjITEM_CHECKINT", 3), ("mjITEM_CHECKBYTE", 4),
+    ("mjITEM_RADIO", 5), ("mjITEM_RADIOLINE", 6), ("mjITEM_SELECT", 7), ("mjITEM_SLIDERINT", 8),
+    ("mjITEM_SLIDERNUM", 9), ("mjITEM_EDITINT", 10), ("mjITEM_EDITNUM", 11), ("mjITEM_EDITFLOAT",
+    12), ("mjITEM_EDITTXT", 13), ("mjNITEM", 14)])
+mjtLRMode = IntEnum("mjtLRMode", [("mjLRMODE_NONE", 0), ("mjLRMODE_MUSCLE", 1),
+    ("mjLRMODE_MUSCLEUSER", 2), ("mjLRMODE_ALL", 3)])
+mjtLimited = IntEnum("mjtLimited", [("mjLIMITED_FALSE", 0), ("mjLIMITED_TRUE", 1),
+    ("mjLIMITED_AUTO", 2)])
+mjtLogLevel = IntEnum("mjtLogLevel", [("mjLOG_DEBUG", 0), ("mjLOG_INFO", 1), ("mjLOG_WARNING",
+    2), ("mjLOG_ERROR", 3)])
+mjtLogTopic = IntEnum("mjtLogTopic", [("mjTOPIC_NONE", 0), ("mjTOPIC_TIME_STP", 1),
+    ("mjTOPIC_TIME_CMP", 2), ("mjTOPIC_SLEEP", 3), ("mjNTOPIC", 3)])
+mjtMark = IntEnum("mjtMark", [("mjMARK_NONE", 0), ("mjMARK_EDGE", 1), ("mjMARK_CROSS", 2),
+    ("mjMARK_RANDOM", 3)])
+mjtMeshBuiltin = IntEnum("mjtMeshBuiltin", [("mjMESH_BUILTIN_NONE", 0),
+    ("mjMESH_BUILTIN_SPHERE", 1), ("mjMESH_BUILTIN_HEMISPHERE", 2), ("mjMESH_BUILTIN_CONE", 3),
+    ("mjMESH_BUILTIN_SUPERSPHERE", 4), ("mjMESH_BUILTIN_SUPERTORUS", 5), ("mjMESH_BUILTIN_WEDGE",
+    6), ("mjMESH_BUILTIN_PLATE", 7), ("mjMESH_BUILTIN_GRID", 8), ("mjMESH_BUILTIN_BOX", 9),
+    ("mjMESH_BUILTIN_CYLINDER", 10), ("mjMESH_BUILTIN_ELLIPSOID", 11), ("mjMESH_BUILTIN_SQUARE",
+    12), ("mjMESH_BUILTIN_DISC", 13)])
+mjtMeshInertia = IntEnum("mjtMeshInertia", [("mjMESH_INERTIA_CONVEX", 0),
+    ("mjMESH_INERTIA_EXACT", 1), ("mjMESH_INERTIA_LEGACY", 2), ("mjMESH_INERTIA_SHELL", 3)])
+mjtOrientation = IntEnum("mjtOrientation", [("mjORIENTATION_QUAT", 0),
+    ("mjORIENTATION_AXISANGLE", 1), ("mjORIENTATION_XYAXES", 2), ("mjORIENTATION_ZAXIS", 3),
+    ("mjORIENTATION_EULER", 4)])
+mjtPassthrough = IntEnum("mjtPassthrough", [("mjPASSTHROUGH_NONE", 0),
+    ("mjPASSTHROUGH_TEXTURES", 1)])
+mjtPluginCapabilityBit = IntEnum("mjtPluginCapabilityBit", [("mjPLUGIN_ACTUATOR", 1),
+    ("mjPLUGIN_SENSOR", 2), ("mjPLUGIN_PASSIVE", 4), ("mjPLUGIN_SDF", 8)])
+mjtProjection = IntEnum("mjtProjection", [("mjPROJ_PERSPECTIVE", 0), ("mjPROJ_ORTHOGRAPHIC",
+    1)])
+mjtRayDataField = IntEnum("mjtRayDataField", [("mjRAYDATA_DIST", 0), ("mjRAYDATA_DIR", 1),
+    ("mjRAYDATA_ORIGIN", 2), ("mjRAYDATA_POINT", 3), ("mjRAYDATA_NORMAL", 4), ("mjRAYDATA_DEPTH",
+    5), ("mjNRAYDATA", 6)])
+mjtSDFType = IntEnum("mjtSDFType", [("mjSDFTYPE_SINGLE", 0), ("mjSDFTYPE_INTERSECTION", 1),
+    ("mjSDFTYPE_MIDSURFACE", 2), ("mjSDFTYPE_COLLISION", 3)])
+mjtSameFrame = IntEnum("mjtSameFrame", [("mjSAMEFRAME_NONE", 0), ("mjSAMEFRAME_BODY", 1),
+    ("mjSAMEFRAME_INERTIA", 2), ("mjSAMEFRAME_BODYROT", 3), ("mjSAMEFRAME_INERTIAROT", 4)])
+mjtScaling = IntEnum("mjtScaling", [("mjSCALING_SIMILAR", 0), ("mjSCALING_GEOMETRY", 1)])
+mjtSection = IntEnum("mjtSection", [("mjSECT_CLOSED", 0), ("mjSECT_OPEN", 1), ("mjSECT_FIXED",
+    2)])
+mjtTendon = IntEnum("mjtTendon", [("mjTENDON_FIXED", 0), ("mjTENDON_SPATIAL", 1)])
+mjtTexture = IntEnum("mjtTexture", [("mjTEXTURE_2D", 0), ("mjTEXTURE_CUBE", 1),
+    ("mjTEXTURE_SKYBOX", 2)])
+mjtTextureRole = IntEnum("mjtTextureRole", [("mjTEXROLE_USER", 0), ("mjTEXROLE_RGB", 1),
+    ("mjTEXROLE_OCCLUSION", 2), ("mjTEXROLE_ROUGHNESS", 3), ("mjTEXROLE_METALLIC", 4),
+    ("mjTEXROLE_NORMAL", 5), ("mjTEXROLE_OPACITY", 6), ("mjTEXROLE_EMISSIVE", 7), ("mjTEXROLE_RGBA",
+    8), ("mjTEXROLE_ORM", 9), ("mjNTEXROLE", 10)])
+
+# limits and spec-element scopes of the C headers
+mjMAXCONPAIR = 50        # contacts a geom pair may report
+mjMAXFLEXNODES = 27
+mjMAXLIGHT = 100
+mjMAXLINE = 100
+mjMAXLINEPNT = 1001
+mjMAXOVERLAY = 500
+mjMAXPLANEGRID = 200
+mjMAXTREEDEPTH = 50
+mjSC_IN = 1
+mjSC_INOUT = 3
+mjSC_OUT = 2
