@@ -219,12 +219,15 @@ def _add_col(b, k, mark, Lcolind, pos, cap):
 
 
 @kernel
-def _symbolic(M_rownnz, M_rowadr, M_colind, J, dofs, nd, loc, JT, JTrownnz, JTrowadr,
-              Lcolind, Lrownnz, Lrowadr, tree, mark, cap):
+def _symbolic(M_rownnz, M_rowadr, M_colind, J, rowsuper, dofs, nd, loc, JT, JTrownnz,
+              JTrowadr, Lcolind, Lrownnz, Lrowadr, tree, mark, cap):
     """The pattern of L (H = L' L, reverse elimination): rows of local columns, increasing,
     diagonal last, stored in the order found (k from nd-1 down). tree[0] (child list heads)
     and tree[1] (next sibling) hold the elimination tree. Returns (nL, nJJ, nC): L's entries,
-    the lower triangle of J'J's, M's on the dofs; nL = -1 when L would exceed ``cap``."""
+    the lower triangle of J'J's, M's on the dofs; nL = -1 when L would exceed ``cap``.
+    rowsuper: efc_J_rowsuper (a row sharing the previous row's columns, e.g. the rows of one
+    contact, adds nothing to the pattern: skipped, which divides the work by the rows per
+    contact)."""
     _, rownnz, rowadr, colind, _, _ = J
     head, nxt = tree[0], tree[1]
     for a in range(nd):
@@ -236,8 +239,13 @@ def _symbolic(M_rownnz, M_rowadr, M_colind, J, dofs, nd, loc, JT, JTrownnz, JTro
     for k in range(nd - 1, -1, -1):
         start = pos
         # J'J: the columns up to dof k of every row through it (entry p is the row's column k)
+        prev = -2
         for t in range(JTrowadr[k], JTrowadr[k] + JTrownnz[k]):
             p, i = JT[0, t], JT[1, t]
+            same = i == prev + 1 and rowsuper[prev] > 0
+            prev = i
+            if same:
+                continue
             for q in range(rowadr[i], p + 1):
                 pos = _add_col(loc[colind[q]], k, mark, Lcolind, pos, cap)
                 if pos < 0:
@@ -280,6 +288,7 @@ def sparse_structure(M, D, J, rows, nr, dofs, nd, loc):
     Lcolind = i1(D, DF.sol_Lcolind)
     _transpose(J, rows, nr, nd, loc, JT, JTrownnz, JTrowadr)
     nl, njj, nc = _symbolic(i1(M, MF.M_rownnz), i1(M, MF.M_rowadr), i1(M, MF.M_colind), J,
+                            i1(D, DF.efc_J_rowsuper),
                             dofs, nd, loc, JT, JTrownnz, JTrowadr, Lcolind,
                             i1(D, DF.sol_Lrownnz), i1(D, DF.sol_Lrowadr), i2(D, DF.sol_etree),
                             i2(D, DF.sol_mark)[0], Lcolind.shape[0])

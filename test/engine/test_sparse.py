@@ -126,3 +126,21 @@ def test_capacity_100_humanoids():
     assert row_bytes(m.nv, True) == row_bytes(627, True) < 2 * m.nv
     engine.mj_step(m, d, 300)
     assert d.nefc > 0 and np.isfinite(d.qacc).all()
+
+
+def test_actuation_many_actuators():
+    """22_humanoids (nu 374, nv 594): qfrc_actuator and actuator_velocity at mujoco's states
+    with random controls, forward after forward (transmission clears a moment row on its last
+    nonzero columns only, and actuation visits those columns: engine.smooth.transmission)."""
+    mjm, mjd, m, d = pair("22_humanoids.xml")
+    rng = np.random.default_rng(0)
+    for k in range(3):
+        mjd.ctrl[:] = rng.uniform(-1, 1, mjm.nu)
+        for _ in range(20):
+            mujoco.mj_step(mjm, mjd)
+        d.ctrl[:] = mjd.ctrl
+        at_mujoco_state(mjm, mjd, m, d)
+        assert np.abs(mjd.qfrc_actuator).max() > 0
+        assert rel(d.qfrc_actuator, mjd.qfrc_actuator) < 1e-12, "mismatch: qfrc_actuator"
+        assert rel(d.actuator_velocity, mjd.actuator_velocity) < 1e-12, \
+            "mismatch: actuator_velocity"
