@@ -483,8 +483,8 @@ efc_id i njcap 1
 efc_J_rownnz i njcap 1
 efc_J_rowadr i njcap 1
 efc_J_rowsuper i njcap 1
-efc_J_colind i njcap nv
-efc_J f njcap nv
+efc_J_colind i nJcap 1
+efc_J f nJcap 1
 efc_pos f njcap 1
 efc_margin f njcap 1
 efc_frictionloss f njcap 1
@@ -570,7 +570,8 @@ fw_cfrc f nbody 6
 fw_status i 4 1
 inv_jar f njcap 1
 cn_J f 6 nv
-cn_Jdense f njcap nv
+cn_cols i nv 1
+cn_loc i nv 1
 col_aabb f ngeom 6
 col_order i ngeom 1
 col_state i 2 1
@@ -588,8 +589,20 @@ hf_work f 4 18
 sol_vec f 8 nv
 sol_efc f 4 njcap
 sol_state i njcap 1
-sol_H f nv nv
-sol_MinvJ f njcap nv
+sol_H f nHcap 1
+sol_MinvJ f nMJcap 1
+sol_MJcolind i nMJidx 1
+sol_MJrownnz i njcap 1
+sol_MJrowadr i njcap 1
+sol_Lcolind i nLcap 1
+sol_Lrownnz i nv 1
+sol_Lrowadr i nv 1
+sol_JT i 2 nJTcap
+sol_JTrownnz i nv 1
+sol_JTrowadr i nv 1
+sol_etree i 2 nv
+sol_mark i 2 nv
+sol_hnnz i 4 1
 sol_blk f 8 36
 sol_perm i njcap 1
 sol_rows i njcap 1
@@ -622,6 +635,44 @@ DATA_FIELDS = _parse(DATA_TABLE) + _parse(SCRATCH_TABLE)
 MF = IntEnum("MF", [f[0] for f in MODEL_FIELDS], start=0)
 DF = IntEnum("DF", [f[0] for f in DATA_FIELDS], start=0)
 MS = IntEnum("MS", MODEL_SIZES, start=0)
+
+
+# Sizes of the constraint Jacobian's storage (seed 001 "Data layout", "Memory allocation"). Below
+# SPARSE_NV dofs mj_isSparse's AUTO keeps dense rows (nv entries each); from SPARSE_NV on the rows
+# are compressed and a row holds its nonzeros only: the dofs of its bodies' chains, e.g. 13 for a
+# humanoid's hand, up to ~30 for a contact between two limbs. efc_J then gets JAC_ROW_WIDTH
+# entries per allocated row on average (the rows share one pool, nJcap; make_constraint reports
+# a full pool), and the solvers' M^-1 J' rows (PGS, noslip) MINVJ_ROW_WIDTH: the dofs of the one
+# or two kinematic trees a row touches. data.capacity() sizes njcap with these costs.
+SPARSE_NV = 60
+JAC_ROW_WIDTH = 32
+MINVJ_ROW_WIDTH = 64
+
+
+def constraint_pools(nv, nM, njcap, sparse):
+    """The sizes of the constraint rows' pools for njcap rows, as the arena's dimensions:
+    nJcap (efc_J, efc_J_colind), nMJcap (M^-1 J' values), nMJidx (their columns), nJTcap (the
+    transposed Jacobian of sparse Newton), nHcap (Newton's Hessian values), nLcap (its sparse
+    factor's columns). Dense rows take nv entries each and a dense nv x nv Hessian; sparse rows
+    JAC_ROW_WIDTH / MINVJ_ROW_WIDTH entries on average, the factor of M + J'DJ M's entries (nM)
+    plus a fill bounded in practice by the Jacobian's entries. ``sparse``: mj_isSparse of the
+    model when the data is made."""
+    if not sparse:
+        return dict(nJcap=njcap * nv, nMJcap=njcap * nv, nMJidx=0, nJTcap=0,
+                    nHcap=nv * nv, nLcap=0)
+    nJ = njcap * min(nv, JAC_ROW_WIDTH)
+    return dict(nJcap=nJ, nMJcap=njcap * min(nv, MINVJ_ROW_WIDTH),
+                nMJidx=njcap * min(nv, MINVJ_ROW_WIDTH), nJTcap=nJ, nHcap=nJ + nM, nLcap=nJ + nM)
+
+
+def row_bytes(nv, sparse):
+    """Arena bytes of one constraint row's share of the pools of constraint_pools (beside its
+    own scalars): what data.capacity() charges per row (the pools' growth from one row to two;
+    dense mode's nv x nv Hessian does not grow with the rows)."""
+    a, b = constraint_pools(nv, 0, 1, sparse), constraint_pools(nv, 0, 2, sparse)
+    p = {k: b[k] - a[k] for k in a}
+    return (8 * (p["nJcap"] + p["nMJcap"] + p["nHcap"])
+            + 4 * (p["nJcap"] + p["nMJidx"] + 2 * p["nJTcap"] + p["nLcap"]))
 
 
 def _dim(spec, sizes):

@@ -270,19 +270,21 @@ def joint_force(
     # Model:
     jnt_type, jnt_dofadr, jnt_actfrclimited, jnt_actfrcrange, jnt_actgravcomp, gravcomp_on,
     # Data in:
-    actuator_moment, actuator_force, qfrc_gravcomp,
+    actuator_moment, moment_rownnz, moment_colind, actuator_force, qfrc_gravcomp,
     # Data out:
     qfrc_actuator,
 ):
     """qfrc_actuator = moment^T force, plus gravity compensation routed to actuators, clamped
-    per joint by actuatorfrcrange."""
-    nv = qfrc_actuator.shape[0]
+    per joint by actuatorfrcrange. The moment rows are visited on their nonzero columns
+    (moment_colind, as engine.smooth.transmission records them): the work grows with the
+    moments' nonzeros, not nu x nv."""
     qfrc_actuator[:] = 0.0
     for a in range(actuator_force.shape[0]):
         f = actuator_force[a]
         if f == 0.0:
             continue
-        for k in range(nv):
+        for p in range(moment_rownnz[a]):
+            k = moment_colind[a, p]
             qfrc_actuator[k] += actuator_moment[a, k] * f
     for j in range(jnt_type.shape[0]):
         t = jnt_type[j]
@@ -366,7 +368,8 @@ def fwd_actuation(M, D):
     from_passive_gravcomp = _gravcomp_on(M)
     joint_force(i1(M, MF.jnt_type), i1(M, MF.jnt_dofadr), u1(M, MF.jnt_actfrclimited),
                 f2(M, MF.jnt_actfrcrange), u1(M, MF.jnt_actgravcomp), from_passive_gravcomp,
-                f2(D, DF.actuator_moment), force, f1(D, DF.qfrc_gravcomp), qfrc_actuator)
+                f2(D, DF.actuator_moment), i1(D, DF.moment_rownnz), i2(D, DF.moment_colind), force,
+                f1(D, DF.qfrc_gravcomp), qfrc_actuator)
 
 
 @kernel

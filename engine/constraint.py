@@ -11,23 +11,26 @@ the inverse constraint inertia (efc_diagApprox, from the model's body/dof/tendon
 spring-damper parameters efc_KBIP = (K, B, impedance d, d d/d pos) from solref/solimp, and the
 regulariser R = (1-d)/d * diagApprox with D = 1/R.
 
-Jacobian layout (seed 001, "Data layout": the constraint Jacobian efc_J, dense or CSR as
-opt.jacobian says). Dense (mj_isSparse false): efc_J holds the nefc rows of nv values each, row r at
-efc_J[r*nv : (r+1)*nv] (nJ = nefc*nv); efc_J_rownnz/rowadr/rowsuper are zeroed and efc_J_colind is
-not written (MuJoCo leaves them undefined in dense mode: zeros in a fresh MjData). Sparse
-(opt.jacobian SPARSE, or AUTO with nv >= 60, as mj_isSparse): compressed rows as MuJoCo's, row r's
-values at efc_J[rowadr[r] : rowadr[r] + rownnz[r]] for the increasing columns efc_J_colind[same
-range], rowadr cumulative, nJ = sum of rownnz, exact structural zeros kept; efc_J_rowsuper[r] =
-how many following rows share row r's columns. The kernels (this stage, the solver, the inverse)
-work on dense rows: `jac_rows` gives them efc_J itself in dense mode (no copy) and the scratch
-``cn_Jdense`` (njcap x nv) in sparse mode, where make_constraint builds the rows and then
-compresses them into efc_J (`sparse_pattern`).
+Jacobian layout (seed 001, "Data layout": the constraint Jacobian efc_J, dense or compressed rows
+as opt.jacobian says; engine.jacobian reads both). Dense (mj_isSparse false): efc_J holds the nefc
+rows of nv values each, row r at efc_J[r*nv : (r+1)*nv] (nJ = nefc*nv); efc_J_rownnz/rowadr/rowsuper
+are zeroed and efc_J_colind is not written (MuJoCo leaves them undefined in dense mode: zeros in a
+fresh MjData). Sparse (opt.jacobian SPARSE, or AUTO with nv >= 60, as mj_isSparse): compressed rows
+as MuJoCo's, built in place: row r's values at efc_J[rowadr[r] : rowadr[r] + rownnz[r]] for the
+increasing columns efc_J_colind[same range], rowadr cumulative, nJ = sum of rownnz. A row's columns
+are its structural nonzeros, exact zeros kept: the union of the two bodies' dof chains for connect
+and weld, the same without the chains' common part for a contact (its relative velocity does not
+depend on it), a joint's dofs, a tendon row's nonzero coefficients. efc_J_rowsuper[r] = how many
+following rows share row r's columns. All rows of one constraint share its columns, so they are
+filled as one (nrow x n) block of efc_J, a dof's column in it given by the scratch ``cn_loc`` (the
+identity in dense mode); no work here grows with nefc x nv in sparse mode.
 
 Contacts come from the collision stage (contact_* fields, ncon). A contact with ``exclude != 0``
 (inside the gap) makes no rows and gets efc_address -1.
 
 No allocation here: the stage writes into the preallocated rows; scratch ``cn_J`` holds one
-contact's frame rows while a pyramid is built.
+contact's frame rows while a pyramid is built (or a tendon row, densely), ``cn_cols`` a
+constraint's columns.
 """
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ from . import math as mm
 from ._access import f1, f2, fs, i1, i2, is_, u1
 from ._layout import DF, MF
 from .enums import mjtDisableBit, mjtEq, mjtObj, mjtWarning
+from .jacobian import is_sparse, jac, row_dot
 from .support import add_jac_rows, last_dof
 from . import sleep
 
@@ -58,30 +62,17 @@ _DSBL_CONTACT = int(mjtDisableBit.mjDSBL_CONTACT)
 _DSBL_REFSAFE = int(mjtDisableBit.mjDSBL_REFSAFE)
 _WARN_CNSTRFULL = int(mjtWarning.mjWARN_CNSTRFULL)
 _CONE_ELLIPTIC = 1
-_JAC_SPARSE, _JAC_AUTO = 1, 2
 _MINVAL = 1e-15
 _MINIMP, _MAXIMP = 0.0001, 0.9999
 
 
-@kernel
-def is_sparse(M, nv):
-    """mj_isSparse: opt.jacobian SPARSE, or AUTO with nv >= 60."""
-    jacobian = is_(M, MF.opt_jacobian)
-    return jacobian == _JAC_SPARSE or (jacobian == _JAC_AUTO and nv >= 60)
-
-
-@inline
-def jac_rows(M, D):
-    """The dense constraint Jacobian rows (njcap x nv, row r = J[r]) the kernels read: efc_J itself
-    in dense mode, the scratch cn_Jdense in sparse mode (efc_J then holds MuJoCo's compressed
-    rows, see the module docstring)."""
-    if is_sparse(M, f1(D, DF.qvel).shape[0]):
-        return f2(D, DF.cn_Jdense)
-    return f2(D, DF.efc_J)
-
 # fw_status[0] codes set here (fw_status[1]: what they say); the wrappers raise on them
 STATUS_CNSTRFULL = 7          # fw_status[1]: the number of rows needed so far
 STATUS_EQ_UNSUPPORTED = 10    # fw_status[1]: the equality id (flex / distance equalities)
+STATUS_JACFULL = 14           # fw_status[1]: Jacobian entries needed so far, [2]: their capacity
+# set by engine.solver when its sparse workspaces overflow (fw_status[1]: needed, [2]: capacity)
+STATUS_HESSFULL = 15          # Newton's sparse Cholesky factor (entries)
+STATUS_MINVJFULL = 16         # PGS / noslip's M^-1 J' rows (entries)
 
 
 # =================================================================================================
@@ -176,34 +167,46 @@ def contact_jac(
     # Data in:
     subtree_com, cdof, b1, b2, pos, frame, dim,
     # Data out:
-    rows,
+    rows, loc=None,
 ):
-    """The contact's ``dim`` Jacobian rows in its frame (rows[0:dim], each nv): the relative
-    velocity of the contact point ``pos`` on body b2 w.r.t. body b1 (jacp(b2) - jacp(b1), world)
-    projected on the frame rows normal, tangent1, tangent2, then (dim 4, 6) the relative angular
-    velocity on the normal (torsion) and the two tangents (rolling). ``frame`` is the contact's
-    row-major 3x3 (9,)."""
-    nv = cdof.shape[0]
+    """The contact's ``dim`` Jacobian rows in its frame (rows[0:dim]): the relative velocity of
+    the contact point ``pos`` on body b2 w.r.t. body b1 (jacp(b2) - jacp(b1), world) projected
+    on the frame rows normal, tangent1, tangent2, then (dim 4, 6) the relative angular velocity
+    on the normal (torsion) and the two tangents (rolling). ``frame`` is the contact's row-major
+    3x3 (9,). Dof k's column is loc[k] (a constraint's block of compressed rows), or k (rows of
+    nv). The dofs common to both chains are skipped: their two contributions cancel exactly."""
     for j in range(dim):
-        for k in range(nv):
+        for k in range(rows.shape[1]):
             rows[j, k] = 0.0
-    # walk each body's chain once, projecting every dof's point velocity on the frame
-    for side in range(2):
-        b = b2 if side == 0 else b1
-        s = 1.0 if side == 0 else -1.0
-        off = mm.sub3(pos, subtree_com[body_rootid[b]])
-        k = last_dof(body_parentid, body_dofnum, body_dofadr, b)
-        while k >= 0:
-            c = cdof[k]
-            lin = mm.add3((c[3], c[4], c[5]), mm.cross3((c[0], c[1], c[2]), off))
-            for j in range(min(dim, 3)):
-                rows[j, k] += s * (frame[3 * j] * lin[0] + frame[3 * j + 1] * lin[1]
-                                   + frame[3 * j + 2] * lin[2])
-            if dim > 3:
-                for j in range(dim - 3):
-                    rows[3 + j, k] += s * (frame[3 * j] * c[0] + frame[3 * j + 1] * c[1]
-                                           + frame[3 * j + 2] * c[2])
-            k = dof_parentid[k]
+    off2 = mm.sub3(pos, subtree_com[body_rootid[b2]])
+    off1 = mm.sub3(pos, subtree_com[body_rootid[b1]])
+    # walk both chains from their last dofs down, the higher dof first, until they meet
+    k1 = last_dof(body_parentid, body_dofnum, body_dofadr, b1)
+    k2 = last_dof(body_parentid, body_dofnum, body_dofadr, b2)
+    while k1 != k2:
+        if k2 > k1:
+            k = k2
+            s = 1.0
+            off = off2
+            k2 = dof_parentid[k2]
+        else:
+            k = k1
+            s = -1.0
+            off = off1
+            k1 = dof_parentid[k1]
+        if loc is None:
+            col = k
+        else:
+            col = loc[k]
+        c = cdof[k]
+        lin = mm.add3((c[3], c[4], c[5]), mm.cross3((c[0], c[1], c[2]), off))
+        for j in range(min(dim, 3)):
+            rows[j, col] += s * (frame[3 * j] * lin[0] + frame[3 * j + 1] * lin[1]
+                                 + frame[3 * j + 2] * lin[2])
+        if dim > 3:
+            for j in range(dim - 3):
+                rows[3 + j, col] += s * (frame[3 * j] * c[0] + frame[3 * j + 1] * c[1]
+                                         + frame[3 * j + 2] * c[2])
 
 
 # =================================================================================================
@@ -225,22 +228,84 @@ def eq_anchors(et, site, o1, o2, data, site_bodyid, site_xpos, xpos, xmat):
 
 
 @kernel
-def _room(r, k, njcap, status, warn_num, warn_info):
-    """True when k more rows fit after row r; else record CNSTRFULL (once per call)."""
-    if r + k <= njcap:
+def _room(r, k, n, nJ, njcap, nJcap, status, warn_num, warn_info):
+    """True when k more rows of n Jacobian entries each fit after row r (nJ entries used); else
+    record CNSTRFULL (rows; fw_status[1] the rows needed) or JACFULL (entries; fw_status[1] the
+    entries needed, [2] the capacity), with MuJoCo's mjWARN_CNSTRFULL once per call."""
+    if r + k <= njcap and nJ + k * n <= nJcap:
         return True
-    if status[0] != STATUS_CNSTRFULL:
-        status[0] = STATUS_CNSTRFULL
+    if status[0] != STATUS_CNSTRFULL and status[0] != STATUS_JACFULL:
         warn_num[_WARN_CNSTRFULL] += 1
-    status[1] = r + k
+    if r + k > njcap:
+        status[0] = STATUS_CNSTRFULL
+        status[1] = r + k
+    else:
+        status[0] = STATUS_JACFULL
+        status[1] = nJ + k * n
+        status[2] = nJcap
     warn_info[_WARN_CNSTRFULL] = r + k
     return False
 
 
+@inline
+def _open(r, nrow, n, nJ, sparse, cols, loc, Jv, colind, rownnz, rowadr):
+    """The (nrow x n) block of efc_J for rows r..r+nrow-1 of one constraint, from entry nJ,
+    zeroed. Sparse: the rows' columns cols[:n] (colind, rownnz, rowadr) and a dof's column in
+    the block, loc[cols[p]] = p; dense: n = nv, loc the identity. (Inline: a view.)"""
+    if sparse:
+        for p in range(n):
+            loc[cols[p]] = p
+        for j in range(nrow):
+            a = nJ + j * n
+            rownnz[r + j] = n
+            rowadr[r + j] = a
+            for p in range(n):
+                colind[a + p] = cols[p]
+    blk = Jv[nJ:nJ + nrow * n]
+    blk[:] = 0.0
+    return blk.reshape(nrow, n)
+
+
 @kernel
-def _clear_row(efc_J, r):
-    for k in range(efc_J.shape[1]):
-        efc_J[r, k] = 0.0
+def _tendon_cols(trow, sparse, cols):
+    """The columns of a tendon row held densely in trow (nv): its nonzeros into cols
+    (sparse), or all nv (dense). Returns their count."""
+    nv = trow.shape[0]
+    if not sparse:
+        return nv
+    n = 0
+    for k in range(nv):
+        if trow[k] != 0.0:
+            cols[n] = k
+            n += 1
+    return n
+
+
+@kernel
+def _tendon_block(s, tJ, r, nJ, sparse, trow, cols, loc, Jv, colind, rownnz, rowadr, njcap,
+                  status, warn_num, warn_info):
+    """Row r = s * a tendon's Jacobian tJ (nv), put at entry nJ of efc_J (its nonzeros when
+    sparse; trow: nv scratch). Returns the entries used, or -1 when the row does not fit (_room
+    records it)."""
+    for k in range(trow.shape[0]):
+        trow[k] = s * tJ[k]
+    n = _tendon_cols(trow, sparse, cols)
+    if not _room(r, 1, n, nJ, njcap, Jv.shape[0], status, warn_num, warn_info):
+        return -1
+    blk = _open(r, 1, n, nJ, sparse, cols, loc, Jv, colind, rownnz, rowadr)
+    _put_row(trow, n, sparse, cols, blk[0])
+    return n
+
+
+@kernel
+def _put_row(trow, n, sparse, cols, out):
+    """A dense row trow (nv) into its block row ``out`` of n entries (columns cols[:n])."""
+    if sparse:
+        for p in range(n):
+            out[p] = trow[cols[p]]
+    else:
+        for k in range(n):
+            out[k] = trow[k]
 
 
 @kernel
@@ -335,7 +400,12 @@ def make_constraint(M, D):
     contact_efc_address = i1(D, DF.contact_efc_address)
     efc_type = i1(D, DF.efc_type)
     efc_id = i1(D, DF.efc_id)
-    efc_J = jac_rows(M, D)      # dense rows (cn_Jdense in sparse mode, compressed at the end)
+    Jv = f1(D, DF.efc_J)
+    colind = i1(D, DF.efc_J_colind)
+    rownnz = i1(D, DF.efc_J_rownnz)
+    rowadr = i1(D, DF.efc_J_rowadr)
+    cols = i1(D, DF.cn_cols)
+    loc = i1(D, DF.cn_loc)
     efc_pos = f1(D, DF.efc_pos)
     efc_margin = f1(D, DF.efc_margin)
     efc_frictionloss = f1(D, DF.efc_frictionloss)
@@ -343,13 +413,20 @@ def make_constraint(M, D):
     efc_KBIP = f2(D, DF.efc_KBIP)
     efc_R = f1(D, DF.efc_R)
     efc_D = f1(D, DF.efc_D)
-    cnJ = f2(D, DF.cn_J)
+    cn = f1(D, DF.cn_J)       # a pyramid's frame rows, or a tendon row (dense)
     status = i1(D, DF.fw_status)
     warn_num = i1(D, DF.warning_number)
     warn_info = i1(D, DF.warning_lastinfo)
 
     njcap = efc_type.shape[0]
+    nJcap = Jv.shape[0]
     nv = cdof.shape[0]
+    sparse = is_sparse(M, nv)
+    trow = cn[:nv]
+    nJ = 0                # Jacobian entries used
+    if not sparse:
+        for k in range(nv):
+            loc[k] = k    # dense rows: a dof is its own column
     refsafe = (disable & _DSBL_REFSAFE) == 0
     ne = 0
     nf = 0
@@ -358,7 +435,7 @@ def make_constraint(M, D):
     full = False
     for c in range(ncon):
         contact_efc_address[c] = -1
-    if status[0] == STATUS_CNSTRFULL:
+    if status[0] == STATUS_CNSTRFULL or status[0] == STATUS_JACFULL:
         status[0] = 0
     # sleeping trees make no equality, friction-loss or joint-limit rows (their contacts are
     # not detected: engine.collision); tendon rows are made as without sleep, as in MuJoCo
@@ -385,30 +462,35 @@ def make_constraint(M, D):
                 solimp = eq_solimp[i]
                 if et == _EQ_CONNECT or et == _EQ_WELD:
                     nrow = 3 if et == _EQ_CONNECT else 6
-                    if not _room(r, nrow, njcap, status, warn_num, warn_info):
-                        full = True
-                        continue
                     site = eq_objtype[i] == _OBJ_SITE
                     b1, b2, p1, p2 = eq_anchors(et, site, o1, o2, data, site_bodyid, site_xpos,
                                                 xpos, xmat)
-                    for j in range(nrow):
-                        _clear_row(efc_J, r + j)
-                    rows = efc_J[r:r + 3]
+                    n = nv
+                    if sparse:
+                        n = chain_union(body_parentid, body_dofnum, body_dofadr, dof_parentid,
+                                        b1, b2, False, cols)
+                    if not _room(r, nrow, n, nJ, njcap, nJcap, status, warn_num, warn_info):
+                        full = True
+                        continue
+                    blk = _open(r, nrow, n, nJ, sparse, cols, loc, Jv, colind, rownnz, rowadr)
+                    rows = blk[0:3]
                     add_jac_rows(body_parentid, body_rootid, body_dofnum, body_dofadr,
-                                 dof_parentid, subtree_com, cdof, p1, b1, 1.0, False, rows)
+                                 dof_parentid, subtree_com, cdof, p1, b1, 1.0, False, rows, loc)
                     add_jac_rows(body_parentid, body_rootid, body_dofnum, body_dofadr,
-                                 dof_parentid, subtree_com, cdof, p2, b2, -1.0, False, rows)
+                                 dof_parentid, subtree_com, cdof, p2, b2, -1.0, False, rows, loc)
                     tran = body_invweight0[b1, 0] + body_invweight0[b2, 0]
                     rot = body_invweight0[b1, 1] + body_invweight0[b2, 1]
                     for j in range(3):
                         efc_pos[r + j] = p1[j] - p2[j]
                     if et == _EQ_WELD:
                         ts = data[10]
-                        rrows = efc_J[r + 3:r + 6]
+                        rrows = blk[3:6]
                         add_jac_rows(body_parentid, body_rootid, body_dofnum, body_dofadr,
-                                     dof_parentid, subtree_com, cdof, p1, b1, 1.0, True, rrows)
+                                     dof_parentid, subtree_com, cdof, p1, b1, 1.0, True, rrows,
+                                     loc)
                         add_jac_rows(body_parentid, body_rootid, body_dofnum, body_dofadr,
-                                     dof_parentid, subtree_com, cdof, p2, b2, -1.0, True, rrows)
+                                     dof_parentid, subtree_com, cdof, p2, b2, -1.0, True, rrows,
+                                     loc)
                         if site:
                             q1 = mm.get4(site_xquat[o1])
                             q2 = mm.get4(site_xquat[o2])
@@ -422,15 +504,14 @@ def make_constraint(M, D):
                         qe = mm.quat_mul(nq2, q1)
                         for j in range(3):
                             efc_pos[r + 3 + j] = qe[1 + j] * ts
-                        k = 0
-                        while k < nv:
+                        for k in range(n):
                             w = (rrows[0, k], rrows[1, k], rrows[2, k])
                             if w[0] != 0.0 or w[1] != 0.0 or w[2] != 0.0:
                                 t = mm.quat_mul(mm.quat_mul(nq2, (0.0, w[0], w[1], w[2])), q1)
                                 rrows[0, k] = 0.5 * t[1] * ts
                                 rrows[1, k] = 0.5 * t[2] * ts
                                 rrows[2, k] = 0.5 * t[3] * ts
-                            k += 1
+                    nJ += nrow * n
                     # one impedance for the whole constraint: from the norm of its violation
                     vn = 0.0
                     for j in range(nrow):
@@ -447,39 +528,56 @@ def make_constraint(M, D):
                     r += nrow
                     ne += nrow
                 elif et == _EQ_JOINT or et == _EQ_TENDON:
-                    if not _room(r, 1, njcap, status, warn_num, warn_info):
-                        full = True
-                        continue
-                    _clear_row(efc_J, r)
+                    # v1 = poly(v2) with poly = data[0] + data[1] v2 + ... + data[4] v2^4, or
+                    # v1 = data[0] without a second object
+                    dpv = 0.0
                     if et == _EQ_JOINT:
                         v1 = qpos[jnt_qposadr[o1]] - qpos0[jnt_qposadr[o1]]
-                        efc_J[r, jnt_dofadr[o1]] = 1.0
                         dA = dof_invweight0[jnt_dofadr[o1]]
                     else:
                         v1 = ten_length[o1] - tendon_length0[o1]
-                        for k in range(nv):
-                            efc_J[r, k] = ten_J[o1, k]
                         dA = tendon_invweight0[o1]
                     if o2 >= 0:
-                        # v1 = poly(v2): data[0] + data[1] v2 + ... + data[4] v2^4
                         if et == _EQ_JOINT:
                             v2 = qpos[jnt_qposadr[o2]] - qpos0[jnt_qposadr[o2]]
+                            dA += dof_invweight0[jnt_dofadr[o2]]
                         else:
                             v2 = ten_length[o2] - tendon_length0[o2]
+                            dA += tendon_invweight0[o2]
                         pv = data[0] + v2 * (data[1] + v2 * (data[2] + v2 * (data[3]
                                                                             + v2 * data[4])))
                         dpv = data[1] + v2 * (2.0 * data[2] + v2 * (3.0 * data[3]
                                                                    + v2 * 4.0 * data[4]))
-                        efc_pos[r] = v1 - pv
-                        if et == _EQ_JOINT:
-                            efc_J[r, jnt_dofadr[o2]] -= dpv
-                            dA += dof_invweight0[jnt_dofadr[o2]]
-                        else:
-                            for k in range(nv):
-                                efc_J[r, k] -= dpv * ten_J[o2, k]
-                            dA += tendon_invweight0[o2]
+                        pos = v1 - pv
                     else:
-                        efc_pos[r] = v1 - data[0]
+                        pos = v1 - data[0]
+                    if et == _EQ_JOINT:
+                        d1 = jnt_dofadr[o1]
+                        d2 = jnt_dofadr[o2] if o2 >= 0 else d1
+                        n = nv
+                        if sparse:
+                            cols[0] = min(d1, d2)
+                            cols[1] = max(d1, d2)
+                            n = 1 if d1 == d2 else 2
+                    else:
+                        for k in range(nv):
+                            trow[k] = ten_J[o1, k]
+                        if o2 >= 0:
+                            for k in range(nv):
+                                trow[k] -= dpv * ten_J[o2, k]
+                        n = _tendon_cols(trow, sparse, cols)
+                    if not _room(r, 1, n, nJ, njcap, nJcap, status, warn_num, warn_info):
+                        full = True
+                        continue
+                    blk = _open(r, 1, n, nJ, sparse, cols, loc, Jv, colind, rownnz, rowadr)
+                    if et == _EQ_JOINT:
+                        blk[0, loc[d1]] = 1.0
+                        if o2 >= 0:
+                            blk[0, loc[d2]] -= dpv
+                    else:
+                        _put_row(trow, n, sparse, cols, blk[0])
+                    nJ += n
+                    efc_pos[r] = pos
                     efc_type[r] = EQUALITY
                     efc_id[r] = i
                     efc_margin[r] = 0.0
@@ -500,11 +598,14 @@ def make_constraint(M, D):
                 if dof_frictionloss[k] > 0.0 and not full:
                     if sfilt and body_awake[dof_bodyid[k]] == sleep.S_ASLEEP:
                         continue
-                    if not _room(r, 1, njcap, status, warn_num, warn_info):
+                    cols[0] = k
+                    n = 1 if sparse else nv
+                    if not _room(r, 1, n, nJ, njcap, nJcap, status, warn_num, warn_info):
                         full = True
                         continue
-                    _clear_row(efc_J, r)
-                    efc_J[r, k] = 1.0
+                    blk = _open(r, 1, n, nJ, sparse, cols, loc, Jv, colind, rownnz, rowadr)
+                    blk[0, loc[k]] = 1.0
+                    nJ += n
                     efc_type[r] = FRICTION_DOF
                     efc_id[r] = k
                     efc_pos[r] = 0.0
@@ -516,11 +617,13 @@ def make_constraint(M, D):
                     nf += 1
             for t in range(tendon_frictionloss.shape[0]):
                 if tendon_frictionloss[t] > 0.0 and not full:
-                    if not _room(r, 1, njcap, status, warn_num, warn_info):
+                    n = _tendon_block(1.0, ten_J[t], r, nJ, sparse, trow, cols, loc, Jv,
+                                      colind, rownnz, rowadr, njcap, status, warn_num,
+                                      warn_info)
+                    if n < 0:
                         full = True
                         continue
-                    for k in range(nv):
-                        efc_J[r, k] = ten_J[t, k]
+                    nJ += n
                     efc_type[r] = FRICTION_TENDON
                     efc_id[r] = t
                     efc_pos[r] = 0.0
@@ -548,11 +651,16 @@ def make_constraint(M, D):
                         dist = qpos[qa] - jnt_range[j, 0] if side == 0 else \
                             jnt_range[j, 1] - qpos[qa]
                         if dist < margin:
-                            if not _room(r, 1, njcap, status, warn_num, warn_info):
+                            cols[0] = da
+                            n = 1 if sparse else nv
+                            if not _room(r, 1, n, nJ, njcap, nJcap, status, warn_num,
+                                         warn_info):
                                 full = True
                                 break
-                            _clear_row(efc_J, r)
-                            efc_J[r, da] = 1.0 if side == 0 else -1.0
+                            blk = _open(r, 1, n, nJ, sparse, cols, loc, Jv, colind, rownnz,
+                                        rowadr)
+                            blk[0, loc[da]] = 1.0 if side == 0 else -1.0
+                            nJ += n
                             _limit_row(r, LIMIT_JOINT, j, dist, margin, jnt_solref[j],
                                        jnt_solimp[j], dof_invweight0[da], timestep, refsafe,
                                        efc_type, efc_id, efc_pos, efc_margin, efc_frictionloss,
@@ -564,13 +672,16 @@ def make_constraint(M, D):
                     axis, angle = mm.normalize3(mm.quat2vel(q, 1.0))
                     dist = max(jnt_range[j, 0], jnt_range[j, 1]) - angle
                     if dist < margin:
-                        if not _room(r, 1, njcap, status, warn_num, warn_info):
+                        for q in range(3):
+                            cols[q] = da + q
+                        n = 3 if sparse else nv
+                        if not _room(r, 1, n, nJ, njcap, nJcap, status, warn_num, warn_info):
                             full = True
                             continue
-                        _clear_row(efc_J, r)
-                        efc_J[r, da] = -axis[0]
-                        efc_J[r, da + 1] = -axis[1]
-                        efc_J[r, da + 2] = -axis[2]
+                        blk = _open(r, 1, n, nJ, sparse, cols, loc, Jv, colind, rownnz, rowadr)
+                        for q in range(3):
+                            blk[0, loc[da + q]] = -axis[q]
+                        nJ += n
                         _limit_row(r, LIMIT_JOINT, j, dist, margin, jnt_solref[j],
                                    jnt_solimp[j], dof_invweight0[da], timestep, refsafe,
                                    efc_type, efc_id, efc_pos, efc_margin, efc_frictionloss,
@@ -585,12 +696,13 @@ def make_constraint(M, D):
                     dist = ten_length[t] - tendon_range[t, 0] if side == 0 else \
                         tendon_range[t, 1] - ten_length[t]
                     if dist < margin:
-                        if not _room(r, 1, njcap, status, warn_num, warn_info):
+                        n = _tendon_block(1.0 if side == 0 else -1.0, ten_J[t], r, nJ, sparse,
+                                          trow, cols, loc, Jv, colind, rownnz, rowadr, njcap,
+                                          status, warn_num, warn_info)
+                        if n < 0:
                             full = True
                             break
-                        s = 1.0 if side == 0 else -1.0
-                        for k in range(nv):
-                            efc_J[r, k] = s * ten_J[t, k]
+                        nJ += n
                         _limit_row(r, LIMIT_TENDON, t, dist, margin, tendon_solref_lim[t],
                                    tendon_solimp_lim[t], tendon_invweight0[t], timestep, refsafe,
                                    efc_type, efc_id, efc_pos, efc_margin, efc_frictionloss,
@@ -618,11 +730,17 @@ def make_constraint(M, D):
             else:
                 nrow = 2 * (dim - 1)
                 ctype = CONTACT_PYRAMIDAL
-            if not _room(r, nrow, njcap, status, warn_num, warn_info):
-                full = True
-                continue
             b1 = geom_bodyid[contact_geom[c, 0]]
             b2 = geom_bodyid[contact_geom[c, 1]]
+            n = nv
+            if sparse:
+                n = chain_union(body_parentid, body_dofnum, body_dofadr, dof_parentid, b1, b2,
+                                True, cols)
+            if not _room(r, nrow, n, nJ, njcap, nJcap, status, warn_num, warn_info):
+                full = True
+                continue
+            blk = _open(r, nrow, n, nJ, sparse, cols, loc, Jv, colind, rownnz, rowadr)
+            nJ += nrow * n
             frame = contact_frame[c]
             dist = contact_dist[c]
             margin = contact_includemargin[c]
@@ -631,14 +749,15 @@ def make_constraint(M, D):
             tran = body_invweight0[b1, 0] + body_invweight0[b2, 0]
             contact_efc_address[c] = r
             if ctype == CONTACT_PYRAMIDAL:
+                cnJ = cn[:dim * n].reshape(dim, n)
                 contact_jac(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
-                            subtree_com, cdof, b1, b2, contact_pos[c], frame, dim, cnJ)
+                            subtree_com, cdof, b1, b2, contact_pos[c], frame, dim, cnJ, loc)
                 # edges of the pyramid: normal +- friction_j * direction j
                 for j in range(1, dim):
                     f = fr[j - 1]
-                    for k in range(nv):
-                        efc_J[r + 2 * j - 2, k] = cnJ[0, k] + f * cnJ[j, k]
-                        efc_J[r + 2 * j - 1, k] = cnJ[0, k] - f * cnJ[j, k]
+                    for k in range(n):
+                        blk[2 * j - 2, k] = cnJ[0, k] + f * cnJ[j, k]
+                        blk[2 * j - 1, k] = cnJ[0, k] - f * cnJ[j, k]
                 # every edge gets R = 2 mu^2 R0 (mu = friction[0] / sqrt(impratio), the
                 # contact's mu), R0 the first edge's own R from its diagApprox
                 # tran (1 + friction[0]^2), clamped to mjMINVAL before the scaling as MuJoCo's
@@ -658,8 +777,7 @@ def make_constraint(M, D):
                     _set_R(r + j, Rpy, efc_KBIP, efc_diagApprox, efc_R, efc_D)
             else:
                 contact_jac(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
-                            subtree_com, cdof, b1, b2, contact_pos[c], frame, dim,
-                            efc_J[r:r + dim])
+                            subtree_com, cdof, b1, b2, contact_pos[c], frame, dim, blk, loc)
                 for j in range(nrow):
                     efc_type[r + j] = ctype
                     efc_id[r + j] = c
@@ -697,18 +815,16 @@ def make_constraint(M, D):
     i1(D, DF.nl)[0] = nl
     i1(D, DF.nefc)[0] = nefc
 
-    # ---- public layout: compressed rows (sparse) or the dense rows already in efc_J
-    if is_sparse(M, nv):
-        sparse_pattern(M, D, nefc)
+    # ---- the layout's bookkeeping: rowsuper (sparse); dense mode zeroes rownnz/rowadr/rowsuper
+    rowsuper = i1(D, DF.efc_J_rowsuper)
+    if sparse:
+        _rowsuper(nefc, rownnz, rowadr, colind, rowsuper)
     else:
-        rownnz = i1(D, DF.efc_J_rownnz)
-        rowadr = i1(D, DF.efc_J_rowadr)
-        rowsuper = i1(D, DF.efc_J_rowsuper)
         for i in range(nefc):
             rownnz[i] = 0
             rowadr[i] = 0
             rowsuper[i] = 0
-        i1(D, DF.nJ)[0] = nefc * nv
+    i1(D, DF.nJ)[0] = nJ
 
 
 @kernel
@@ -743,91 +859,8 @@ def chain_union(body_parentid, body_dofnum, body_dofadr, dof_parentid, b1, b2, s
 
 
 @kernel
-def sparse_pattern(M, D, nefc):
-    """MuJoCo's compressed rows of the nefc dense rows in cn_Jdense (module docstring): for each
-    row its structural nonzero columns (bodies' rows -- connect, weld, contacts -- the union of
-    the two bodies' dof chains, exact zeros included; joint rows their dofs; tendon rows the
-    nonzeros of the dense row) into efc_J_colind at efc_J_rowadr (cumulative), efc_J_rownnz,
-    the values into efc_J, efc_J_rowsuper and nJ."""
-    body_parentid = i1(M, MF.body_parentid)
-    body_dofnum = i1(M, MF.body_dofnum)
-    body_dofadr = i1(M, MF.body_dofadr)
-    dof_parentid = i1(M, MF.dof_parentid)
-    jnt_type = i1(M, MF.jnt_type)
-    jnt_dofadr = i1(M, MF.jnt_dofadr)
-    eq_type = i1(M, MF.eq_type)
-    eq_obj1id = i1(M, MF.eq_obj1id)
-    eq_obj2id = i1(M, MF.eq_obj2id)
-    eq_objtype = i1(M, MF.eq_objtype)
-    site_bodyid = i1(M, MF.site_bodyid)
-    geom_bodyid = i1(M, MF.geom_bodyid)
-    contact_geom = i2(D, DF.contact_geom)
-    efc_type = i1(D, DF.efc_type)
-    efc_id = i1(D, DF.efc_id)
-    Jd = f2(D, DF.cn_Jdense)
-    Jc = f1(D, DF.efc_J)
-    rownnz = i1(D, DF.efc_J_rownnz)
-    rowadr = i1(D, DF.efc_J_rowadr)
-    rowsuper = i1(D, DF.efc_J_rowsuper)
-    colind = i1(D, DF.efc_J_colind)
-    nv = Jd.shape[1]
-    nJ = 0
-    for r in range(nefc):
-        t = efc_type[r]
-        i = efc_id[r]
-        # row r's columns go at nJ; the flat capacity njcap*nv holds them as nJ <= r*nv
-        cols = colind[nJ:nJ + nv]
-        n = -1
-        if t == EQUALITY:
-            et = eq_type[i]
-            if et == _EQ_CONNECT or et == _EQ_WELD:
-                if eq_objtype[i] == _OBJ_SITE:
-                    b1 = site_bodyid[eq_obj1id[i]]
-                    b2 = site_bodyid[eq_obj2id[i]]
-                else:
-                    b1 = eq_obj1id[i]
-                    b2 = eq_obj2id[i]
-                n = chain_union(body_parentid, body_dofnum, body_dofadr, dof_parentid, b1, b2,
-                                False, cols)
-            elif et == _EQ_JOINT:
-                d1 = jnt_dofadr[eq_obj1id[i]]
-                j2 = eq_obj2id[i]
-                if j2 < 0:
-                    cols[0] = d1
-                    n = 1
-                else:
-                    d2 = jnt_dofadr[j2]
-                    cols[0] = min(d1, d2)
-                    cols[1] = max(d1, d2)
-                    n = 1 if d1 == d2 else 2
-        elif t == FRICTION_DOF:
-            cols[0] = i
-            n = 1
-        elif t == LIMIT_JOINT:
-            da = jnt_dofadr[i]
-            cols[0] = da
-            n = 1
-            if jnt_type[i] == BALL:
-                cols[1] = da + 1
-                cols[2] = da + 2
-                n = 3
-        elif t >= CONTACT_FRICTIONLESS:
-            b1 = geom_bodyid[contact_geom[i, 0]]
-            b2 = geom_bodyid[contact_geom[i, 1]]
-            n = chain_union(body_parentid, body_dofnum, body_dofadr, dof_parentid, b1, b2, True,
-                            cols)
-        if n < 0:
-            # tendon rows: the nonzeros of the dense row
-            n = 0
-            for k in range(nv):
-                if Jd[r, k] != 0.0:
-                    cols[n] = k
-                    n += 1
-        for p in range(n):
-            Jc[nJ + p] = Jd[r, cols[p]]
-        rownnz[r] = n
-        rowadr[r] = nJ
-        nJ += n
+def _rowsuper(nefc, rownnz, rowadr, colind, rowsuper):
+    """efc_J_rowsuper: for each row, how many following rows have the same columns."""
     for r in range(nefc - 1, -1, -1):
         rowsuper[r] = 0
         if r + 1 < nefc and rownnz[r] == rownnz[r + 1]:
@@ -840,7 +873,6 @@ def sparse_pattern(M, D, nefc):
                     break
             if same:
                 rowsuper[r] = rowsuper[r + 1] + 1
-    i1(D, DF.nJ)[0] = nJ
 
 
 # =================================================================================================
@@ -849,35 +881,14 @@ def sparse_pattern(M, D, nefc):
 @kernel
 def reference_kernel(
     # Data in:
-    efc_J, efc_KBIP, efc_pos, efc_margin, qvel, nefc,
+    J, efc_KBIP, efc_pos, efc_margin, qvel, nefc,
     # Data out:
     efc_vel, efc_aref,
 ):
-    """efc_vel = J qvel and efc_aref = -B vel - K imp (pos - margin) for the nefc rows."""
-    nv = qvel.shape[0]
+    """efc_vel = J qvel and efc_aref = -B vel - K imp (pos - margin) for the nefc rows (J: the
+    engine.jacobian tuple, dense or compressed rows)."""
     for i in range(nefc):
-        s = 0.0
-        for k in range(nv):
-            s += efc_J[i, k] * qvel[k]
-        efc_vel[i] = s
-        efc_aref[i] = -efc_KBIP[i, 1] * s - efc_KBIP[i, 0] * efc_KBIP[i, 2] * (
-            efc_pos[i] - efc_margin[i])
-
-
-@kernel
-def reference_kernel_sparse(
-    # Data in:
-    efc_J, rownnz, rowadr, colind, efc_KBIP, efc_pos, efc_margin, qvel, nefc,
-    # Data out:
-    efc_vel, efc_aref,
-):
-    """reference_kernel on MuJoCo's compressed rows (efc_J, colind flat; row i at rowadr[i],
-    rownnz[i] entries)."""
-    for i in range(nefc):
-        s = 0.0
-        a = rowadr[i]
-        for p in range(a, a + rownnz[i]):
-            s += efc_J[p] * qvel[colind[p]]
+        s = row_dot(J, i, qvel)
         efc_vel[i] = s
         efc_aref[i] = -efc_KBIP[i, 1] * s - efc_KBIP[i, 0] * efc_KBIP[i, 2] * (
             efc_pos[i] - efc_margin[i])
@@ -1012,16 +1023,8 @@ def reference_constraint(M, D):
     """mj_referenceConstraint: efc_vel and efc_aref (seed 004, "Reference acceleration").
     Reads the velocity stage (qvel; cvel and cdof_dot for the connect/weld rows)."""
     nefc = i1(D, DF.nefc)[0]
-    nv = f1(D, DF.qvel).shape[0]
-    if is_sparse(M, nv):
-        reference_kernel_sparse(f1(D, DF.efc_J), i1(D, DF.efc_J_rownnz), i1(D, DF.efc_J_rowadr),
-                                i1(D, DF.efc_J_colind),
-                                f2(D, DF.efc_KBIP), f1(D, DF.efc_pos), f1(D, DF.efc_margin),
-                                f1(D, DF.qvel), nefc, f1(D, DF.efc_vel), f1(D, DF.efc_aref))
-    else:
-        reference_kernel(f2(D, DF.efc_J), f2(D, DF.efc_KBIP), f1(D, DF.efc_pos),
-                         f1(D, DF.efc_margin), f1(D, DF.qvel), nefc, f1(D, DF.efc_vel),
-                         f1(D, DF.efc_aref))
+    reference_kernel(jac(M, D), f2(D, DF.efc_KBIP), f1(D, DF.efc_pos), f1(D, DF.efc_margin),
+                     f1(D, DF.qvel), nefc, f1(D, DF.efc_vel), f1(D, DF.efc_aref))
     equality_jdot_correction(M, D, nefc)
 
 
@@ -1061,7 +1064,26 @@ def contact_force(
 # Python API
 # =================================================================================================
 def _check(d):
+    """Raise what make_constraint or the solver reported in fw_status (and clear it): an
+    unsupported equality, or a full Jacobian, Hessian or M^-1 J' pool (engine.forward raises a
+    full row capacity itself)."""
     st = d.fw_status
+    what = {STATUS_JACFULL: "the constraint Jacobian needs at least {} nonzeros",
+            STATUS_HESSFULL: "Newton's sparse Hessian factor needs more than {} entries",
+            STATUS_MINVJFULL: "the PGS/noslip rows of M^-1 J' need at least {} entries"}
+    code = int(st[0])
+    if code in what:
+        need, cap = int(st[1]), int(st[2])
+        st[0] = 0
+        from .errors import ArenaFullError
+        m = d.model
+        if code == STATUS_HESSFULL:
+            need = cap
+        raise ArenaFullError(
+            f"at time {d.time:.6g} " + what[code].format(need) + f" but this MjData holds {cap}: "
+            "increase <size memory> (now "
+            f"{'the default guess' if m.__dict__.get('narena', -1) < 0 else m.narena} bytes), "
+            "or set <size njmax>, and create a new MjData")
     if st[0] == STATUS_EQ_UNSUPPORTED:
         eq = int(st[1])
         st[0] = 0

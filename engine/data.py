@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._layout import DATA_FIELDS, DTYPES, Arena
+from ._layout import DATA_FIELDS, DTYPES, SPARSE_NV, Arena, constraint_pools, row_bytes
+from .enums import mjtJacobian
 from .model import NAMED_KINDS, _Fields, _Named, declare_fields
 from .structs import struct_class
 
@@ -79,26 +80,32 @@ _CONTACT_BYTES = 8 * (1 + 3 + 9 + 1 + 5 + 2 + 2 + 5 + 1 + 36) + 4 * 12
 _EFC_BYTES = 8 * 21 + 4 * 12
 
 
+def is_sparse(model):
+    """mj_isSparse for a compiled model: opt.jacobian SPARSE, or AUTO with nv >= 60."""
+    jac = int(model.opt.jacobian)
+    return jac == mjtJacobian.mjJAC_SPARSE or (jac == mjtJacobian.mjJAC_AUTO
+                                               and model.nv >= SPARSE_NV)
+
+
 def capacity(model):
     """How many contacts and constraint rows an MjData of this model can hold: (nconcap, njcap).
 
     Seed 001 "Memory allocation": the dynamic arrays are allocated once, sized by
     ``<size memory>`` (bytes; here split evenly between contacts and constraint rows, a row
-    costing its dense Jacobian plus its scalars); the legacy ``nconmax``/``njmax`` set the counts
-    directly. With neither, the budget is DEFAULT_MEMORY (MuJoCo's compiler guesses 13-16 MiB for
-    models of up to ~60 dofs; a scene of long planks needs ~750 contacts), and never fewer than
-    max(100, 4*ngeom) contacts. Exceeding a capacity is an error (`engine.errors.ArenaFullError`)
-    naming these attributes.
+    costing its scalars plus its share of the Jacobian and solver pools: nv entries per array
+    when the Jacobian is dense, a fixed average of nonzeros when it is sparse, _layout.row_bytes);
+    the legacy ``nconmax``/``njmax`` set the counts directly. With neither, the budget is
+    DEFAULT_MEMORY (MuJoCo's compiler guesses 13-16 MiB for models of up to ~60 dofs; a scene
+    of long planks needs ~750 contacts), and never fewer than max(100, 4*ngeom) contacts.
+    Exceeding a capacity is an error (`engine.errors.ArenaFullError`) naming these attributes.
     """
     nv = model.nv
     fixed = 6 * model.neq + nv + 2 * model.njnt + 2 * model.ntendon
     memory = model.__dict__.get("narena", -1)
     given = memory is not None and memory > 0
     budget = memory if given else DEFAULT_MEMORY
-    # a row's Jacobian: efc_J and efc_J_colind (12 nv), and the dense rows the kernels read
-    # when efc_J is compressed (cn_Jdense, 8 nv)
     ncon_mem = max(1, budget // 2 // _CONTACT_BYTES)
-    nj_mem = max(1, budget // 2 // (_EFC_BYTES + 20 * nv))
+    nj_mem = max(1, budget // 2 // (_EFC_BYTES + row_bytes(nv, is_sparse(model))))
     if model.nconmax > 0:
         ncon = model.nconmax
     elif given:
@@ -277,6 +284,7 @@ class MjData(_Fields):
     def __init__(self, model):
         sizes = {k: getattr(model, k) for k in model._arena_sizes()}
         sizes["nconcap"], sizes["njcap"] = capacity(model)
+        sizes.update(constraint_pools(model.nv, model.nM, sizes["njcap"], is_sparse(model)))
         arena = Arena(DATA_FIELDS, sizes)
         d = self.__dict__
         d["model"] = model

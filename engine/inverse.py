@@ -8,13 +8,13 @@ jar = J qacc - aref: the soft constraints make the inverse unique, seed 001 "Inv
 """
 from __future__ import annotations
 
-from ._access import f1, f2, i1
+from ._access import f1, i1
 from ._jit import kernel
 from ._layout import DF, MF
 from .forward import _prepare, _raise_status, position_velocity
 from .sensor import sensor_acc
-from .constraint import jac_rows
-from .solver import all_rows, constraint_update, mul_j
+from .jacobian import jac, mul_j
+from .solver import all_rows, constraint_update
 from .support import mul_m
 
 _ENBL_INVDISCRETE = 1 << 3
@@ -31,7 +31,7 @@ def inverse_constraint(M, D):
         return
     jar = f1(D, DF.inv_jar)
     rows, nr, dofs, nd = all_rows(D)
-    mul_j(jac_rows(M, D), rows, nr, dofs, nd, f1(D, DF.qacc), jar)
+    mul_j(jac(M, D), rows, nr, dofs, nd, f1(D, DF.qacc), jar)
     aref = f1(D, DF.efc_aref)
     for r in range(nefc):
         jar[r] -= aref[r]

@@ -38,7 +38,7 @@ from __future__ import annotations
 from ._access import f1, i1, is_
 from ._jit import kernel
 from ._layout import DF, MF
-from .constraint import is_sparse, jac_rows
+from .jacobian import is_sparse, jac
 from .enums import mjtDisableBit, mjtEq, mjtObj
 from .math import gather
 
@@ -113,7 +113,7 @@ def island(M, D):
     nv = dof_treeid.shape[0]
     ntree = tree_dofadr.shape[0]
     sparse = is_sparse(M, nv)
-    J = jac_rows(M, D)
+    Jv = jac(M, D)[0]
     rownnz, rowadr = i1(D, DF.efc_J_rownnz), i1(D, DF.efc_J_rowadr)
     colind = i1(D, DF.efc_J_colind)
     parent = i1(D, DF.sol_tree)
@@ -161,7 +161,7 @@ def island(M, D):
                         first = _join(parent, first, t)
                         prev = t
             else:
-                row = J[i]
+                row = Jv[i * nv:(i + 1) * nv]
                 k = 0
                 while k < nv:
                     if row[k] != 0.0:

@@ -42,23 +42,28 @@ def add_jac_rows(
     # Data in:
     subtree_com, cdof, point, body, scale, flg_rot,
     # Data out:
-    rows,
+    rows, loc=None,
 ):
     """rows[0:3] += scale * jacp(point, body) (or jacr when ``flg_rot``), 3 x nv, along the
-    body's dof chain."""
+    body's dof chain; dof k's column is loc[k] when given (a constraint's block of compressed
+    rows, engine.constraint), else k."""
     off = mm.sub3(point, subtree_com[body_rootid[body]])
     k = last_dof(body_parentid, body_dofnum, body_dofadr, body)
     while k >= 0:
+        if loc is None:
+            col = k
+        else:
+            col = loc[k]
         c = cdof[k]
         if flg_rot:
-            rows[0, k] += scale * c[0]
-            rows[1, k] += scale * c[1]
-            rows[2, k] += scale * c[2]
+            rows[0, col] += scale * c[0]
+            rows[1, col] += scale * c[1]
+            rows[2, col] += scale * c[2]
         else:
             lin = mm.add3((c[3], c[4], c[5]), mm.cross3((c[0], c[1], c[2]), off))
-            rows[0, k] += scale * lin[0]
-            rows[1, k] += scale * lin[1]
-            rows[2, k] += scale * lin[2]
+            rows[0, col] += scale * lin[0]
+            rows[1, col] += scale * lin[1]
+            rows[2, col] += scale * lin[2]
         k = dof_parentid[k]
 
 

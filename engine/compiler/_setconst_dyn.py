@@ -33,7 +33,14 @@ def set_const_dynamic(m, c):
 
     d = _position_data(m, MjData)
     d.qpos[:] = m.qpos0
-    fwd_position_smooth(m._A, d._A)
+    # mj_crb takes simple dofs' diagonal from dof_M0 itself: compute M at qpos0 in full (no dof
+    # simple) to find it, as MuJoCo's mj_setM0 does, then restore dof_simplenum
+    simple = m.dof_simplenum.copy()
+    m.dof_simplenum[:] = 0
+    try:
+        fwd_position_smooth(m._A, d._A)
+    finally:
+        m.dof_simplenum[:] = simple
     nv = m.nv
     Mdiag = d.qM[m.dof_Madr] if nv else np.zeros(0)
     m.dof_M0[:] = Mdiag

@@ -1,5 +1,5 @@
 """Constraint islands against the official mujoco 4.0.0: the island structure mj_island builds in
-the position stage (engine/island.py) and the solvers run island by island (engine/solver.py).
+the position stage (engine/island.py) and the solvers run island by island (engine/solver/).
 
 Structure (test_island_fields): our whole position stage (collision, constraint rows, mj_island)
 on mujoco's compiled model at mujoco's state; the rows must be the same (checked first), then

@@ -25,6 +25,7 @@ import pytest
 from oracle import TEST_MODELS, model_from_mujoco, mujoco, GYM, DM
 
 from engine import solver as S
+from engine.solver import linesearch as LS
 from engine.data import MjData
 from engine.island import mj_island
 
@@ -59,7 +60,13 @@ def inject(mjm, mjd, m=None):
     for f in EFC:
         src = np.asarray(getattr(mjd, "efc_diagA" if f == "diagApprox" else "efc_" + f))
         v["efc_" + f][:nefc] = src.reshape(v["efc_" + f][:nefc].shape)
-    v["efc_J"][:nefc] = np.asarray(mjd.efc_J).reshape(nefc, nv)
+    # efc_J in mujoco's layout, flat (dense rows or compressed rows, as mj_isSparse)
+    v["efc_J"][:mjd.nJ] = np.asarray(mjd.efc_J)
+    v["nJ"][0] = mjd.nJ
+    if mujoco.mj_isSparse(mjm):
+        v["efc_J_colind"][:mjd.nJ] = np.asarray(mjd.efc_J_colind)
+        for f in ("efc_J_rownnz", "efc_J_rowadr", "efc_J_rowsuper"):
+            v[f][:nefc] = getattr(mjd, f)
     for f in CON:
         a = np.asarray(getattr(mjd.contact, f))
         v["contact_" + f][:ncon] = a.reshape(v["contact_" + f][:ncon].shape)
@@ -175,7 +182,7 @@ def test_constraint_update(name, cone):
 @pytest.mark.parametrize("name,cone", [("dm_quadruped", 1), ("features", 0), ("features", 1),
                                        ("humanoid", 1), ("islands", 0)])
 def test_linesearch_shifted_cost(name, cone):
-    """The primal line search's 1-D cost (S._ls_eval) is MuJoCo 4's shifted cost: at each alpha
+    """The primal line search's 1-D cost (LS._ls_eval) is MuJoCo 4's shifted cost: at each alpha
     it equals mujoco's mj_constraintUpdate cost at jar + alpha jv minus the one at jar, plus the
     Gauss change g1 a + g2 a^2 (1e-9 of the costs' size), for rows changing state in every
     way (jar random around 0, and pushed down so elliptic contacts sit in the bottom zone at
@@ -202,13 +209,13 @@ def test_linesearch_shifted_cost(name, cone):
                     np.asarray(d.efc_D), np.asarray(d.efc_R), np.asarray(d.efc_frictionloss),
                     v["contact_mu"], v["contact_friction"], v["contact_dim"], jar, jv, g1, g2)
             c0 = mj_cost(jar)
-            assert abs(S._ls_eval(0.0, *args)[0]) <= 1e-14 * max(1.0, abs(c0))
+            assert abs(LS._ls_eval(0.0, *args)[0]) <= 1e-14 * max(1.0, abs(c0))
             for alpha in (1e-3, 0.1, 0.5, 2.0):
-                c, d1, _ = S._ls_eval(alpha, *args)
+                c, d1, _ = LS._ls_eval(alpha, *args)
                 ref = mj_cost(jar + alpha * jv) - c0 + alpha * (g1 + alpha * g2)
                 assert abs(c - ref) <= 1e-9 * max(1.0, abs(c0)), (alpha, c, ref)
                 h = 1e-6 * max(alpha, 1e-3)
-                fd = (S._ls_eval(alpha + h, *args)[0] - S._ls_eval(alpha - h, *args)[0]) / (2 * h)
+                fd = (LS._ls_eval(alpha + h, *args)[0] - LS._ls_eval(alpha - h, *args)[0]) / (2 * h)
                 assert abs(d1 - fd) <= 1e-4 * max(1.0, abs(d1)), (alpha, d1, fd)
 
 
