@@ -138,10 +138,12 @@ cam_quat f ncam 4
 cam_poscom0 f ncam 3
 cam_pos0 f ncam 3
 cam_mat0 f ncam 9
-cam_orthographic i ncam 1
+cam_projection i ncam 1
 cam_fovy f ncam 1
 cam_ipd f ncam 1
 cam_resolution i ncam 2
+cam_sensorsize f ncam 2
+cam_intrinsic f ncam 4
 cam_user f ncam nuser_cam
 light_mode i nlight 1
 light_bodyid i nlight 1

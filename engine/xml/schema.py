@@ -116,7 +116,7 @@ CAMERA = {
     **CLASSED,
     "mode": (CAM_MODES, None, "fixed"),
     "target": (S, None, None),
-    "orthographic": (B, None, False),
+    "projection": (("perspective", "orthographic"), None, "perspective"),
     "fovy": (R, None, 45.0),
     "resolution": (I, 2, (1, 1)),
     "output": (S, None, None),
