@@ -373,12 +373,12 @@ class Compiler(AssetPhases):
                     raise err(el, "limited must be set when autolimits is false and range is "
                               "given", "limited")
                 lim = "true" if "range" in el.given else "false"
-            limited[j] = lim == "true"
+            # a free joint is never limited: MuJoCo 4.0.0 ignores limited="true" on it, given
+            # or from a default class (measured), and keeps its range as written
+            limited[j] = lim == "true" and t != 0
             # as MuJoCo does, an unlimited joint's range is kept as written (not converted)
             r = np.asarray(a["range"], float) * (scale if limited[j] else 1.0)
             if limited[j]:
-                if t == 0:
-                    raise err(el, "free joints cannot be limited", "range")
                 if t == 1 and r[0] != 0:
                     raise err(el, "ball joint range[0] must be 0 (only range[1] is used)", "range")
                 if r[0] >= r[1] and t != 1:
@@ -1501,9 +1501,15 @@ class Compiler(AssetPhases):
                 val = a.get(field)
                 if val is None:
                     val = default
-                elif len(val) != n:
+                elif len(val) > n:
                     raise err(el, f"keyframe {field} has {len(val)} values, expected {n}", field)
-                val = np.array(val, float)
+                else:
+                    # a shorter list fills the first values (whole mocap bodies for mpos /
+                    # mquat); the rest keep their defaults (qpos0, zeros, the mocap bodies'
+                    # poses), as MuJoCo 4.0.0 does (measured)
+                    k = {"mpos": 3, "mquat": 4}.get(field, 1)
+                    val = list(val)[:len(val) // k * k]
+                    val = np.concatenate([np.asarray(val, float), default[len(val):]])
                 if field == "qpos":
                     self._normalize_quats(val)
                 elif field == "mquat":

@@ -181,3 +181,47 @@ def test_rangefinder_corpus(rel):
     ours, theirs = both(TESTDATA + rel)
     assert_same_model(ours, theirs)
     run_both(ours, theirs, tol=1e-8)
+
+
+# ---- free joints and limited; keyframes shorter than the state ------------------------------
+FREE_LIMITED = """<mujoco><default><joint limited="true" range="-1 1"/></default><worldbody>
+<body pos="0 0 1"><freejoint/><geom size=".1"/></body>
+<body pos="1 0 1"><joint type="free"/><geom size=".1"/></body>
+<body pos="2 0 1"><joint type="free" limited="true"/><geom size=".1"/>
+  <body pos="0 0 .3"><joint axis="1 0 0"/><geom size=".1"/></body></body>
+</worldbody></mujoco>"""
+
+
+def test_free_joint_never_limited():
+    """limited="true" on a free joint (given or from a default class) is ignored, its range
+    kept as written; the hinge below it is limited (in degrees)."""
+    ours, theirs = both(FREE_LIMITED)
+    assert_same_model(ours, theirs)
+    run_both(ours, theirs)
+
+
+SHORT_KEY = """<mujoco><worldbody><body pos="0 0 1"><freejoint/><geom size=".1"/></body>
+<body><joint name="h"/><geom size=".1" pos="0 0 .2"/></body>
+<body name="m" mocap="true" pos="1 2 3"/></worldbody><actuator><motor joint="h"/></actuator>
+<keyframe><key qpos="0 0 2"/><key qvel="1 2" ctrl=""/><key mpos="4"/></keyframe></mujoco>"""
+
+
+def test_keyframe_shorter_than_state_padded():
+    ours, theirs = both(SHORT_KEY)
+    assert_same_model(ours, theirs)
+    for k in range(theirs.nkey):
+        d, md = engine.MjData(ours), mujoco.MjData(theirs)
+        engine.mj_resetDataKeyframe(ours, d, k)
+        mujoco.mj_resetDataKeyframe(theirs, md, k)
+        for f in ("qpos", "qvel", "ctrl", "mocap_pos", "mocap_quat"):
+            np.testing.assert_array_equal(getattr(d, f), getattr(md, f), err_msg=f"{f} key {k}")
+    with pytest.raises(engine.CompileError, match="qvel"):
+        engine.MjModel.from_xml_string(SHORT_KEY.replace('qvel="1 2"', 'qvel="1 2 3 4 5 6 7 8"'))
+
+
+@pytest.mark.parametrize("rel", ["mujoco/test/benchmark/testdata/2humanoid100_chol.xml",
+                                 TESTDATA + "solver/humanoid.xml"])
+def test_free_limited_and_short_key_corpus(rel):
+    ours, theirs = both(rel)
+    assert_same_model(ours, theirs)
+    run_both(ours, theirs, nstep=20, tol=1e-8)
