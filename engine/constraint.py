@@ -285,6 +285,8 @@ def make_constraint(M, D):
     dof_solref = f2(M, MF.dof_solref)
     dof_solimp = f2(M, MF.dof_solimp)
     tendon_limited = u1(M, MF.tendon_limited)
+    tendon_treenum = i1(M, MF.tendon_treenum)
+    body_treeid = i1(M, MF.body_treeid)
     tendon_range = f2(M, MF.tendon_range)
     tendon_margin = f1(M, MF.tendon_margin)
     tendon_frictionloss = f1(M, MF.tendon_frictionloss)
@@ -385,12 +387,15 @@ def make_constraint(M, D):
                 solimp = eq_solimp[i]
                 if et == _EQ_CONNECT or et == _EQ_WELD:
                     nrow = 3 if et == _EQ_CONNECT else 6
-                    if not _room(r, nrow, njcap, status, warn_num, warn_info):
-                        full = True
-                        continue
                     site = eq_objtype[i] == _OBJ_SITE
                     b1, b2, p1, p2 = eq_anchors(et, site, o1, o2, data, site_bodyid, site_xpos,
                                                 xpos, xmat)
+                    # two static bodies (no degree of freedom): MuJoCo 4.0.0 makes no rows
+                    if body_treeid[b1] < 0 and body_treeid[b2] < 0:
+                        continue
+                    if not _room(r, nrow, njcap, status, warn_num, warn_info):
+                        full = True
+                        continue
                     for j in range(nrow):
                         _clear_row(efc_J, r + j)
                     rows = efc_J[r:r + 3]
@@ -447,6 +452,9 @@ def make_constraint(M, D):
                     r += nrow
                     ne += nrow
                 elif et == _EQ_JOINT or et == _EQ_TENDON:
+                    if et == _EQ_TENDON and tendon_treenum[o1] == 0 and (
+                            o2 < 0 or tendon_treenum[o2] == 0):
+                        continue  # tendons spanning no degree of freedom: no row (as above)
                     if not _room(r, 1, njcap, status, warn_num, warn_info):
                         full = True
                         continue
@@ -515,7 +523,9 @@ def make_constraint(M, D):
                     r += 1
                     nf += 1
             for t in range(tendon_frictionloss.shape[0]):
-                if tendon_frictionloss[t] > 0.0 and not full:
+                # a tendon spanning no degree of freedom (between static sites) makes no
+                # friction or limit row in MuJoCo 4.0.0 (measured)
+                if tendon_frictionloss[t] > 0.0 and not full and tendon_treenum[t] > 0:
                     if not _room(r, 1, njcap, status, warn_num, warn_info):
                         full = True
                         continue
@@ -578,7 +588,7 @@ def make_constraint(M, D):
                         r += 1
                         nl += 1
             for t in range(tendon_limited.shape[0]):
-                if not tendon_limited[t] or full:
+                if not tendon_limited[t] or full or tendon_treenum[t] == 0:
                     continue
                 margin = tendon_margin[t]
                 for side in range(2):

@@ -225,3 +225,32 @@ def test_free_limited_and_short_key_corpus(rel):
     ours, theirs = both(rel)
     assert_same_model(ours, theirs)
     run_both(ours, theirs, nstep=20, tol=1e-8)
+
+
+# ---- constraints on objects without degrees of freedom ---------------------------------------
+@pytest.mark.parametrize("rel", ["dofless_weld.xml", "dofless_tendon_limited.xml",
+                                 "dofless_tendon_limitedmargin.xml",
+                                 "dofless_tendon_frictional.xml"])
+def test_dofless_constraints_make_no_rows(rel):
+    """A weld between static bodies, a limited or frictional tendon between static sites: no
+    constraint rows (as mujoco), and the model steps."""
+    ours, theirs = both(TESTDATA + "core_constraint/" + rel)
+    d, md = run_both(ours, theirs, nstep=20, fields=("qpos", "qvel", "efc_pos"), tol=1e-9)
+    assert d.nefc == md.nefc and list(d.efc_type) == list(md.efc_type)
+
+
+DOFLESS_EQ = """<mujoco><worldbody><site name="1"/><site name="2" pos="1 0 0"/>
+<body name="b" mocap="true"><site name="3" pos="0 1 0"/></body>
+<body pos="0 0 1"><freejoint/><geom size=".1"/></body></worldbody>
+<tendon><spatial name="t"><site site="1"/><site site="2"/></spatial>
+<spatial name="u"><site site="1"/><site site="3"/></spatial></tendon>
+<equality><tendon tendon1="t"/><tendon tendon1="t" tendon2="u"/><weld body1="b"/>
+<connect body1="b" anchor="0 0 0"/></equality></mujoco>"""
+
+
+def test_dofless_equalities_make_no_rows():
+    """Tendon equalities between dofless tendons and welds/connects between the world and a
+    mocap body: no rows, as mujoco."""
+    ours, theirs = both(DOFLESS_EQ)
+    d, md = run_both(ours, theirs, nstep=5)
+    assert d.nefc == md.nefc == 0
