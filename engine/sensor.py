@@ -9,7 +9,7 @@ sensors with a reference frame are expressed in that frame.
 sensordata is identical with and without noise), so neither does this engine.
 
 Sensors that need what this engine does not compute yet raise NotImplementedError from
-`check_sensors_supported` (camprojection, tactile, insidesite, plugin, user sensors without a
+`check_sensors_supported` (tactile, plugin, user sensors without a
 callback, delayed/interval sensors, collision sensors on sdf geoms). The limit sensors read the
 joint's or tendon's limit row (0 when the limit is inactive), touch sums the normal forces of the
 contacts in the site's zone, rangefinder casts rays from a site or a camera (engine.ray).
@@ -55,8 +55,7 @@ _ENBL_ENERGY = 1 << 1
 _JNT_FREE, _JNT_BALL = 0, 1
 _TRN_TENDON = 3
 
-_UNSUPPORTED = {CAMPROJECTION: "camprojection", TACTILE: "tactile",
-                INSIDESITE: "insidesite", PLUGIN: "plugin", USER: "user"}
+_UNSUPPORTED = {TACTILE: "tactile", PLUGIN: "plugin", USER: "user"}
 _COLLISION_TAG = {GEOMDIST: "distance", GEOMNORMAL: "normal", GEOMFROMTO: "fromto"}
 # mjtConstraint rows the limit sensors read; mjtCone
 _CNSTR_LIMIT_JOINT, _CNSTR_LIMIT_TENDON = 3, 4
@@ -641,6 +640,51 @@ def _ray_out(out, k, mask, x, g, M, D, pnt, vec, fwd):
 
 
 @kernel
+def _inside_site(M, D, site, p):
+    """Whether the point p (world) lies in the volume of the site (XML reference
+    sensor/insidesite): sphere, capsule, ellipsoid, cylinder or box of the site's size."""
+    q = mm.mat_t_vec(f2(D, DF.site_xmat)[site], mm.sub3(mm.get3(p), mm.get3(f2(D, DF.site_xpos)[site])))
+    size = f2(M, MF.site_size)[site]
+    t = i1(M, MF.site_type)[site]
+    if t == 2:  # sphere
+        return q[0] * q[0] + q[1] * q[1] + q[2] * q[2] <= size[0] * size[0]
+    if t == 3:  # capsule: distance to the segment along z
+        z = min(max(q[2], -size[1]), size[1])
+        return q[0] * q[0] + q[1] * q[1] + (q[2] - z) ** 2 <= size[0] * size[0]
+    if t == 4:  # ellipsoid
+        return (q[0] / size[0]) ** 2 + (q[1] / size[1]) ** 2 + (q[2] / size[2]) ** 2 <= 1.0
+    if t == 5:  # cylinder
+        return q[0] * q[0] + q[1] * q[1] <= size[0] * size[0] and abs(q[2]) <= size[1]
+    return abs(q[0]) <= size[0] and abs(q[1]) <= size[1] and abs(q[2]) <= size[2]
+
+
+@kernel
+def _cam_project(M, D, target, cam, out):
+    """<camprojection>: the target's pixel coordinates in the camera's image, origin at the top
+    left, x right, y down, unclipped (XML reference sensor/camprojection). The focal length in
+    pixels comes from the intrinsics when the camera has a sensor size (computed in float32 as
+    MuJoCo's float fields), else from fovy; the principal point is the image centre."""
+    w = i2(M, MF.cam_resolution)[cam, 0]
+    h = i2(M, MF.cam_resolution)[cam, 1]
+    ss = f2(M, MF.cam_sensorsize)[cam]
+    if ss[0] != 0.0 and ss[1] != 0.0:
+        intr = f2(M, MF.cam_intrinsic)[cam]
+        fx = float(np.float32(np.float32(intr[0]) / np.float32(ss[0])) * np.float32(w))
+        fy = float(np.float32(np.float32(intr[1]) / np.float32(ss[1])) * np.float32(h))
+    else:
+        fx = 0.5 / math.tan(f1(M, MF.cam_fovy)[cam] * math.pi / 360.0) * h
+        fy = fx
+    # the target in the camera frame (x right, y up, looking along -z)
+    pc = mm.mat_t_vec(f2(D, DF.cam_xmat)[cam],
+                      mm.sub3(mm.get3(target), mm.get3(f2(D, DF.cam_xpos)[cam])))
+    denom = pc[2]
+    if abs(denom) < 1e-15:  # mjMINVAL: avoid dividing by tiny numbers
+        denom = -1e-15 if denom < 0.0 else 1e-15
+    out[0] = (-fx * pc[0] + 0.5 * w * pc[2]) / denom
+    out[1] = (fy * pc[1] + 0.5 * h * pc[2]) / denom
+
+
+@kernel
 def _px(length, npix, size):
     """A sensor length in pixels, in float32 arithmetic: length * npix / size."""
     return float(np.float32(np.float32(np.float32(length) * np.float32(npix)) / np.float32(size)))
@@ -727,6 +771,11 @@ def _sensor_pos_one(M, D, s, out):
         out[0] = f1(D, DF.efc_pos)[r] - f1(D, DF.efc_margin)[r] if r >= 0 else 0.0
     elif t == RANGEFINDER:
         _rangefinder(M, D, s, objtype, objid, out)
+    elif t == INSIDESITE:
+        b, pos, mat = _obj_frame(M, D, objtype, objid)
+        out[0] = 1.0 if _inside_site(M, D, refid, pos) else 0.0
+    elif t == CAMPROJECTION:
+        _cam_project(M, D, f2(D, DF.site_xpos)[objid], refid, out)
     elif t == FRAMEPOS:
         b, pos, mat = _obj_frame(M, D, objtype, objid)
         if refid < 0:
