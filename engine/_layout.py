@@ -118,6 +118,7 @@ geom_friction f ngeom 3
 geom_margin f ngeom 1
 geom_gap f ngeom 1
 geom_fluid f ngeom 12
+geom_surfacevel f ngeom 6
 geom_user f ngeom nuser_geom
 geom_rgba f ngeom 4
 site_type i nsite 1

@@ -1033,6 +1033,72 @@ def reference_constraint(M, D):
                          f1(D, DF.efc_margin), f1(D, DF.qvel), nefc, f1(D, DF.efc_vel),
                          f1(D, DF.efc_aref))
     equality_jdot_correction(M, D, nefc)
+    surface_velocity(M, D)
+
+
+@kernel
+def _surface_vel(M, D, g, p):
+    """(linear velocity at the world point p, angular velocity), world frame, of geom g's
+    surface: its geom_surfacevel (linear, angular; geom frame), zero for g < 0."""
+    if g < 0:
+        return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    sv = f2(M, MF.geom_surfacevel)[g]
+    mat = f2(D, DF.geom_xmat)[g]
+    v = mm.mat_vec(mat, (sv[0], sv[1], sv[2]))
+    w = mm.mat_vec(mat, (sv[3], sv[4], sv[5]))
+    return mm.add3(v, mm.cross3(w, mm.sub3(mm.get3(p), mm.get3(f2(D, DF.geom_xpos)[g])))), w
+
+
+@kernel
+def surface_velocity(M, D):
+    """Moving surfaces (<geom surfacevel>, e.g. conveyor belts and turntables): a contact's
+    friction rows see the relative velocity of the two surfaces at the contact point, geom2's
+    minus geom1's, added to efc_vel (and through -B to efc_aref): sliding rows take its
+    tangential components, the torsional row the normal component of the relative spin, the
+    rolling rows nothing; a pyramidal row pair takes +- mu times them (measured on MuJoCo 4.0.0,
+    which has no seed text on it)."""
+    gsv = f2(M, MF.geom_surfacevel)
+    ncon = i1(D, DF.ncon)[0]
+    if ncon == 0:
+        return
+    cgeom = i2(D, DF.contact_geom)
+    efc_vel = f1(D, DF.efc_vel)
+    efc_aref = f1(D, DF.efc_aref)
+    kbip = f2(D, DF.efc_KBIP)
+    for c in range(ncon):
+        adr = i1(D, DF.contact_efc_address)[c]
+        dim = i1(D, DF.contact_dim)[c]
+        g1, g2 = cgeom[c, 0], cgeom[c, 1]
+        if adr < 0 or dim < 3:
+            continue
+        moving = False
+        for g in (g1, g2):
+            if g >= 0:
+                for k in range(6):
+                    if gsv[g, k] != 0.0:
+                        moving = True
+        if not moving:
+            continue
+        p = f2(D, DF.contact_pos)[c]
+        fr = f2(D, DF.contact_frame)[c]
+        v1, w1 = _surface_vel(M, D, g1, p)
+        v2, w2 = _surface_vel(M, D, g2, p)
+        v = mm.sub3(v2, v1)
+        w = mm.sub3(w2, w1)
+        pyramidal = i1(D, DF.efc_type)[adr] == CONTACT_PYRAMIDAL
+        for k in range(1, min(dim, 4)):
+            if k < 3:
+                vk = v[0] * fr[3 * k] + v[1] * fr[3 * k + 1] + v[2] * fr[3 * k + 2]
+            else:
+                vk = w[0] * fr[0] + w[1] * fr[1] + w[2] * fr[2]
+            if pyramidal:
+                mu = f2(D, DF.contact_friction)[c, k - 1]
+                for j, sgn in ((adr + 2 * k - 2, 1.0), (adr + 2 * k - 1, -1.0)):
+                    efc_vel[j] += sgn * mu * vk
+                    efc_aref[j] -= kbip[j, 1] * sgn * mu * vk
+            else:
+                efc_vel[adr + k] += vk
+                efc_aref[adr + k] -= kbip[adr + k, 1] * vk
 
 
 # =================================================================================================

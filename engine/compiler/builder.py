@@ -551,7 +551,7 @@ class Compiler(AssetPhases):
             geom_bodyid=[self.body_id[id(el.parent)] for el in g],
             geom_plugin=[-1] * len(g),
             **self._columns("geom_", g, "contype conaffinity condim group priority solmix solref "
-                                        "solimp friction margin gap rgba"),
+                                        "solimp friction margin gap rgba surfacevel"),
         )
         for el in g:
             if el.attrs["condim"] not in (1, 3, 4, 6):
@@ -1500,7 +1500,7 @@ class Compiler(AssetPhases):
                                       ("mpos", 3 * nmocap, mpos0), ("mquat", 4 * nmocap, mquat0)):
                 val = a.get(field)
                 if val is None:
-                    val = default
+                    val = default.copy()  # each key its own row (partial keys write into it)
                 elif len(val) > n:
                     raise err(el, f"keyframe {field} has {len(val)} values, expected {n}", field)
                 else:

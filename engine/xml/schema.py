@@ -95,6 +95,7 @@ GEOM = {
     "fitscale": (R, None, 1.0),
     "fluidshape": (("none", "ellipsoid"), None, "none"),
     "fluidcoef": (R, 5, (0.5, 0.25, 1.5, 1.0, 1.0)),
+    "surfacevel": (R, 6, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)),
     **USER,
 }
 

@@ -287,3 +287,43 @@ def test_insidesite_camprojection_corpus(rel):
     ours, theirs = both(TESTDATA + rel)
     assert_same_model(ours, theirs)
     run_both(ours, theirs, nstep=100, tol=1e-8)
+
+
+# ---- moving surfaces (geom surfacevel) -------------------------------------------------------
+SURFACEVEL = """<mujoco><option cone="{cone}"/><worldbody>
+<geom type="box" size="2 2 .1" pos=".1 .2 0" euler="0 0 30" surfacevel=".8 .1 .3 0 .2 .5"
+      friction=".7 .02 .003"/>
+<geom type="sphere" size=".5" pos="0 -3 0" surfacevel=".5 .3 0 0 0 1"/>
+<body pos=".3 .2 .25"><freejoint/><geom type="sphere" size=".1" condim="6"
+      friction="1 .05 .004"/></body>
+<body pos="-.4 .1 .25" euler="0 0 10"><freejoint/><geom type="box" size=".1 .08 .05"
+      condim="4" surfacevel="0 0 0 0 0 -2"/></body>
+<body pos=".5 -.5 .25"><freejoint/><geom type="capsule" size=".05 .1" euler="0 90 0"/></body>
+<body pos="0 -3 .58"><freejoint/><geom type="box" size=".1 .1 .1" condim="4"/></body>
+</worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
+def test_surfacevel_conveyor_and_turntable(cone):
+    """Objects on a moving belt (linear and angular surface velocity, in the geom's frame) and
+    on a spinning sphere, condim 3, 4 and 6, both cones: efc_vel, efc_aref and the trajectory
+    as mujoco's."""
+    ours, theirs = both(SURFACEVEL.format(cone=cone))
+    assert_same_model(ours, theirs)
+    np.testing.assert_array_equal(ours.geom_surfacevel, theirs.geom_surfacevel)
+    d, md = run_both(ours, theirs, nstep=150, fields=("qpos", "qvel"), tol=1e-8)
+    assert abs(md.qvel[0]) > 0.1  # the belt carries the ball
+    engine.mj_forward(ours, d)
+    mujoco.mj_forward(theirs, md)
+    for f in ("efc_vel", "efc_aref"):
+        np.testing.assert_allclose(getattr(d, f), getattr(md, f), rtol=1e-8, atol=1e-8,
+                                   err_msg=f"mismatch: {f}")
+
+
+@pytest.mark.parametrize("rel", [TESTDATA + "core_constraint/surfacevel_conveyor.xml",
+                                 TESTDATA + "core_constraint/surfacevel_turntable.xml",
+                                 "mujoco/model/surfacevel/treadmill.xml"])
+def test_surfacevel_corpus(rel):
+    ours, theirs = both(rel)
+    assert_same_model(ours, theirs)
+    run_both(ours, theirs, nstep=100, fields=("qpos", "qvel"), tol=1e-7)
