@@ -160,6 +160,7 @@ light_dir0 f nlight 3
 light_attenuation f nlight 3
 light_cutoff f nlight 1
 light_exponent f nlight 1
+light_softness f nlight 1
 light_ambient f nlight 3
 light_diffuse f nlight 3
 light_specular f nlight 3

@@ -656,7 +656,7 @@ class Compiler(AssetPhases):
                  light_mode=[CAM_MODE[el.attrs["mode"]] for el in self.lights],
                  light_bodyid=[self.body_id[id(el.parent)] for el in self.lights],
                  **self._columns("light_", self.lights, "castshadow active attenuation cutoff "
-                                                        "exponent ambient diffuse specular"))
+                                                        "exponent softness ambient diffuse specular"))
         self.names["light"] = [el.name for el in self.lights]
 
     def _target(self, el):

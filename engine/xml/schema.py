@@ -150,6 +150,7 @@ LIGHT = {
     "attenuation": (R, 3, (1.0, 0.0, 0.0)),
     "cutoff": (R, None, 45.0),
     "exponent": (R, None, 10.0),
+    "softness": (R, None, 0.2),  # shadow softness (rendering only)
     "ambient": (R, 3, (0.0, 0.0, 0.0)),
     "diffuse": (R, 3, (0.7, 0.7, 0.7)),
     "specular": (R, 3, (0.3, 0.3, 0.3)),

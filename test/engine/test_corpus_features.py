@@ -327,3 +327,11 @@ def test_surfacevel_corpus(rel):
     ours, theirs = both(rel)
     assert_same_model(ours, theirs)
     run_both(ours, theirs, nstep=100, fields=("qpos", "qvel"), tol=1e-7)
+
+
+def test_light_softness():
+    """<light softness> (shadow softness, rendering only) compiles to light_softness."""
+    ours, theirs = both('<mujoco><default><light softness=".5"/></default><worldbody><light/>'
+                        '<light softness="1"/><light class="main"/></worldbody></mujoco>')
+    assert_same_model(ours, theirs)
+    np.testing.assert_allclose(ours.light_softness, theirs.light_softness, rtol=1e-7)
