@@ -476,8 +476,9 @@ FREEJOINT = {"name": (S, None, None), "group": (I, None, 0),
              "align": (T, None, "auto")}
 FRAME = {"name": (S, None, None), "childclass": (S, None, None),
          "pos": (R, 3, (0.0, 0.0, 0.0)), **ORIENT}
+# prefix: accepted; MuJoCo 4.0.0 leaves the replicated names without it (measured), so do we
 REPLICATE = {"count": (I, None, None), "sep": (S, None, ""), "offset": (R, 3, (0.0, 0.0, 0.0)),
-             **ORIENT}
+             "prefix": (S, None, ""), **ORIENT}
 KEY = {"name": (S, None, None), "time": (R, None, 0.0), "qpos": (R, ANY, None),
        "qvel": (R, ANY, None), "act": (R, ANY, None), "ctrl": (R, ANY, None),
        "mpos": (R, ANY, None), "mquat": (R, ANY, None)}

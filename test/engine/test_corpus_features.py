@@ -335,3 +335,24 @@ def test_light_softness():
                         '<light softness="1"/><light class="main"/></worldbody></mujoco>')
     assert_same_model(ours, theirs)
     np.testing.assert_allclose(ours.light_softness, theirs.light_softness, rtol=1e-7)
+
+
+REPLICATE_PREFIX = """<mujoco><worldbody>
+<replicate count="2" offset=".3 0 0" prefix="A"><replicate count="2" offset="0 .3 0" prefix="B"
+  sep="_"><body name="b" pos="0 0 .5"><freejoint name="j"/><geom name="g" size=".1"/>
+  <site name="s"/></body></replicate></replicate><geom type="plane" size="2 2 .1"/>
+</worldbody><sensor><framepos objtype="site" objname="s"/></sensor></mujoco>"""
+
+
+def test_replicate_prefix():
+    """<replicate prefix> is accepted; names and the replicated references come out as
+    mujoco's (which does not prefix them)."""
+    ours, theirs = both(REPLICATE_PREFIX)
+    assert_same_model(ours, theirs)
+    run_both(ours, theirs, nstep=20)
+
+
+def test_replicate_prefix_corpus():
+    ours, theirs = both(TESTDATA + "collision_primitive/spheres_cylinders.xml")
+    assert_same_model(ours, theirs)
+    run_both(ours, theirs, nstep=50, fields=("qpos",), tol=1e-8)
