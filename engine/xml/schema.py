@@ -95,6 +95,7 @@ GEOM = {
     "fitscale": (R, None, 1.0),
     "fluidshape": (("none", "ellipsoid"), None, "none"),
     "fluidcoef": (R, 5, (0.5, 0.25, 1.5, 1.0, 1.0)),
+    "surfacevel": (R, 6, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)),
     **USER,
 }
 
@@ -116,7 +117,7 @@ CAMERA = {
     **CLASSED,
     "mode": (CAM_MODES, None, "fixed"),
     "target": (S, None, None),
-    "orthographic": (B, None, False),
+    "projection": (("perspective", "orthographic"), None, "perspective"),
     "fovy": (R, None, 45.0),
     "resolution": (I, 2, (1, 1)),
     "output": (S, None, None),
@@ -149,6 +150,7 @@ LIGHT = {
     "attenuation": (R, 3, (1.0, 0.0, 0.0)),
     "cutoff": (R, None, 45.0),
     "exponent": (R, None, 10.0),
+    "softness": (R, None, 0.2),  # shadow softness (rendering only)
     "ambient": (R, 3, (0.0, 0.0, 0.0)),
     "diffuse": (R, 3, (0.7, 0.7, 0.7)),
     "specular": (R, 3, (0.3, 0.3, 0.3)),
@@ -474,8 +476,9 @@ FREEJOINT = {"name": (S, None, None), "group": (I, None, 0),
              "align": (T, None, "auto")}
 FRAME = {"name": (S, None, None), "childclass": (S, None, None),
          "pos": (R, 3, (0.0, 0.0, 0.0)), **ORIENT}
+# prefix: accepted; MuJoCo 4.0.0 leaves the replicated names without it (measured), so do we
 REPLICATE = {"count": (I, None, None), "sep": (S, None, ""), "offset": (R, 3, (0.0, 0.0, 0.0)),
-             **ORIENT}
+             "prefix": (S, None, ""), **ORIENT}
 KEY = {"name": (S, None, None), "time": (R, None, 0.0), "qpos": (R, ANY, None),
        "qvel": (R, ANY, None), "act": (R, ANY, None), "ctrl": (R, ANY, None),
        "mpos": (R, ANY, None), "mquat": (R, ANY, None)}
