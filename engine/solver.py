@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import argcheck
 from ._access import f1, f2, fs, i1, is_
 from ._layout import DF, MF
 from .math import gather, vcopy
@@ -732,7 +733,9 @@ def _warmstart_primal(M, D):
         constraint_update(M, D, jar, False)
     _jar(efc_J, aref, rows, nr, dofs, nd, qacc_smooth, jar)
     csm = constraint_update(M, D, jar, False)
-    if cws < csm:
+    # the smooth solution only when the warm start costs more, as MuJoCo compares: a NaN or
+    # infinite warm start is then used, and mj_checkAcc warns and resets as MuJoCo's does
+    if not cws > csm:
         vcopy(qacc, ws)
 
 
@@ -786,6 +789,15 @@ def solve_primal(M, D, newton, maxiter, rows, nr, dofs, nd, efc_state, isl):
 
     mul_m_sub(dof_Madr, dof_parentid, qM, qacc, Ma, dofs, nd)
     _jar(efc_J, aref, rows, nr, dofs, nd, qacc, jar)
+    for kk in range(nr):
+        if jar[rows[kk]] != jar[rows[kk]]:
+            # a NaN constraint row (e.g. a contact of a geom at a NaN mocap pose): MuJoCo's
+            # Newton/CG steps through it and every qacc of the problem ends NaN (measured on
+            # 4.0.0: mj_checkAcc then warns and resets); a satisfied NaN row would otherwise
+            # be ignored here
+            for a in range(nd):
+                qacc[dofs[a]] = np.nan
+            return 0, False
     _update(M, D, rows, nr, dofs, nd, jar, flg_hess, efc_state)
     for kk in range(nd):
         k = dofs[kk]
@@ -817,6 +829,14 @@ def solve_primal(M, D, newton, maxiter, rows, nr, dofs, nd, efc_state, isl):
         neval = 0
         slope = 0.0
         dcost = 0.0
+        if snorm != snorm:
+            # a NaN in the problem (qacc_smooth, the warm start, a constraint row): MuJoCo's
+            # solver goes on (the norm is not below mjMINVAL) and its line-search update
+            # leaves every qacc of the problem NaN, which mj_checkAcc then warns about and
+            # resets; do the same rather than return the finite start (test_api_misuse)
+            for kk in range(nd):
+                qacc[dofs[kk]] = np.nan
+            break
         if snorm >= _MINVAL:
             alpha, neval, slope, dcost = linesearch(ne, nf, rows, nr, efc_type, efc_id, efc_D,
                                                     efc_R, efc_fl, contact_mu, contact_friction,
@@ -1813,17 +1833,19 @@ def solve(M, D):
 def mj_constraintUpdate(m, d, jar, cost=None, flg_coneHessian=0):
     """Update efc_state, efc_force, qfrc_constraint (and the cone Hessians contact.H) from
     ``jar = J qacc - aref``; the constraint cost goes to ``cost[0]`` when given."""
-    j = np.ascontiguousarray(jar, dtype=np.float64).reshape(-1)
-    if j.shape[0] != d.nefc:
-        raise ValueError(f"jar should have nefc={d.nefc} elements, got {j.shape[0]}")
+    argcheck.pair(m, d, "mj_constraintUpdate")
+    fn = "mj_constraintUpdate"
+    j = argcheck.in_array(jar, (d.nefc,), "jar", fn)
+    cost = argcheck.out_array(cost, (1,), "cost", fn, optional=True)
     c = constraint_update(m._A, d._A, j, bool(flg_coneHessian))
     if cost is not None:
-        np.asarray(cost).reshape(-1)[0] = c
+        cost[0] = c
     return c
 
 
 def mj_solveConstraint(m, d):
     """Run the constraint solver on the rows already in d (the solver part of mj_fwdConstraint)."""
+    argcheck.pair(m, d, "mj_solveConstraint")
     solve(m._A, d._A)
 
 
