@@ -4,13 +4,16 @@ argument. Each case is also run through the official mujoco 4.0.0 to record what
 
 The cases run in child processes (one for all of them, a new one after a crash), so a
 segmentation fault fails the case instead of killing pytest. What mujoco 4.0.0 does, measured
-here (the ``MUJOCO`` column): it raises TypeError for wrong shapes, dtypes and None (pybind11),
-FatalError where the C code calls mjERROR (an invalid object type or state signature), ends the
-process (mju_error, exit code 1: "abort") for a ray on a geom of the wrong type, IndexError/AttributeError in the Python bindings' named access and
-attributes; it does not check ids, sizes or the model/data pairing in the raw functions
-("unchecked": garbage read or written, a segfault for mj_jac with body 10^8, mj_step with the
-MjData of another model runs on). The engine raises where mujoco raises (the same builtin class,
-ArgumentError being a TypeError and a ValueError) and also where mujoco does not check.
+here (the third column of CASES):
+- TypeError for wrong shapes, dtypes, read-only or non-contiguous outputs and None (pybind11);
+- FatalError where the C code calls mjERROR (an invalid object type or state signature);
+- it ends the process (mju_error, exit code 1: ABORT) for a ray on a geom of the wrong type;
+- IndexError / AttributeError in the bindings' named access and attributes;
+- no check of ids, sizes or the model/data pairing in the raw functions (UNCHECKED: garbage
+  read or written, a segfault for mj_jac with body 10^8; mj_step with the MjData of another
+  model runs on).
+The engine raises where mujoco raises (the same builtin class; ArgumentError is a TypeError and
+a ValueError) and also where mujoco does not check.
 
 Also here: the state fuzz (NaN / inf / 1e300 in each state field, stepped in both engines:
 warnings, resets and the state after them compared field by field) and the INERTIA warning of
@@ -85,6 +88,7 @@ CASES = {
                         UNCHECKED),
     "resetDataKeyframe_id": ("mj.mj_resetDataKeyframe(m, d, 5)", ("IndexError", "key"), "ok"),
     "named_joint_id": ("d.joint(100)", ("IndexError", None), "IndexError"),
+    "named_body_float": ("m.body(1.5)", ("TypeError", "id"), "TypeError"),
     "name2id_type": ("assert mj.mj_name2id(m, 1000, 'ball') == -1", ("ok", None), "ok"),
     "id2name_id": ("assert mj.mj_id2name(m, 1, 1000) is None", ("ok", None), "ok"),
     "stateSize_spec": ("mj.mj_stateSize(m, 1 << 30)", ("ValueError", "spec"), "FatalError"),
@@ -153,6 +157,8 @@ CASES = {
     "get_data_typo": ("d.foo", ("AttributeError", "foo"), "AttributeError"),
     "set_option_typo": ("m.opt.timestp = 0.1", ("AttributeError", "timestp"), "AttributeError"),
     "set_data_model": ("d.model = m2", ("AttributeError", "model"), "AttributeError"),
+    # a count past the arrays' capacity would let a kernel read beyond them (mujoco accepts it)
+    "set_data_count": ("d.ncon = 10**6", ("AttributeError", "ncon"), UNCHECKED),
     "set_qpos_wrong_size": ("d.qpos = np.zeros(3)", ("ValueError", None), "ValueError"),
 }
 # for test_runner_reports_a_crash only
