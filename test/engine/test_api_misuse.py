@@ -288,19 +288,23 @@ def _fuzz_case(lib, m, d, field, idx, val, nstep=2):
     return out
 
 
-def test_state_fuzz_warnings_and_resets_match_mujoco():
-    """Each field, each bad value: the same warnings (number and lastinfo per mjtWarning), the
-    same reset (or none), the same state after it, the field left as mujoco leaves it (ctrl as
-    set, a NaN mocap pose kept)."""
+@pytest.mark.parametrize("integrator", ["EULER", "RK4", "IMPLICIT", "IMPLICITFAST"])
+def test_state_fuzz_warnings_and_resets_match_mujoco(integrator):
+    """Each field, each bad value: the same warnings (number and lastinfo per mjtWarning: a
+    bad control is counted at each of RK4's four evaluations), the same reset (or none), the
+    same state after it, the field left as mujoco leaves it (ctrl as set, a NaN mocap pose
+    kept)."""
     import engine
     mujoco = pytest.importorskip("mujoco")
     mjm = mujoco.MjModel.from_xml_path(str(MODEL))
     m = engine.MjModel.from_xml_path(str(MODEL))
+    mjm.opt.integrator = m.opt.integrator = int(getattr(mujoco.mjtIntegrator,
+                                                        f"mjINT_{integrator}"))
     checked = 0
     for field, idxs in STATE_FIELDS.items():
         for idx in idxs:
             for val in BAD:
-                what = f"{field}[{idx}] = {val}"
+                what = f"{integrator}: {field}[{idx}] = {val}"
                 a = _fuzz_case(engine, m, engine.MjData(m), field, idx, val)
                 b = _fuzz_case(mujoco, mjm, mujoco.MjData(mjm), field, idx, val)
                 for s, (x, y) in enumerate(zip(a, b)):
