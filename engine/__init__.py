@@ -48,7 +48,7 @@ from .collision.distance import mj_geomDistance  # noqa: E402,F401
 from .constraint import mj_makeConstraint, mj_referenceConstraint, mj_contactForce  # noqa: E402
 from .solver import mj_constraintUpdate  # noqa: E402,F401
 from .island import mj_island  # noqa: E402,F401
-from .errors import ArenaFullError  # noqa: E402,F401
+from .errors import ArenaFullError, ArgumentError  # noqa: E402,F401
 from .inverse import mj_inverse, mj_inverseSkip  # noqa: E402
 from .state import (mj_stateSize, mj_getState, mj_setState, mj_copyState, mj_copyData,  # noqa
                     mjtState)

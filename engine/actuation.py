@@ -7,12 +7,14 @@ actuatorgravcomp>, <tendon actuatorfrcrange>, <option actuatorgroupdisable> and 
 MuJoCo's documentation ("Muscles": the FL, FV and FP curves, activation time constants).
 
 Outputs (mjData names): ``act_dot`` (na), ``actuator_force`` (nu), ``qfrc_actuator`` (nv).
-``ctrl`` itself is only rewritten (to zero) when it holds bad values (BADCTRL warning), as MuJoCo.
+``ctrl`` itself is never rewritten: a bad control (BADCTRL warning) makes the evaluation use zeros,
+as MuJoCo 4.0.0 does (`check_ctrl`).
 """
 from __future__ import annotations
 
 import math
 
+from . import argcheck
 from ._access import f1, f2, fs, i1, i2, is_, u1
 from ._jit import kernel
 from ._layout import DF, MF
@@ -183,17 +185,18 @@ def actuator_forces(
     actearly, dynprm, gainprm, biasprm, ctrlrange, forcerange, actrange, lengthrange, acc0,
     disableflags, disableactuator, dt,
     # Data in:
-    ctrl, act, length, velocity,
+    ctrl, act, length, velocity, ctrl_bad,
     # Data out:
     act_dot, force,
 ):
-    """act_dot and actuator_force of every actuator from (clamped) ctrl, act, length, velocity."""
+    """act_dot and actuator_force of every actuator from (clamped) ctrl, act, length, velocity;
+    with ``ctrl_bad`` (see `check_ctrl`) every control counts as zero, not clamped."""
     clampctrl = not (disableflags & _DSBL_CLAMPCTRL)
     for i in range(dyntype.shape[0]):
         adr = actadr[i]
         nact = actnum[i]
-        c = ctrl[i]
-        if clampctrl and ctrllimited[i]:
+        c = 0.0 if ctrl_bad else ctrl[i]
+        if clampctrl and ctrllimited[i] and not ctrl_bad:
             c = min(ctrlrange[i, 1], max(ctrlrange[i, 0], c))
         # activation dynamics
         dt_ = dyntype[i]
@@ -283,9 +286,13 @@ def joint_force(
         f = actuator_force[a]
         if f == 0.0:
             continue
+        # only the moment's nonzeros, as MuJoCo's sparse moment: a NaN or infinite force
+        # reaches the actuator's own dofs, not every dof through 0 * inf
         for p in range(moment_rownnz[a]):
             k = moment_colind[a, p]
-            qfrc_actuator[k] += actuator_moment[a, k] * f
+            mo = actuator_moment[a, k]
+            if mo != 0.0:
+                qfrc_actuator[k] += mo * f
     for j in range(jnt_type.shape[0]):
         t = jnt_type[j]
         n = 6 if t == _JNT_FREE else (3 if t == _JNT_BALL else 1)
@@ -306,23 +313,30 @@ def joint_force(
 
 @kernel
 def check_ctrl(M, D):
-    """Zero all controls if any is NaN or beyond 1e10 (mjWARN_BADCTRL), as MuJoCo does."""
+    """True when a control, clamped to its ctrlrange where limited, is NaN or beyond 1e10:
+    then mjWARN_BADCTRL is counted (lastinfo: the first such actuator) and this evaluation
+    uses zero for every control, leaving d.ctrl as the user set it. Measured on MuJoCo 4.0.0:
+    counted at every forward evaluation; an infinite control of a ctrllimited actuator is
+    clamped first and so is not bad; the zeros are not clamped (test_api_misuse)."""
     ctrl = f1(D, DF.ctrl)
+    clampctrl = not (is_(M, MF.opt_disableflags) & _DSBL_CLAMPCTRL)
+    limited = u1(M, MF.actuator_ctrllimited)
+    rng = f2(M, MF.actuator_ctrlrange)
     for i in range(ctrl.shape[0]):
         x = ctrl[i]
+        if clampctrl and limited[i] and x == x:
+            x = min(rng[i, 1], max(rng[i, 0], x))
         if x != x or x > _MAXVAL or x < -_MAXVAL:
-            ctrl[:] = 0.0
-            wl = i1(D, DF.warning_lastinfo)
-            wn = i1(D, DF.warning_number)
-            wl[_WARN_BADCTRL] = i
-            wn[_WARN_BADCTRL] += 1
-            return
+            i1(D, DF.warning_lastinfo)[_WARN_BADCTRL] = i
+            i1(D, DF.warning_number)[_WARN_BADCTRL] += 1
+            return True
+    return False
 
 
 @kernel
 def fwd_actuation(M, D):
     """mj_fwdActuation: act_dot, actuator_force and qfrc_actuator."""
-    check_ctrl(M, D)
+    ctrl_bad = check_ctrl(M, D)
     disable = is_(M, MF.opt_disableflags)
     act_dot = f1(D, DF.act_dot)
     force = f1(D, DF.actuator_force)
@@ -354,7 +368,7 @@ def fwd_actuation(M, D):
             f1(M, MF.actuator_acc0), disable, is_(M, MF.opt_disableactuator),
             fs(M, MF.opt_timestep),
             f1(D, DF.ctrl), f1(D, DF.act), f1(D, DF.actuator_length),
-            f1(D, DF.actuator_velocity), act_dot, force)
+            f1(D, DF.actuator_velocity), ctrl_bad, act_dot, force)
         if sfilt:
             actadr = i1(M, MF.actuator_actadr)
             actnum = i1(M, MF.actuator_actnum)
@@ -409,4 +423,5 @@ def check_actuation_supported(m):
 def mj_fwdActuation(m, d):
     """Actuator activation rates (act_dot), forces (actuator_force) and their joint-space sum
     (qfrc_actuator), from ctrl, act and the velocity stage's actuator length/velocity/moment."""
+    argcheck.pair(m, d, "mj_fwdActuation")
     fwd_actuation(m._A, d._A)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 
 
+from . import argcheck
 from . import math as mm
 from ._access import f1, f2, fs, i1, i2, is_, u1
 from ._layout import DF, MF
@@ -1170,21 +1171,24 @@ def _check(d):
 
 def mj_makeConstraint(m, d):
     """Constraint rows for the current positions and contacts (see make_constraint)."""
+    argcheck.pair(m, d, "mj_makeConstraint")
     make_constraint(m._A, d._A)
     _check(d)
 
 
 def mj_referenceConstraint(m, d):
     """efc_vel and efc_aref of the current rows (see reference_constraint)."""
+    argcheck.pair(m, d, "mj_referenceConstraint")
     reference_constraint(m._A, d._A)
 
 
 def mj_contactForce(m, d, id, result):
     """The 6-vector force/torque of contact ``id`` in its contact frame (see contact_force)."""
-    if not 0 <= id < d.ncon:
-        raise ValueError(f"contact id {id} out of range [0, {d.ncon})")
+    fn = "mj_contactForce"
+    argcheck.pair(m, d, fn)
+    i = argcheck.index(id, d.ncon, "id", fn)
     contact_force(int(m.opt.cone), d.contact_dim, d.contact_friction, d.contact_efc_address,
-                  d.__dict__["efc_force"], int(id), result)
+                  d.__dict__["efc_force"], i, argcheck.out_array(result, (6,), "result", fn))
 
 
 __all__ = ["eq_anchors", "make_constraint", "reference_constraint", "contact_jac", "impedance",

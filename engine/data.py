@@ -282,12 +282,15 @@ class MjData(_Fields):
     """The simulation state and workspace for one model. ``MjData(m)`` is reset to qpos0."""
 
     def __init__(self, model):
+        from . import argcheck
+        argcheck.model(model, "MjData")
         sizes = {k: getattr(model, k) for k in model._arena_sizes()}
         sizes["nconcap"], sizes["njcap"] = capacity(model)
         sizes.update(constraint_pools(model.nv, model.nM, sizes["njcap"], is_sparse(model)))
         arena = Arena(DATA_FIELDS, sizes)
         d = self.__dict__
         d["model"] = model
+        d["_msig"] = model._sig   # the same object: mj_step's pairing check is one `is`
         d["_arena"] = arena
         d["_A"] = arena.buffers()
         for name, view in arena.views.items():

@@ -26,3 +26,12 @@ class CompileError(XMLError):
 class ArenaFullError(RuntimeError):
     """The contacts or constraint rows of a step exceed what the MjData was allocated for
     (seed 001 "Memory allocation": raise <size memory>)."""
+
+
+class ArgumentError(TypeError, ValueError):
+    """An argument of a public mj_* function has the wrong type, dtype, shape or size, or is
+    None where an array is needed; the message names the function and the argument.
+
+    Why both bases: the official bindings raise TypeError for these (pybind11's argument
+    conversion: "jacp should be of shape (3, nv)"), and a ValueError is what the Python
+    convention expects for a bad value; code written for either catches it."""

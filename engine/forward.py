@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from . import argcheck
 from . import callbacks
 from ._access import f1, f2, fs, i1, i2, is_, u1
 from ._jit import kernel
@@ -249,7 +250,12 @@ def xfrc_to_qfrc(
     # Data out:
     qfrc,
 ):
-    """qfrc += J^T xfrc_applied (force and torque applied at each body's center of mass)."""
+    """qfrc += J^T xfrc_applied (force and torque applied at each body's center of mass).
+
+    A NaN or infinite component reaches every dof, as in MuJoCo's mj_applyFT, whose dense
+    J^T f multiplies it by the zero Jacobian entries of the dofs outside the body's chain
+    (0 * inf = NaN): a bad xfrc_applied, even on a body without dofs, then makes qacc bad and
+    mj_checkAcc warns and resets (measured on MuJoCo 4.0.0, test_api_misuse)."""
     for b in range(1, xfrc_applied.shape[0]):
         x = xfrc_applied[b]
         if (x[0] == 0.0 and x[1] == 0.0 and x[2] == 0.0 and x[3] == 0.0 and x[4] == 0.0
@@ -257,6 +263,10 @@ def xfrc_to_qfrc(
             continue
         apply_ft(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid, cdof,
                  subtree_com, x[0:3], x[3:6], xipos[b], b, qfrc)
+        z = (0.0 * x[0] + 0.0 * x[1] + 0.0 * x[2] + 0.0 * x[3] + 0.0 * x[4] + 0.0 * x[5])
+        if z != z:
+            for k in range(qfrc.shape[0]):
+                qfrc[k] += z
 
 
 @kernel
@@ -1164,21 +1174,25 @@ def _prepare(m, d):
 
 def mj_fwdPosition(m, d):
     """Position-dependent computations (kinematics, inertia, tendons, transmissions)."""
+    argcheck.pair(m, d, "mj_fwdPosition")
     fwd_position(m._A, d._A)
 
 
 def mj_fwdVelocity(m, d):
     """Velocity-dependent computations (com velocities, bias and passive forces)."""
+    argcheck.pair(m, d, "mj_fwdVelocity")
     fwd_velocity(m._A, d._A)
 
 
 def mj_fwdAcceleration(m, d):
     """qfrc_smooth and qacc_smooth."""
+    argcheck.pair(m, d, "mj_fwdAcceleration")
     fwd_acceleration(m._A, d._A)
 
 
 def mj_fwdConstraint(m, d):
     """Constraint stage (no constraint rows yet: qacc = qacc_smooth)."""
+    argcheck.pair(m, d, "mj_fwdConstraint")
     _prepare(m, d)
     d.fw_status[0] = 0
     fwd_constraint(m._A, d._A)
@@ -1194,9 +1208,8 @@ def _python_forward(m, d, skipstage, skipsensor):
     step2_forward(m._A, d._A)
 
 
-def mj_forwardSkip(m, d, skipstage=0, skipsensor=0):
-    """Forward dynamics skipping the stages below ``skipstage`` (mjtStage), optionally without
-    sensors."""
+def _forward(m, d, skipstage, skipsensor):
+    """mj_forwardSkip after its argument checks."""
     _prepare(m, d)
     d.fw_status[0] = 0
     if callbacks.get_mjcb_control() is None:
@@ -1206,39 +1219,57 @@ def mj_forwardSkip(m, d, skipstage=0, skipsensor=0):
     _raise_status(m, d)
 
 
+def mj_forwardSkip(m, d, skipstage=0, skipsensor=0):
+    """Forward dynamics skipping the stages below ``skipstage`` (mjtStage), optionally without
+    sensors."""
+    argcheck.pair(m, d, "mj_forwardSkip")
+    _forward(m, d, argcheck.integer(skipstage, "skipstage", "mj_forwardSkip"), skipsensor)
+
+
 def mj_forward(m, d):
     """Forward dynamics: every stage from qpos, qvel, act, ctrl and the applied forces."""
-    mj_forwardSkip(m, d, 0, 0)
+    try:    # argcheck.pair inlined: one identity test on the hot path
+        if d._msig is not m._sig:
+            argcheck.pair_slow(m, d, "mj_forward")
+    except AttributeError:
+        argcheck.pair_slow(m, d, "mj_forward")
+    _forward(m, d, 0, 0)
 
 
 def mj_checkPos(m, d):
     """Reset and warn (mjWARN_BADQPOS) if qpos has NaN/Inf or |x| > 1e10."""
+    argcheck.pair(m, d, "mj_checkPos")
     _run(m, d, OP_CHECKPOS)
 
 
 def mj_checkVel(m, d):
     """Reset and warn (mjWARN_BADQVEL) if qvel is bad."""
+    argcheck.pair(m, d, "mj_checkVel")
     _run(m, d, OP_CHECKVEL)
 
 
 def mj_checkAcc(m, d):
     """Reset, warn (mjWARN_BADQACC) and recompute forward dynamics if qacc is bad."""
+    argcheck.pair(m, d, "mj_checkAcc")
     _run(m, d, OP_CHECKACC)
 
 
 def mj_Euler(m, d):
     """Semi-implicit Euler step from the current forward results."""
+    argcheck.pair(m, d, "mj_Euler")
     _run(m, d, OP_EULER)
 
 
 def mj_implicit(m, d):
     """Implicit(-fast) step from the current forward results."""
+    argcheck.pair(m, d, "mj_implicit")
     _prepare(m, d)
     _run(m, d, OP_IMPLICIT)
 
 
 def mj_RungeKutta(m, d, N=4):
     """Runge-Kutta step (N=4 only) from the current forward results."""
+    argcheck.pair(m, d, "mj_RungeKutta")
     if N != 4:
         raise NotImplementedError("mj_RungeKutta: only N=4 is supported")
     _prepare(m, d)
@@ -1260,7 +1291,13 @@ def mj_RungeKutta(m, d, N=4):
 
 def mj_step(m, d, nstep=1):
     """Advance the simulation ``nstep`` times (checks, forward dynamics, integrator)."""
-    nstep = int(nstep)
+    try:    # argcheck.pair inlined: one identity test on the hot path
+        if d._msig is not m._sig:
+            argcheck.pair_slow(m, d, "mj_step")
+    except AttributeError:
+        argcheck.pair_slow(m, d, "mj_step")
+    if type(nstep) is not int:
+        nstep = argcheck.integer(nstep, "nstep", "mj_step")
     if callbacks.get_mjcb_control() is None:
         check_model(m)
         done = _run(m, d, OP_STEP, nstep)[0]
@@ -1297,6 +1334,7 @@ def mj_compareFwdInv(m, d):
     without constraint rows). mj_step and mj_step2 call it when opt.enableflags has fwdinv
     (seed 001, "Forward and inverse dynamics" diagnostics). Leaves qfrc_inverse and the rows'
     efc_state from the inverse pass, as MuJoCo does."""
+    argcheck.pair(m, d, "mj_compareFwdInv")
     from .inverse import inverse_skip, check_inverse_options
     check_inverse_options(m)
     d.solver_fwdinv[:] = 0.0
@@ -1318,6 +1356,7 @@ def mj_compareFwdInv(m, d):
 
 def mj_step1(m, d):
     """First half of a step: checks, position and velocity stages (then set ctrl)."""
+    argcheck.pair(m, d, "mj_step1")
     _prepare(m, d)
     _run(m, d, OP_STEP1)
     cb = callbacks.get_mjcb_control()
@@ -1328,6 +1367,7 @@ def mj_step1(m, d):
 def mj_step2(m, d):
     """Second half of a step: actuation, acceleration, constraints, sensors, then Euler or the
     implicit integrator (see step2_integrate)."""
+    argcheck.pair(m, d, "mj_step2")
     _prepare(m, d)
     d.fw_status[0] = 0
     step2_forward(m._A, d._A)

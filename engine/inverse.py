@@ -8,6 +8,7 @@ jar = J qacc - aref: the soft constraints make the inverse unique, seed 001 "Inv
 """
 from __future__ import annotations
 
+from . import argcheck
 from ._access import f1, i1
 from ._jit import kernel
 from ._layout import DF, MF
@@ -66,13 +67,16 @@ def check_inverse_options(m):
 
 def mj_inverseSkip(m, d, skipstage=0, skipsensor=0):
     """Inverse dynamics skipping the stages below ``skipstage``."""
+    argcheck.pair(m, d, "mj_inverseSkip")
     check_inverse_options(m)
     _prepare(m, d)
     d.fw_status[0] = 0
-    inverse_skip(m._A, d._A, int(skipstage), bool(skipsensor))
+    inverse_skip(m._A, d._A, argcheck.integer(skipstage, "skipstage", "mj_inverseSkip"),
+                 bool(skipsensor))
     _raise_status(m, d)
 
 
 def mj_inverse(m, d):
     """qfrc_inverse: the joint force that yields d.qacc at the current state."""
+    argcheck.pair(m, d, "mj_inverse")
     mj_inverseSkip(m, d, 0, 0)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import warnings
 
+from . import argcheck
+
 
 def mj_resetData(m, d):
     """Reset ``d`` to the model's defaults: zero everything (solver statistics included),
@@ -12,6 +14,7 @@ def mj_resetData(m, d):
     static bodies' poses computed and the sleep="init" trees asleep (engine.forward.reset_data;
     seed 001 "Sleeping islands"). Warns, as MuJoCo does, when a tree marked init could not be
     put to sleep."""
+    argcheck.pair(m, d, "mj_resetData")
     from .forward import OP_RESET, _run
     ninit, nslept = _run(m, d, OP_RESET)
     if nslept != ninit:
@@ -30,9 +33,8 @@ def _warn_init(m, d, ninit, nslept):
 
 def mj_resetDataKeyframe(m, d, key):
     """Reset ``d`` and then load keyframe ``key`` (index): time, qpos, qvel, act, ctrl, mocap."""
-    key = int(key)
-    if not 0 <= key < m.nkey:
-        raise IndexError(f"keyframe index {key} out of range [0, {m.nkey})")
+    argcheck.pair(m, d, "mj_resetDataKeyframe")
+    key = argcheck.index(key, m.nkey, "key", "mj_resetDataKeyframe")
     mj_resetData(m, d)
     d.time = m.key_time[key]
     d.qpos[:] = m.key_qpos[key]

@@ -35,6 +35,7 @@ Workspace: ``sol_tree`` (union-find parents); no allocation.
 """
 from __future__ import annotations
 
+from . import argcheck
 from ._access import f1, i1, is_
 from ._jit import kernel
 from ._layout import DF, MF
@@ -274,6 +275,7 @@ def _group(item_island, n, nisland, island_n, island_adr, map_i2item, map_item2i
 
 def mj_island(m, d):
     """Find the constraint islands of the rows in ``d`` (see the module docstring)."""
+    argcheck.pair(m, d, "mj_island")
     island(m._A, d._A)
     if int(d.fw_status[0]) == STATUS_NOTREE:
         raise_status(m, d)

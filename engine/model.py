@@ -66,14 +66,31 @@ ALIASES = {"jnt": "joint", "cam": "camera", "mat": "material", "eq": "equality",
 
 
 class _Fields:
-    """Base for objects whose array attributes are views: assignment copies into the view."""
+    """Base for objects whose array attributes are views: assignment copies into the view.
+
+    As in the official bindings, nothing else can be assigned: sizes (``m.nq``) and the other
+    non-array attributes are read-only (the arena was allocated for them: a changed size would
+    let compiled code index past it), and a name that is not a field raises AttributeError
+    (``d.qpos_typo = x`` would otherwise be silently ignored by the simulation)."""
 
     def __setattr__(self, name, value):
+        # a property first: it hides the arena view of the same name (d.ncon, d.efc_J: the
+        # counts compiled code keeps are read-only, a count past the arrays' capacity would
+        # let a kernel read beyond them)
+        prop = getattr(type(self), name, None)
+        if isinstance(prop, property):
+            if prop.fset is None:
+                raise AttributeError(f"{type(self).__name__}.{name} is read-only")
+            prop.fset(self, value)
+            return
         cur = self.__dict__.get(name)
         if isinstance(cur, np.ndarray):
             cur[...] = value
-        else:
-            object.__setattr__(self, name, value)
+            return
+        kind = type(self).__name__
+        if name in self.__dict__:
+            raise AttributeError(f"{kind}.{name} is read-only")
+        raise AttributeError(f"'{kind}' object has no attribute '{name}'")
 
 
 class InstanceField:
@@ -197,6 +214,8 @@ class MjModel(_Fields):
         d["names"], adr = names_buffer(modelname, names)
         d.update(adr)
         d["nnames"] = len(d["names"])
+        # the size signature an MjData is checked against (engine.argcheck.pair)
+        d["_sig"] = tuple(full[k] for k in MODEL_SIZES)
 
     @staticmethod
     def _arena_sizes():
@@ -234,9 +253,8 @@ class MjModel(_Fields):
                 raise KeyError(f"Invalid name '{key}'. Valid names: "
                                f"{sorted(n for n in self._names.get(kind, []) if n)}")
         else:
-            i = int(key)
-            if not 0 <= i < size:
-                raise IndexError(f"{kind} id {i} out of range [0, {size})")
+            from . import argcheck
+            i = argcheck.index(key, size, "id", kind)
         names = self._names.get(kind, [])
         return kind, i, (names[i] if i < len(names) and names[i] else "")
 

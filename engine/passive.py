@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from . import argcheck
 from ._access import f1, f2, fs, i1, i2, is_, u1
 from ._jit import kernel
 from ._layout import DF, MF
@@ -609,4 +610,5 @@ def check_passive_supported(m):
 def mj_passive(m, d):
     """Compute the passive forces (qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid,
     qfrc_passive) from the position and velocity stages' results."""
+    argcheck.pair(m, d, "mj_passive")
     passive(m._A, d._A)

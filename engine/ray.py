@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from . import argcheck
 from ._access import f1, f2, i1, i2
 from ._jit import kernel
 from ._layout import DF, MF
@@ -497,13 +498,25 @@ def _normal_out(m, d, g, pnt, vec, x, normal):
         normal[:] = ray_normal(m._A, d._A, int(g) if x >= 0.0 else -1, pnt, vec, float(x))
 
 
+def _typed_ray_args(m, d, geomid, gtype, what, pnt, vec, normal, fn):
+    """The arguments of mj_rayHfield / mj_rayMesh checked: (geom id, pnt, vec, normal or
+    None). The geom must be of type ``gtype`` (mujoco stops the process with "geom with <what>
+    type expected": the ray routines read the geom's data by its type)."""
+    argcheck.pair(m, d, fn)
+    g = argcheck.index(geomid, m.ngeom, "geomid", fn)
+    if int(m.geom_type[g]) != gtype:
+        raise ValueError(f"{fn}: geomid {g} is not a {what} geom (geom type "
+                         f"{int(m.geom_type[g])}): geom with {what} type expected")
+    return (g, argcheck.in_array(pnt, (3,), "pnt", fn), argcheck.in_array(vec, (3,), "vec", fn),
+            argcheck.out_array(normal, (3,), "normal", fn, optional=True))
+
+
 def mj_rayHfield(m, d, geomid, pnt, vec, normal=None):
     """Intersect ``pnt + x vec`` (x >= 0) with the height-field geom ``geomid``: x of the nearest
     hit or -1; ``normal`` (optional, 3) gets the surface's unit normal in the world frame (zeros
     on a miss)."""
-    g = int(geomid)
-    pnt = np.ascontiguousarray(pnt, float).reshape(3)
-    vec = np.ascontiguousarray(vec, float).reshape(3)
+    g, pnt, vec, normal = _typed_ray_args(m, d, geomid, _HFIELD, "hfield", pnt, vec, normal,
+                                          "mj_rayHfield")
     lp, lv = _local(d.geom_xpos[g], d.geom_xmat[g], pnt, vec)
     x, _ = ray_hfield(m.hfield_size, m.hfield_nrow, m.hfield_ncol, m.hfield_adr, m.hfield_data,
                       int(m.geom_dataid[g]), lp, lv)
@@ -515,9 +528,8 @@ def mj_rayMesh(m, d, geomid, pnt, vec, normal=None):
     """Intersect ``pnt + x vec`` (x >= 0) with the mesh geom ``geomid``: x of the nearest hit on
     its triangles or -1; ``normal`` (optional, 3) gets the hit face's outward unit normal in the
     world frame (zeros on a miss)."""
-    g = int(geomid)
-    pnt = np.ascontiguousarray(pnt, float).reshape(3)
-    vec = np.ascontiguousarray(vec, float).reshape(3)
+    g, pnt, vec, normal = _typed_ray_args(m, d, geomid, _MESH, "mesh", pnt, vec, normal,
+                                          "mj_rayMesh")
     lp, lv = _local(d.geom_xpos[g], d.geom_xmat[g], pnt, vec)
     x = ray_mesh(m.mesh_vertadr, m.mesh_faceadr, m.mesh_facenum, m.mesh_vert, m.mesh_face,
                  int(m.geom_dataid[g]), lp, lv)
@@ -530,12 +542,21 @@ def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid=None, norm
     nearest surface or -1, and writes the geom's id into ``geomid[0]`` (-1 when none) and, when
     given, the hit surface's outward unit normal (world frame) into ``normal`` (zeros on a
     miss)."""
-    pnt = np.ascontiguousarray(pnt, float).reshape(3)
-    vec = np.ascontiguousarray(vec, float).reshape(3)
+    fn = "mj_ray"
+    argcheck.pair(m, d, fn)
+    pnt = argcheck.in_array(pnt, (3,), "pnt", fn)
+    vec = argcheck.in_array(vec, (3,), "vec", fn)
     use_group = geomgroup is not None
-    group = (np.ascontiguousarray(geomgroup, np.uint8).reshape(_NGROUP) if use_group
-             else np.zeros(_NGROUP, np.uint8))
-    x, g = ray(m._A, d._A, pnt, vec, group, use_group, bool(flg_static), int(bodyexclude))
+    group = (argcheck.in_array(geomgroup, (_NGROUP,), "geomgroup", fn, dtype=np.uint8)
+             if use_group else np.zeros(_NGROUP, np.uint8))
+    geomid = argcheck.out_array(geomid, (1,), "geomid", fn, dtype=np.dtype(np.int32),
+                                optional=True)
+    normal = argcheck.out_array(normal, (3,), "normal", fn, optional=True)
+    # any integer, as in mujoco: it is only compared with body ids (-1 or another non-id
+    # excludes nothing); kept inside the kernel's integer type
+    body = argcheck.integer(bodyexclude, "bodyexclude", fn)
+    body = body if -1 <= body < m.nbody else -1
+    x, g = ray(m._A, d._A, pnt, vec, group, use_group, bool(flg_static), body)
     if geomid is not None:
         geomid[0] = g
     _normal_out(m, d, g, pnt, vec, x, normal)
@@ -544,5 +565,12 @@ def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid=None, norm
 
 def mju_rayGeom(pos, mat, size, pnt, vec, geomtype):
     """x of the first hit of ``pnt + x vec`` on a primitive geom, or -1."""
-    f = lambda a, n: np.ascontiguousarray(a, float).reshape(n)  # noqa: E731
-    return ray_geom(f(pos, 3), f(mat, 9), f(size, 3), f(pnt, 3), f(vec, 3), int(geomtype))
+    fn = "mju_rayGeom"
+    t = argcheck.integer(geomtype, "geomtype", fn)
+    if t not in (_PLANE, _SPHERE, _CAPSULE, _ELLIPSOID, _CYLINDER, _BOX):
+        # mujoco: mjERROR "unexpected geom type"
+        raise ValueError(f"{fn}: geomtype {t} is not a primitive geom type (plane, sphere, "
+                         "capsule, ellipsoid, cylinder, box)")
+    a = [argcheck.in_array(v, (n,), name, fn) for v, n, name in (
+        (pos, 3, "pos"), (mat, 9, "mat"), (size, 3, "size"), (pnt, 3, "pnt"), (vec, 3, "vec"))]
+    return ray_geom(*a, t)

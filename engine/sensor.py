@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from . import argcheck
 from . import math as mm
 from ._access import f1, f2, fs, i1, i2, is_
 from ._jit import kernel
@@ -999,24 +1000,29 @@ def check_sensors_supported(m):
 
 def mj_sensorPos(m, d):
     """Position-dependent sensors into sensordata."""
+    argcheck.pair(m, d, "mj_sensorPos")
     sensor_pos(m._A, d._A)
 
 
 def mj_sensorVel(m, d):
     """Velocity-dependent sensors into sensordata."""
+    argcheck.pair(m, d, "mj_sensorVel")
     sensor_vel(m._A, d._A)
 
 
 def mj_sensorAcc(m, d):
     """Acceleration-dependent sensors into sensordata (runs mj_rnePostConstraint if needed)."""
+    argcheck.pair(m, d, "mj_sensorAcc")
     sensor_acc(m._A, d._A)
 
 
 def mj_energyPos(m, d):
     """Potential energy into d.energy[0]."""
+    argcheck.pair(m, d, "mj_energyPos")
     energy_pos(m._A, d._A)
 
 
 def mj_energyVel(m, d):
     """Kinetic energy into d.energy[1]."""
+    argcheck.pair(m, d, "mj_energyVel")
     energy_vel(m._A, d._A)

@@ -19,6 +19,8 @@ import math
 
 import numpy as np
 
+from . import argcheck
+from .enums import mjtWarning
 from . import math as mm
 from .support import add_point_jac_dot, add_wrench_jac_dot, last_dof
 from ._access import f1, f2, i1, i2, is_, u1
@@ -38,6 +40,7 @@ TRN_JOINT, TRN_JOINTINPARENT, TRN_SLIDERCRANK, TRN_TENDON, TRN_SITE, TRN_BODY = 
 DSBL_GRAVITY = 1 << 7
 DSBL_SPRING, DSBL_DAMPER = 1 << 5, 1 << 6
 mjMINVAL = 1e-15
+_WARN_INERTIA = int(mjtWarning.mjWARN_INERTIA)
 
 
 # =================================================================================================
@@ -517,16 +520,26 @@ def factor_m_kernel(
     Eliminates from the last dof up; row k's columns are dof k's ancestors, and the first p+1
     entries of row k are exactly row i's columns when i is the p-th ancestor column of row k, so
     every update stays inside the pattern (no fill-in for a tree).
+
+    A pivot below mjMINVAL (a massless or inertia-less body, a singular M) is replaced by
+    mjMINVAL, as MuJoCo's mj_factorI does, so the factor stays finite; returns (how many
+    pivots were replaced, the lowest such dof or -1): the caller records mjWARN_INERTIA.
     """
     for k in range(Mcsr.shape[0]):
         qLD[k] = Mcsr[k]
     nv = M_rownnz.shape[0]
+    nbad = 0
+    lastbad = -1
     for k in range(nv - 1, -1, -1):
         adr = M_rowadr[k]
         nnz = M_rownnz[k]
         # row views: the inner update runs over two short contiguous slices (measured 35%
         # faster than indexing qLD with offsets); same operations in the same order
         row = qLD[adr:adr + nnz]
+        if row[nnz - 1] < mjMINVAL:
+            row[nnz - 1] = mjMINVAL
+            nbad += 1
+            lastbad = k
         invd = 1.0 / row[nnz - 1]
         for p in range(nnz - 2, -1, -1):
             i = M_colind[adr + p]
@@ -539,13 +552,19 @@ def factor_m_kernel(
             row[p] *= invd
     for k in range(nv):
         qLDiagInv[k] = 1.0 / qLD[M_rowadr[k] + M_rownnz[k] - 1]
+    return nbad, lastbad
 
 
 @kernel
 def factor_m(M, D):
-    """mj_factorM stage: qLD, qLDiagInv from d.M."""
-    factor_m_kernel(i1(M, MF.M_rownnz), i1(M, MF.M_rowadr), i1(M, MF.M_colind),
-                    f1(D, DF.M), f1(D, DF.qLD), f1(D, DF.qLDiagInv))
+    """mj_factorM stage: qLD, qLDiagInv from d.M; a pivot below mjMINVAL counts
+    mjWARN_INERTIA once per such dof, lastinfo the dof (seed 001 "Errors and warnings")."""
+    nbad, lastbad = factor_m_kernel(i1(M, MF.M_rownnz), i1(M, MF.M_rowadr),
+                                    i1(M, MF.M_colind), f1(D, DF.M), f1(D, DF.qLD),
+                                    f1(D, DF.qLDiagInv))
+    if nbad > 0:
+        i1(D, DF.warning_number)[_WARN_INERTIA] += nbad
+        i1(D, DF.warning_lastinfo)[_WARN_INERTIA] = lastbad
 
 
 # =================================================================================================
@@ -1695,66 +1714,76 @@ def fwd_velocity_smooth(M, D):
 
 def mj_kinematics(m, d):
     """Run forward kinematics."""
+    argcheck.pair(m, d, "mj_kinematics")
     kinematics(m._A, d._A)
 
 
 def mj_comPos(m, d):
     """Map inertias and motion dofs to global frame centered at CoM."""
+    argcheck.pair(m, d, "mj_comPos")
     com_pos(m._A, d._A)
 
 
 def mj_camlight(m, d):
     """Compute camera and light positions and orientations."""
+    argcheck.pair(m, d, "mj_camlight")
     camlight(m._A, d._A)
 
 
 def mj_tendon(m, d):
     """Compute tendon lengths, velocities and moment arms."""
+    argcheck.pair(m, d, "mj_tendon")
     tendon(m._A, d._A)
 
 
 def mj_transmission(m, d):
     """Compute actuator transmission lengths and moments."""
+    argcheck.pair(m, d, "mj_transmission")
     transmission(m._A, d._A)
 
 
 def mj_crb(m, d):
     """Run composite rigid body inertia algorithm (CRB)."""
+    argcheck.pair(m, d, "mj_crb")
     crb(m._A, d._A)
 
 
 def mj_makeM(m, d):
     """Make inertia matrix."""
+    argcheck.pair(m, d, "mj_makeM")
     make_m(m._A, d._A)
 
 
 def mj_factorM(m, d):
     """Compute sparse L'*D*L factorizaton of inertia matrix."""
+    argcheck.pair(m, d, "mj_factorM")
     factor_m(m._A, d._A)
 
 
 def mj_comVel(m, d):
     """Compute cvel, cdof_dot."""
+    argcheck.pair(m, d, "mj_comVel")
     com_vel(m._A, d._A)
 
 
 def mj_rne(m, d, flg_acc, result):
     """RNE: compute M(qpos)*qacc + C(qpos,qvel); flg_acc=0 removes inertial term."""
-    out = np.asarray(result)
-    if out.size != m.nv:
-        raise ValueError(f"result must have nv = {m.nv} elements")
+    argcheck.pair(m, d, "mj_rne")
+    out = argcheck.out_array(result, (m.nv,), "result", "mj_rne")
     buf = np.zeros(m.nv)
     rne(m._A, d._A, bool(flg_acc), buf)
-    out.reshape(-1)[:] = buf
+    out[:] = buf
 
 
 def mj_rnePostConstraint(m, d):
     """RNE with complete data: compute cacc, cfrc_ext, cfrc_int."""
+    argcheck.pair(m, d, "mj_rnePostConstraint")
     rne_post_constraint(m._A, d._A)
 
 
 def mj_subtreeVel(m, d):
     """Sub-tree linear velocity and angular momentum: compute subtree_linvel, subtree_angmom."""
+    argcheck.pair(m, d, "mj_subtreeVel")
     subtree_vel(m._A, d._A)
 
 

@@ -12,6 +12,8 @@ import numpy as np
 
 from enum import IntEnum
 
+from . import argcheck
+
 mjtState = IntEnum("mjtState", [
     ("mjSTATE_TIME", 1 << 0), ("mjSTATE_QPOS", 1 << 1), ("mjSTATE_QVEL", 1 << 2),
     ("mjSTATE_ACT", 1 << 3), ("mjSTATE_HISTORY", 1 << 4), ("mjSTATE_WARMSTART", 1 << 5),
@@ -43,25 +45,26 @@ _COMPONENTS = (
 _ALL = (1 << 15) - 1
 
 
-def _check_spec(spec):
-    spec = int(spec)
+def _check_spec(spec, fn="mj_stateSize"):
+    """The mjtState bits ``spec`` as an int (mujoco: mjERROR "invalid state signature")."""
+    spec = argcheck.integer(spec, "spec", fn)
     if spec < 0 or spec & ~_ALL:
-        raise ValueError(f"invalid state signature {spec}")
+        raise ValueError(f"{fn}: invalid state signature spec={spec} (bits above 2^mjNSTATE)")
     return spec
 
 
 def mj_stateSize(m, spec):
     """Number of values in the state selected by the mjtState bits ``spec``."""
+    argcheck.model(m, "mj_stateSize")
     spec = _check_spec(spec)
     return sum(size(m) for bit, _, size in _COMPONENTS if spec & bit)
 
 
 def mj_getState(m, d, state, spec):
     """Copy the components selected by ``spec`` from d into the flat array ``state``."""
-    spec = _check_spec(spec)
-    out = np.asarray(state)
-    if out.size != mj_stateSize(m, spec):
-        raise ValueError(f"state has size {out.size}, expected {mj_stateSize(m, spec)}")
+    argcheck.pair(m, d, "mj_getState")
+    spec = _check_spec(spec, "mj_getState")
+    out = argcheck.out_array(state, (mj_stateSize(m, spec),), "state", "mj_getState")
     k = 0
     for bit, field, size in _COMPONENTS:
         if not spec & bit:
@@ -76,10 +79,9 @@ def mj_getState(m, d, state, spec):
 
 def mj_setState(m, d, state, spec):
     """Copy the components selected by ``spec`` from the flat array ``state`` into d."""
-    spec = _check_spec(spec)
-    src = np.asarray(state, dtype=float).reshape(-1)
-    if src.size != mj_stateSize(m, spec):
-        raise ValueError(f"state has size {src.size}, expected {mj_stateSize(m, spec)}")
+    argcheck.pair(m, d, "mj_setState")
+    spec = _check_spec(spec, "mj_setState")
+    src = argcheck.in_array(state, (mj_stateSize(m, spec),), "state", "mj_setState")
     k = 0
     for bit, field, size in _COMPONENTS:
         if not spec & bit:
@@ -95,6 +97,8 @@ def mj_setState(m, d, state, spec):
 
 def mj_copyState(m, src, dst, spec):
     """Copy the selected state components from src to dst."""
+    argcheck.pair(m, src, "mj_copyState")
+    argcheck.pair(m, dst, "mj_copyState")
     buf = np.empty(mj_stateSize(m, spec))
     mj_getState(m, src, buf, spec)
     mj_setState(m, dst, buf, spec)
@@ -102,9 +106,11 @@ def mj_copyState(m, src, dst, spec):
 
 def mj_copyData(dst, m, src):
     """Copy all of src into dst (same model); returns dst (MuJoCo's argument order)."""
+    argcheck.pair(m, src, "mj_copyData")
     if dst is None:
         from .data import MjData
         dst = MjData(m)
+    argcheck.pair(m, dst, "mj_copyData")
     dst._arena.f[:] = src._arena.f
     dst._arena.i[:] = src._arena.i
     dst._arena.u[:] = src._arena.u

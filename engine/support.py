@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import argcheck
 from . import math as mm
+from .errors import ArgumentError
 from .enums import mjtObj
 
 from ._jit import kernel
@@ -179,62 +181,80 @@ def _jac_args(m, d):
     return (m.body_parentid, m.body_rootid, m.body_dofnum, m.body_dofadr, m.dof_parentid)
 
 
-def _out(a, m):
-    """(array viewed as 3 x nv, flag); None gives a dummy and False."""
-    if a is None:
+def _jac_out(a, m, name, fn):
+    """(output viewed as 3 x nv, flag); None gives a dummy and False."""
+    v = argcheck.out_array(a, (3, m.nv), name, fn, optional=True)
+    if v is None:
         return np.zeros((3, max(m.nv, 1))), False
-    v = np.asarray(a)
-    if v.size != 3 * m.nv:
-        raise ValueError(f"Jacobian output must have 3*nv = {3 * m.nv} elements, got {v.size}")
-    return v.reshape(3, m.nv), True
+    return v, True
+
+
+def _jac(m, d, jacp, jacr, point, body, fn):
+    """mj_jac after the pairing check; ``body`` already checked."""
+    p, fp = _jac_out(jacp, m, "jacp", fn)
+    r, fr = _jac_out(jacr, m, "jacr", fn)
+    pt = argcheck.in_array(point, (3,), "point", fn)
+    jac_point(*_jac_args(m, d), d.subtree_com, d.cdof, pt, body, p, r, fp, fr)
 
 
 def mj_jac(m, d, jacp, jacr, point, body):
     """Translational/rotational Jacobians (3 x nv each; either may be None) of a global ``point``
     attached to ``body``. Needs mj_kinematics and mj_comPos (e.g. after mj_forward)."""
-    p, fp = _out(jacp, m)
-    r, fr = _out(jacr, m)
-    pt = np.ascontiguousarray(point, dtype=np.float64).reshape(3)
-    jac_point(*_jac_args(m, d), d.subtree_com, d.cdof, pt, int(body), p, r, fp, fr)
+    argcheck.pair(m, d, "mj_jac")
+    _jac(m, d, jacp, jacr, point, argcheck.index(body, m.nbody, "body", "mj_jac"), "mj_jac")
 
 
 def mj_jacBody(m, d, jacp, jacr, body):
     """Jacobians of the body frame origin (xpos)."""
-    mj_jac(m, d, jacp, jacr, d.xpos[body], body)
+    argcheck.pair(m, d, "mj_jacBody")
+    b = argcheck.index(body, m.nbody, "body", "mj_jacBody")
+    _jac(m, d, jacp, jacr, d.xpos[b], b, "mj_jacBody")
 
 
 def mj_jacBodyCom(m, d, jacp, jacr, body):
     """Jacobians of the body's centre of mass (xipos)."""
-    mj_jac(m, d, jacp, jacr, d.xipos[body], body)
+    argcheck.pair(m, d, "mj_jacBodyCom")
+    b = argcheck.index(body, m.nbody, "body", "mj_jacBodyCom")
+    _jac(m, d, jacp, jacr, d.xipos[b], b, "mj_jacBodyCom")
 
 
 def mj_jacGeom(m, d, jacp, jacr, geom):
     """Jacobians of the geom centre."""
-    mj_jac(m, d, jacp, jacr, d.geom_xpos[geom], m.geom_bodyid[geom])
+    argcheck.pair(m, d, "mj_jacGeom")
+    g = argcheck.index(geom, m.ngeom, "geom", "mj_jacGeom")
+    _jac(m, d, jacp, jacr, d.geom_xpos[g], int(m.geom_bodyid[g]), "mj_jacGeom")
 
 
 def mj_jacSite(m, d, jacp, jacr, site):
     """Jacobians of the site."""
-    mj_jac(m, d, jacp, jacr, d.site_xpos[site], m.site_bodyid[site])
+    argcheck.pair(m, d, "mj_jacSite")
+    s = argcheck.index(site, m.nsite, "site", "mj_jacSite")
+    _jac(m, d, jacp, jacr, d.site_xpos[s], int(m.site_bodyid[s]), "mj_jacSite")
 
 
 def mj_jacSubtreeCom(m, d, jacp, body):
     """Translational Jacobian of the subtree centre of mass of ``body``."""
-    p, _ = _out(jacp, m)
+    argcheck.pair(m, d, "mj_jacSubtreeCom")
+    b = argcheck.index(body, m.nbody, "body", "mj_jacSubtreeCom")
+    p, _ = _jac_out(jacp, m, "jacp", "mj_jacSubtreeCom")
     jac_subtree_com(*_jac_args(m, d), m.body_mass, m.body_subtreemass, d.subtree_com, d.xipos,
-                    d.cdof, int(body), p)
+                    d.cdof, b, p)
 
 
 def mj_jacPointAxis(m, d, jacPoint, jacAxis, point, axis, body):
     """Translational Jacobian of ``point`` and rotational Jacobian of the global ``axis``
     (the derivative of the axis direction), both attached to ``body``."""
-    p, fp = _out(jacPoint, m)
+    fn = "mj_jacPointAxis"
+    argcheck.pair(m, d, fn)
+    b = argcheck.index(body, m.nbody, "body", fn)
+    p, fp = _jac_out(jacPoint, m, "jacPoint", fn)
+    a = argcheck.out_array(jacAxis, (3, m.nv), "jacAxis", fn, optional=True)
+    pt = argcheck.in_array(point, (3,), "point", fn)
+    ax = argcheck.in_array(axis, (3,), "axis", fn)
     r = np.zeros((3, m.nv))
-    pt = np.ascontiguousarray(point, dtype=np.float64).reshape(3)
-    jac_point(*_jac_args(m, d), d.subtree_com, d.cdof, pt, int(body), p, r, fp, True)
-    if jacAxis is not None:
-        a, _ = _out(jacAxis, m)
-        jac_axis(r, np.ascontiguousarray(axis, dtype=np.float64).reshape(3), a)
+    jac_point(*_jac_args(m, d), d.subtree_com, d.cdof, pt, b, p, r, fp, True)
+    if a is not None:
+        jac_axis(r, ax, a)
 
 
 # =================================================================================================
@@ -399,41 +419,43 @@ def full_m(dof_Madr, dof_parentid, qM, dst):
             j = dof_parentid[j]
 
 
-def _rows(a, n):
-    v = np.asarray(a)
-    return v.reshape(-1, n) if n else v.reshape(-1, 0)
-
-
 def mj_fullM(m, d, dst):
     """Dense nv x nv inertia matrix into ``dst`` (mujoco 4: ``mj_fullM(m, d, dst)``)."""
-    full_m(m.dof_Madr, m.dof_parentid, d.qM, np.asarray(dst).reshape(m.nv, m.nv))
+    argcheck.pair(m, d, "mj_fullM")
+    full_m(m.dof_Madr, m.dof_parentid, d.qM,
+           argcheck.out_array(dst, (m.nv, m.nv), "dst", "mj_fullM"))
 
 
 def mj_mulM(m, d, res, vec):
     """res = M vec."""
-    mul_m(m.dof_Madr, m.dof_parentid, d.qM, np.ascontiguousarray(vec, np.float64).reshape(m.nv),
-          np.asarray(res).reshape(m.nv))
+    argcheck.pair(m, d, "mj_mulM")
+    mul_m(m.dof_Madr, m.dof_parentid, d.qM, argcheck.in_array(vec, (m.nv,), "vec", "mj_mulM"),
+          argcheck.out_array(res, (m.nv,), "res", "mj_mulM"))
 
 
 def mj_mulM2(m, d, res, vec):
     """res = M^(1/2) vec = sqrt(D) L vec."""
+    argcheck.pair(m, d, "mj_mulM2")
     mul_m2(m.M_rownnz, m.M_rowadr, m.M_colind, d.qLD,
-           np.ascontiguousarray(vec, np.float64).reshape(m.nv), np.asarray(res).reshape(m.nv))
+           argcheck.in_array(vec, (m.nv,), "vec", "mj_mulM2"),
+           argcheck.out_array(res, (m.nv,), "res", "mj_mulM2"))
 
 
 def mj_solveM(m, d, x, y):
     """x = inv(M) y using the factorisation; x, y: (n, nv) (or (nv,)) rows solved one by one."""
-    xs = _rows(x, m.nv)
-    ys = np.ascontiguousarray(y, np.float64).reshape(xs.shape)
+    argcheck.pair(m, d, "mj_solveM")
+    xs = argcheck.out_rows(x, m.nv, "x", "mj_solveM")
+    ys = argcheck.in_rows(y, xs.shape[0], m.nv, "y", "mj_solveM")
     for r in range(xs.shape[0]):
         solve_m(m.M_rownnz, m.M_rowadr, m.M_colind, d.qLD, d.qLDiagInv, ys[r].copy(), xs[r])
 
 
 def mj_solveM2(m, d, x, y, sqrtInvD):
     """x = sqrt(inv(D)) inv(L') y for each row of y."""
-    xs = _rows(x, m.nv)
-    ys = np.ascontiguousarray(y, np.float64).reshape(xs.shape)
-    s = np.ascontiguousarray(sqrtInvD, np.float64).reshape(m.nv)
+    argcheck.pair(m, d, "mj_solveM2")
+    xs = argcheck.out_rows(x, m.nv, "x", "mj_solveM2")
+    ys = argcheck.in_rows(y, xs.shape[0], m.nv, "y", "mj_solveM2")
+    s = argcheck.in_array(sqrtInvD, (m.nv,), "sqrtInvD", "mj_solveM2")
     for r in range(xs.shape[0]):
         solve_m2(m.M_rownnz, m.M_rowadr, m.M_colind, d.qLD, s, ys[r].copy(), xs[r])
 
@@ -499,31 +521,61 @@ def add_m_sparse(M_rownnz, M_rowadr, M_colind, Mcsr, dst, rownnz, rowadr, colind
 
 def mj_addM(m, d, dst, rownnz=None, rowadr=None, colind=None):
     """Add M to ``dst`` (lower triangle only): dense nv x nv when the index arrays are None,
-    else CSR (rows must have room for the merged pattern)."""
-    if rownnz is None:
-        add_m_dense(m.dof_Madr, m.dof_parentid, d.qM, np.asarray(dst).reshape(m.nv, m.nv))
-    else:
-        add_m_sparse(m.M_rownnz, m.M_rowadr, m.M_colind, d.M, np.asarray(dst).reshape(-1),
-                     np.asarray(rownnz).reshape(-1), np.asarray(rowadr).reshape(-1),
-                     np.asarray(colind).reshape(-1))
+    else CSR (rows must have room for the merged pattern: checked, as the kernel writes each
+    merged row in place up to the next row's address)."""
+    fn = "mj_addM"
+    argcheck.pair(m, d, fn)
+    if rownnz is None and rowadr is None and colind is None:
+        add_m_dense(m.dof_Madr, m.dof_parentid, d.qM, argcheck.out_array(dst, (m.nv, m.nv),
+                                                                          "dst", fn))
+        return
+    nv, i32 = m.nv, np.dtype(np.int32)
+    nnz = argcheck.out_array(rownnz, (nv,), "rownnz", fn, dtype=i32)
+    adr = argcheck.out_array(rowadr, (nv,), "rowadr", fn, dtype=i32)
+    if not isinstance(colind, np.ndarray) or colind.ndim != 1:
+        raise ArgumentError(f"{fn}: colind must be a 1-D int32 numpy array")
+    col = argcheck.out_array(colind, colind.shape, "colind", fn, dtype=i32)
+    if not isinstance(dst, np.ndarray) or dst.shape != col.shape:
+        raise ArgumentError(f"{fn}: dst must be a 1-D float64 array of colind's size "
+                            f"{col.size}")
+    val = argcheck.out_array(dst, col.shape, "dst", fn)
+    # each row's merged pattern must fit before the next row starts (and inside the arrays),
+    # and the given columns must be dof indices
+    size = col.size
+    starts = np.sort(adr)
+    nxt = np.searchsorted(starts, adr, side="right")
+    for i in range(nv):
+        end = int(starts[nxt[i]]) if nxt[i] < nv else size
+        if not 0 <= adr[i] <= end <= size or not 0 <= nnz[i] <= end - adr[i]:
+            raise ValueError(f"{fn}: row {i}: rowadr/rownnz outside colind")
+        cols = col[adr[i]:adr[i] + nnz[i]]
+        if cols.size and (cols.min() < 0 or cols.max() >= nv):
+            raise ValueError(f"{fn}: row {i}: colind has a column outside [0, {nv})")
+        union = np.union1d(cols, m.M_colind[m.M_rowadr[i]:m.M_rowadr[i] + m.M_rownnz[i]])
+        if union.size > end - adr[i]:
+            raise ValueError(f"{fn}: row {i} has room for {end - adr[i]} entries, the merged "
+                             f"pattern needs {union.size}")
+    add_m_sparse(m.M_rownnz, m.M_rowadr, m.M_colind, d.M, val, nnz, adr, col)
 
 
 # =================================================================================================
 # object velocities and accelerations
 # =================================================================================================
-def _object_frame(m, d, objtype, objid):
-    objtype = int(objtype)
-    if objtype == _OBJ_BODY:
-        return objid, d.xipos[objid], d.ximat[objid]
-    if objtype == _OBJ_XBODY:
-        return objid, d.xpos[objid], d.xmat[objid]
-    if objtype == _OBJ_GEOM:
-        return m.geom_bodyid[objid], d.geom_xpos[objid], d.geom_xmat[objid]
-    if objtype == _OBJ_SITE:
-        return m.site_bodyid[objid], d.site_xpos[objid], d.site_xmat[objid]
-    if objtype == _OBJ_CAMERA:
-        return m.cam_bodyid[objid], d.cam_xpos[objid], d.cam_xmat[objid]
-    raise ValueError(f"invalid object type {objtype}: body, xbody, geom, site or camera")
+def _object_frame(m, d, objtype, objid, fn):
+    """(body, position, orientation) of object ``objid`` of ``objtype`` (checked)."""
+    objtype = argcheck.integer(objtype, "objtype", fn)
+    kinds = {_OBJ_BODY: ("nbody", "xipos", "ximat", None),
+             _OBJ_XBODY: ("nbody", "xpos", "xmat", None),
+             _OBJ_GEOM: ("ngeom", "geom_xpos", "geom_xmat", "geom_bodyid"),
+             _OBJ_SITE: ("nsite", "site_xpos", "site_xmat", "site_bodyid"),
+             _OBJ_CAMERA: ("ncam", "cam_xpos", "cam_xmat", "cam_bodyid")}
+    if objtype not in kinds:
+        # mujoco: mjERROR "invalid object type" (FatalError)
+        raise ValueError(f"{fn}: invalid objtype {objtype}: body, xbody, geom, site or camera")
+    size, pos, mat, body = kinds[objtype]
+    i = argcheck.index(objid, getattr(m, size), "objid", fn)
+    b = i if body is None else int(getattr(m, body)[i])
+    return b, getattr(d, pos)[i], getattr(d, mat)[i]
 
 
 @kernel
@@ -551,16 +603,20 @@ def object_acceleration(cvel, cacc, com, pos, mat, flg_local, res):
 
 def mj_objectVelocity(m, d, objtype, objid, res, flg_local):
     """Velocity (rot:lin) of an object's frame, world or local (flg_local) orientation."""
-    b, pos, mat = _object_frame(m, d, objtype, int(objid))
+    fn = "mj_objectVelocity"
+    argcheck.pair(m, d, fn)
+    b, pos, mat = _object_frame(m, d, objtype, objid, fn)
     object_velocity(d.cvel[b], d.subtree_com[m.body_rootid[b]], pos, mat, bool(flg_local),
-                    np.asarray(res).reshape(6))
+                    argcheck.out_array(res, (6,), "res", fn))
 
 
 def mj_objectAcceleration(m, d, objtype, objid, res, flg_local):
     """Acceleration (rot:lin) of an object's frame; needs cacc (mj_rnePostConstraint)."""
-    b, pos, mat = _object_frame(m, d, objtype, int(objid))
+    fn = "mj_objectAcceleration"
+    argcheck.pair(m, d, fn)
+    b, pos, mat = _object_frame(m, d, objtype, objid, fn)
     object_acceleration(d.cvel[b], d.cacc[b], d.subtree_com[m.body_rootid[b]], pos, mat,
-                        bool(flg_local), np.asarray(res).reshape(6))
+                        bool(flg_local), argcheck.out_array(res, (6,), "res", fn))
 
 
 # =================================================================================================
@@ -624,15 +680,21 @@ def differentiate_pos(jnt_type, jnt_qposadr, jnt_dofadr, qvel, dt, qpos1, qpos2)
 
 def mj_integratePos(m, qpos, qvel, dt):
     """Integrate ``qpos`` in place by ``qvel`` over ``dt``."""
-    integrate_pos(m.jnt_type, m.jnt_qposadr, m.jnt_dofadr, np.asarray(qpos).reshape(m.nq),
-                  np.ascontiguousarray(qvel, np.float64).reshape(m.nv), float(dt))
+    fn = "mj_integratePos"
+    argcheck.model(m, fn)
+    integrate_pos(m.jnt_type, m.jnt_qposadr, m.jnt_dofadr,
+                  argcheck.out_array(qpos, (m.nq,), "qpos", fn),
+                  argcheck.in_array(qvel, (m.nv,), "qvel", fn), float(dt))
 
 
 def mj_differentiatePos(m, qvel, dt, qpos1, qpos2):
     """``qvel`` = finite-difference velocity from qpos1 to qpos2 over ``dt``."""
-    differentiate_pos(m.jnt_type, m.jnt_qposadr, m.jnt_dofadr, np.asarray(qvel).reshape(m.nv),
-                      float(dt), np.ascontiguousarray(qpos1, np.float64).reshape(m.nq),
-                      np.ascontiguousarray(qpos2, np.float64).reshape(m.nq))
+    fn = "mj_differentiatePos"
+    argcheck.model(m, fn)
+    differentiate_pos(m.jnt_type, m.jnt_qposadr, m.jnt_dofadr,
+                      argcheck.out_array(qvel, (m.nv,), "qvel", fn), float(dt),
+                      argcheck.in_array(qpos1, (m.nq,), "qpos1", fn),
+                      argcheck.in_array(qpos2, (m.nq,), "qpos2", fn))
 
 
 __all__ = [

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 
+from .. import argcheck
 from .._access import f1, f2, i1, i2, is_, fs
 from .._layout import DF, MF
 from .. import sleep
@@ -418,12 +419,25 @@ def collision(M, D):
         a = order[ii]
         if contype[a] == 0 and conaff[a] == 0:
             continue
+        if bp.has_nan(aabb, a):
+            # a geom at a NaN pose (a NaN mocap_pos): no bound excludes it, as in MuJoCo,
+            # whose pruning tests are all "not apart" then: tested against every geom, so
+            # the NaN contact makes qacc NaN and mj_checkAcc resets (test_api_misuse)
+            for jj in range(nsweep):
+                b = order[jj]
+                if b == a or (bp.has_nan(aabb, b) and b < a):
+                    continue
+                ncon, need, code = _test_auto(M, D, a, b, override, o_margin, filterparent,
+                                              ncon, need)
+                if code < 0:
+                    return
+            continue
         amax = aabb[a, 3 + axis]
         for jj in range(ii + 1, nsweep):
             b = order[jj]
             if aabb[b, axis] > amax:
                 break
-            if not bp.boxes_overlap(aabb, a, b):
+            if bp.has_nan(aabb, b) or not bp.boxes_overlap(aabb, a, b):
                 continue
             ncon, need, code = _test_auto(M, D, a, b, override, o_margin, filterparent,
                                           ncon, need)
@@ -579,6 +593,7 @@ def mj_collision(m, d):
     """mj_collision(m, d): contacts of the current geom poses into d.contact (see the module
     docstring). Raises NotImplementedError for geom pairs whose collision routine is not built
     (sdf geoms)."""
+    argcheck.pair(m, d, "mj_collision")
     d.fw_status[0] = 0
     collision(m._A, d._A)
     raise_status(m, d)

@@ -146,3 +146,11 @@ def boxes_overlap(aabb, g1, g2):
             return False
     return True
 
+
+@kernel
+def has_nan(aabb, g):
+    """Whether geom g's world bounding box has a NaN bound (its pose is NaN)."""
+    for i in range(6):
+        if aabb[g, i] != aabb[g, i]:
+            return True
+    return False

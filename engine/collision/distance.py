@@ -18,6 +18,7 @@ type1 <= type2) the ends are swapped so that ``fromto`` still runs from ``geom1`
 """
 from __future__ import annotations
 
+from .. import argcheck
 from .._access import f1, f2, i1, i2, fs, is_
 from .._jit import kernel
 from .._layout import DF, MF
@@ -98,14 +99,17 @@ def mj_geomDistance(m, d, geom1, geom2, distmax, fromto=None):
     negative for penetration, ``distmax`` when none is found below it; ``fromto`` (6,), when
     given, receives the segment from geom1's surface to geom2's (world frame; zeros when none).
     Needs the position stage (geom_xpos, geom_xmat)."""
+    fn = "mj_geomDistance"
+    argcheck.pair(m, d, fn)
     import numpy as np
-    for g in (geom1, geom2):
-        if not 0 <= int(g) < m.ngeom:
-            raise ValueError(f"mj_geomDistance: invalid geom id {g}")
-        if int(m.geom_type[int(g)]) == npx.SDF:
+    g1 = argcheck.index(geom1, m.ngeom, "geom1", fn)
+    g2 = argcheck.index(geom2, m.ngeom, "geom2", fn)
+    for g in (g1, g2):
+        if int(m.geom_type[g]) == npx.SDF:
             raise NotImplementedError("mj_geomDistance: sdf geoms are not supported yet")
+    fromto = argcheck.out_array(fromto, (6,), "fromto", fn, optional=True)
     buf = np.zeros(6)
-    dist = _geom_distance_entry(m._A, d._A, int(geom1), int(geom2), float(distmax), buf)
+    dist = _geom_distance_entry(m._A, d._A, g1, g2, float(distmax), buf)
     if fromto is not None:
-        fromto[...] = buf.reshape(np.shape(fromto))
+        fromto[...] = buf
     return float(dist)

@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import argcheck
 from .._access import f1, f2, i1, is_
 from .._jit import kernel
 from .._layout import DF, MF
@@ -291,17 +292,19 @@ def solve(M, D):
 def mj_constraintUpdate(m, d, jar, cost=None, flg_coneHessian=0):
     """Update efc_state, efc_force, qfrc_constraint (and the cone Hessians contact.H) from
     ``jar = J qacc - aref``; the constraint cost goes to ``cost[0]`` when given."""
-    j = np.ascontiguousarray(jar, dtype=np.float64).reshape(-1)
-    if j.shape[0] != d.nefc:
-        raise ValueError(f"jar should have nefc={d.nefc} elements, got {j.shape[0]}")
+    fn = "mj_constraintUpdate"
+    argcheck.pair(m, d, fn)
+    j = argcheck.in_array(jar, (d.nefc,), "jar", fn)
+    cost = argcheck.out_array(cost, (1,), "cost", fn, optional=True)
     c = constraint_update(m._A, d._A, j, bool(flg_coneHessian))
     if cost is not None:
-        np.asarray(cost).reshape(-1)[0] = c
+        cost[0] = c
     return c
 
 
 def mj_solveConstraint(m, d):
     """Run the constraint solver on the rows already in d (the solver part of mj_fwdConstraint)."""
+    argcheck.pair(m, d, "mj_solveConstraint")
     solve(m._A, d._A)
 
 

@@ -51,7 +51,9 @@ def warmstart_primal(M, D):
         constraint_update(M, D, jar, False)
     jar_rows(J, aref, rows, nr, dofs, nd, qacc_smooth, jar)
     csm = constraint_update(M, D, jar, False)
-    if cws < csm:
+    # the smooth solution only when the warm start costs more, as MuJoCo compares: a NaN or
+    # infinite warm start is then used, and mj_checkAcc warns and resets as MuJoCo's does
+    if not cws > csm:
         vcopy(qacc, ws)
 
 
@@ -103,6 +105,15 @@ def solve_primal(M, D, newton, maxiter, rows, nr, dofs, nd, efc_state, isl):
 
     mul_m_sub(dof_Madr, dof_parentid, qM, qacc, Ma, dofs, nd)
     jar_rows(J, aref, rows, nr, dofs, nd, qacc, jar)
+    for kk in range(nr):
+        if jar[rows[kk]] != jar[rows[kk]]:
+            # a NaN constraint row (e.g. a contact of a geom at a NaN mocap pose): MuJoCo's
+            # Newton/CG steps through it and every qacc of the problem ends NaN (measured on
+            # 4.0.0: mj_checkAcc then warns and resets); a satisfied NaN row would otherwise
+            # be ignored here
+            for a in range(nd):
+                qacc[dofs[a]] = np.nan
+            return 0, False
     update(M, D, rows, nr, dofs, nd, jar, flg_hess, efc_state)
     for kk in range(nd):
         k = dofs[kk]
@@ -136,6 +147,14 @@ def solve_primal(M, D, newton, maxiter, rows, nr, dofs, nd, efc_state, isl):
         neval = 0
         slope = 0.0
         dcost = 0.0
+        if snorm != snorm:
+            # a NaN in the problem (qacc_smooth, the warm start, a constraint row): MuJoCo's
+            # solver goes on (the norm is not below mjMINVAL) and its line-search update
+            # leaves every qacc of the problem NaN, which mj_checkAcc then warns about and
+            # resets; do the same rather than return the finite start (test_api_misuse)
+            for kk in range(nd):
+                qacc[dofs[kk]] = np.nan
+            break
         if snorm >= MINVAL:
             alpha, neval, slope, dcost = linesearch(ne, nf, rows, nr, efc_type, efc_id, efc_D,
                                                     efc_R, efc_fl, contact_mu, contact_friction,

@@ -64,13 +64,21 @@ def test_actuation_flags(flags):
         compare(d, mjd, FIELDS, rtol=1e-6, atol=1e-9, what=f"{xml} {flags}")
 
 
-def test_bad_ctrl_zeroes_controls_and_warns():
+def test_bad_ctrl_warns_and_acts_as_zero_as_mujoco():
+    """A NaN control: BADCTRL counted (lastinfo: the actuator), forces and act_dot computed
+    with every control zero, d.ctrl left as set (mujoco 4.0.0)."""
     mjm = load(TEST_MODELS / "actuators.xml")
     m, d, mjd = pair(mjm, 0)
-    d.ctrl[2] = np.nan
+    for data in (d, mjd):
+        data.ctrl[2] = np.nan
     engine.actuation.mj_fwdActuation(m, d)
-    assert np.all(d.ctrl == 0)
-    assert d.warning_number[int(mujoco.mjtWarning.mjWARN_BADCTRL)] == 1
+    mujoco.mj_fwdActuation(mjm, mjd)
+    w = int(mujoco.mjtWarning.mjWARN_BADCTRL)
+    assert d.warning_number[w] == mjd.warning[w].number == 1
+    assert d.warning_lastinfo[w] == mjd.warning[w].lastinfo == 2
+    np.testing.assert_array_equal(d.ctrl, mjd.ctrl)
+    np.testing.assert_allclose(d.actuator_force, mjd.actuator_force, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(d.act_dot, mjd.act_dot, rtol=1e-9, atol=1e-12)
 
 
 def test_muscle_curves_match_mujoco():
