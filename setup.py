@@ -27,7 +27,7 @@ setup(
             "pytest",
             "pytest-xdist",
             "mujoco==4.0.0",
-            "gymnasium",
+            "gymnasium[mujoco]",   # its MuJoCo environments import imageio
             "dm-control",
             "example-robot-data",
             "rosbags",

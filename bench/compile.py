@@ -36,6 +36,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "test"), str(ROOT / "test" / "engine")]
 import mujoco  # noqa: E402  (the oracle: benchmarks may import it)
 
 import engine  # noqa: E402
+from engine.compiler import cache  # noqa: E402
 from compile_corpus import corpus  # noqa: E402
 from oracle import MODELS  # noqa: E402
 
@@ -97,6 +98,7 @@ def bench_menagerie(args):
     warm_dir, cold_dir = tmp / "warm", tmp / "cold"
 
     def empty_cold():
+        cache.flush()   # the last compile's entries, still being written, must not land later
         shutil.rmtree(cold_dir, ignore_errors=True)
 
     def use(d):

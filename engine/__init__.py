@@ -17,10 +17,16 @@ from . import _jit
 # (engine._jit); numba reads the folder when a kernel is defined, so it is set before any is.
 _numba.config.CACHE_DIR = _jit.cache_dir()
 
+from .version import __version__, mjVERSION_HEADER, mj_version, mj_versionString  # noqa: E402,F401
 from .enums import *  # noqa: E402,F401,F403
 from .errors import XMLError, CompileError  # noqa: E402,F401
-from .model import MjModel, MjOption  # noqa: E402,F401
-from .data import MjData  # noqa: E402,F401
+from .model import MjModel, MjOption, MjStatistic  # noqa: E402,F401
+from .visual import MjVisual  # noqa: E402,F401
+from .data import MjData, MjContact, mjNISLAND, mjNSOLVER  # noqa: E402,F401
+from .visualize import (MjvCamera, MjvOption, MjvPerturb, MjrRect, MjvScene, MjvFigure,  # noqa
+                        MjrContext, mjv_defaultCamera, mjv_defaultOption, mjv_defaultPerturb,
+                        mjv_defaultFreeCamera)
+from .messages import set_mju_user_warning, get_mju_user_warning, mju_warningText  # noqa: E402
 from .io import mj_resetData, mj_resetDataKeyframe  # noqa: E402,F401
 from .names import mj_name2id, mj_id2name  # noqa: E402,F401
 from .smooth import (mj_kinematics, mj_comPos, mj_camlight, mj_tendon, mj_transmission,  # noqa
@@ -46,6 +52,11 @@ from .errors import ArenaFullError  # noqa: E402,F401
 from .inverse import mj_inverse, mj_inverseSkip  # noqa: E402
 from .state import (mj_stateSize, mj_getState, mj_setState, mj_copyState, mj_copyData,  # noqa
                     mjtState)
-from .callbacks import set_mjcb_control, get_mjcb_control  # noqa: E402
+from .callbacks import *  # noqa: E402,F401,F403  (set_/get_mjcb_*, mj_resetCallbacks)
 from . import rollout  # noqa: E402,F401
 from .ray import mj_ray, mj_rayHfield, mj_rayMesh, mju_rayGeom  # noqa: E402,F401
+from .mju_api import *  # noqa: E402,F401,F403  (mju_* utilities; kernels in engine.mju)
+from .api_support import (mj_setKeyframe, mj_normalizeQuat, mj_mulJacVec, mj_mulJacTVec,  # noqa
+                          mj_applyFT, mj_getTotalmass, mj_setTotalmass, mj_isPyramidal,
+                          mj_isSparse, mj_isDual, mj_defaultSolRefImp, mj_defaultOption,
+                          mj_local2Global, mj_angmomMat, mj_fwdKinematics)

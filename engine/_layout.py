@@ -118,6 +118,7 @@ geom_friction f ngeom 3
 geom_margin f ngeom 1
 geom_gap f ngeom 1
 geom_fluid f ngeom 12
+geom_surfacevel f ngeom 6
 geom_user f ngeom nuser_geom
 geom_rgba f ngeom 4
 site_type i nsite 1
@@ -138,10 +139,12 @@ cam_quat f ncam 4
 cam_poscom0 f ncam 3
 cam_pos0 f ncam 3
 cam_mat0 f ncam 9
-cam_orthographic i ncam 1
+cam_projection i ncam 1
 cam_fovy f ncam 1
 cam_ipd f ncam 1
 cam_resolution i ncam 2
+cam_sensorsize f ncam 2
+cam_intrinsic f ncam 4
 cam_user f ncam nuser_cam
 light_mode i nlight 1
 light_bodyid i nlight 1
@@ -157,6 +160,7 @@ light_dir0 f nlight 3
 light_attenuation f nlight 3
 light_cutoff f nlight 1
 light_exponent f nlight 1
+light_softness f nlight 1
 light_ambient f nlight 3
 light_diffuse f nlight 3
 light_specular f nlight 3

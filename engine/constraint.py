@@ -363,6 +363,8 @@ def make_constraint(M, D):
     dof_solref = f2(M, MF.dof_solref)
     dof_solimp = f2(M, MF.dof_solimp)
     tendon_limited = u1(M, MF.tendon_limited)
+    tendon_treenum = i1(M, MF.tendon_treenum)
+    body_treeid = i1(M, MF.body_treeid)
     tendon_range = f2(M, MF.tendon_range)
     tendon_margin = f1(M, MF.tendon_margin)
     tendon_frictionloss = f1(M, MF.tendon_frictionloss)
@@ -479,6 +481,9 @@ def make_constraint(M, D):
                     site = eq_objtype[i] == _OBJ_SITE
                     b1, b2, p1, p2 = eq_anchors(et, site, o1, o2, data, site_bodyid, site_xpos,
                                                 xpos, xmat)
+                    # two static bodies (no degree of freedom): MuJoCo 4.0.0 makes no rows
+                    if body_treeid[b1] < 0 and body_treeid[b2] < 0:
+                        continue
                     n = nv
                     if sparse:
                         n = chain_union(body_parentid, body_dofnum, body_dofadr, dof_parentid,
@@ -542,6 +547,9 @@ def make_constraint(M, D):
                     r += nrow
                     ne += nrow
                 elif et == _EQ_JOINT or et == _EQ_TENDON:
+                    if et == _EQ_TENDON and tendon_treenum[o1] == 0 and (
+                            o2 < 0 or tendon_treenum[o2] == 0):
+                        continue  # tendons spanning no degree of freedom: no row (as above)
                     # v1 = poly(v2) with poly = data[0] + data[1] v2 + ... + data[4] v2^4, or
                     # v1 = data[0] without a second object
                     dpv = 0.0
@@ -630,7 +638,9 @@ def make_constraint(M, D):
                     r += 1
                     nf += 1
             for t in range(tendon_frictionloss.shape[0]):
-                if tendon_frictionloss[t] > 0.0 and not full:
+                # a tendon spanning no degree of freedom (between static sites) makes no
+                # friction or limit row in MuJoCo 4.0.0 (measured)
+                if tendon_frictionloss[t] > 0.0 and not full and tendon_treenum[t] > 0:
                     n = _tendon_block(1.0, t, r, nJ, sparse, ten_J, ten_J_rownnz, ten_J_colind,
                                       cols, loc, Jv, colind, rownnz, rowadr, njcap, status,
                                       warn_num, warn_info)
@@ -703,7 +713,7 @@ def make_constraint(M, D):
                         r += 1
                         nl += 1
             for t in range(tendon_limited.shape[0]):
-                if not tendon_limited[t] or full:
+                if not tendon_limited[t] or full or tendon_treenum[t] == 0:
                     continue
                 margin = tendon_margin[t]
                 for side in range(2):
@@ -1040,6 +1050,72 @@ def reference_constraint(M, D):
     reference_kernel(jac(M, D), f2(D, DF.efc_KBIP), f1(D, DF.efc_pos), f1(D, DF.efc_margin),
                      f1(D, DF.qvel), nefc, f1(D, DF.efc_vel), f1(D, DF.efc_aref))
     equality_jdot_correction(M, D, nefc)
+    surface_velocity(M, D)
+
+
+@kernel
+def _surface_vel(M, D, g, p):
+    """(linear velocity at the world point p, angular velocity), world frame, of geom g's
+    surface: its geom_surfacevel (linear, angular; geom frame), zero for g < 0."""
+    if g < 0:
+        return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    sv = f2(M, MF.geom_surfacevel)[g]
+    mat = f2(D, DF.geom_xmat)[g]
+    v = mm.mat_vec(mat, (sv[0], sv[1], sv[2]))
+    w = mm.mat_vec(mat, (sv[3], sv[4], sv[5]))
+    return mm.add3(v, mm.cross3(w, mm.sub3(mm.get3(p), mm.get3(f2(D, DF.geom_xpos)[g])))), w
+
+
+@kernel
+def surface_velocity(M, D):
+    """Moving surfaces (<geom surfacevel>, e.g. conveyor belts and turntables): a contact's
+    friction rows see the relative velocity of the two surfaces at the contact point, geom2's
+    minus geom1's, added to efc_vel (and through -B to efc_aref): sliding rows take its
+    tangential components, the torsional row the normal component of the relative spin, the
+    rolling rows nothing; a pyramidal row pair takes +- mu times them (measured on MuJoCo 4.0.0,
+    which has no seed text on it)."""
+    gsv = f2(M, MF.geom_surfacevel)
+    ncon = i1(D, DF.ncon)[0]
+    if ncon == 0:
+        return
+    cgeom = i2(D, DF.contact_geom)
+    efc_vel = f1(D, DF.efc_vel)
+    efc_aref = f1(D, DF.efc_aref)
+    kbip = f2(D, DF.efc_KBIP)
+    for c in range(ncon):
+        adr = i1(D, DF.contact_efc_address)[c]
+        dim = i1(D, DF.contact_dim)[c]
+        g1, g2 = cgeom[c, 0], cgeom[c, 1]
+        if adr < 0 or dim < 3:
+            continue
+        moving = False
+        for g in (g1, g2):
+            if g >= 0:
+                for k in range(6):
+                    if gsv[g, k] != 0.0:
+                        moving = True
+        if not moving:
+            continue
+        p = f2(D, DF.contact_pos)[c]
+        fr = f2(D, DF.contact_frame)[c]
+        v1, w1 = _surface_vel(M, D, g1, p)
+        v2, w2 = _surface_vel(M, D, g2, p)
+        v = mm.sub3(v2, v1)
+        w = mm.sub3(w2, w1)
+        pyramidal = i1(D, DF.efc_type)[adr] == CONTACT_PYRAMIDAL
+        for k in range(1, min(dim, 4)):
+            if k < 3:
+                vk = v[0] * fr[3 * k] + v[1] * fr[3 * k + 1] + v[2] * fr[3 * k + 2]
+            else:
+                vk = w[0] * fr[0] + w[1] * fr[1] + w[2] * fr[2]
+            if pyramidal:
+                mu = f2(D, DF.contact_friction)[c, k - 1]
+                for j, sgn in ((adr + 2 * k - 2, 1.0), (adr + 2 * k - 1, -1.0)):
+                    efc_vel[j] += sgn * mu * vk
+                    efc_aref[j] -= kbip[j, 1] * sgn * mu * vk
+            else:
+                efc_vel[adr + k] += vk
+                efc_aref[adr + k] -= kbip[adr + k, 1] * vk
 
 
 # =================================================================================================

@@ -5,10 +5,12 @@ to a field copies into it, so ``d.qpos = q`` and ``d.qpos[:] = q`` are the same.
 """
 from __future__ import annotations
 
-from ._layout import DATA_FIELDS, SPARSE_NV, Arena, constraint_pools, row_bytes
+import numpy as np
+
+from ._layout import DATA_FIELDS, DTYPES, SPARSE_NV, Arena, constraint_pools, row_bytes
 from .enums import mjtJacobian
-from .enums import mjtWarning
-from .model import NAMED_KINDS, _Fields, _Named
+from .model import NAMED_KINDS, _Fields, _Named, declare_fields
+from .structs import struct_class
 
 # Data fields per named object kind: kind -> (prefix-or-field list, how rows are found).
 _BODY_FIELDS = ("xpos", "xquat", "xmat", "xipos", "ximat", "xiquat", "subtree_com", "cinert",
@@ -43,6 +45,31 @@ class MjWarningStat:
 
     def __repr__(self):
         return f"<MjWarningStat lastinfo={self.lastinfo} number={self.number}>"
+
+
+class _WarningStatList:
+    """``d.warning``: one MjWarningStat per mjtWarning, as the bindings' list: ``d.warning[i]``
+    is warning i's record, ``d.warning.number`` / ``d.warning.lastinfo`` the arena's arrays
+    over all warnings (writable views)."""
+
+    __slots__ = ("lastinfo", "number")
+
+    def __init__(self, lastinfo, number):
+        self.lastinfo, self.number = lastinfo, number
+
+    def __len__(self):
+        return len(self.number)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        i = int(i)
+        if not 0 <= i < len(self):
+            raise IndexError(f"warning index {i} out of range [0, {len(self)})")
+        return MjWarningStat(self.lastinfo, self.number, i)
+
+    def __iter__(self):
+        return (MjWarningStat(self.lastinfo, self.number, i) for i in range(len(self)))
 
 
 # Bytes one contact and one constraint row (beside its Jacobian row) take in the arena.
@@ -131,12 +158,21 @@ class MjSolverStat:
 
 class _SolverStatList:
     """``d.solver``: mjNISLAND*mjNSOLVER MjSolverStat views (island i, iteration k at
-    i*mjNSOLVER + k), like mujoco's list."""
+    i*mjNSOLVER + k), like mujoco's list; ``d.solver.improvement`` (and each other field) is
+    that field over all records: a view for the float fields, an int32 copy for the counts
+    (the arena keeps them in the float rows)."""
 
     __slots__ = ("_s",)
 
     def __init__(self, stat):
         self._s = stat
+
+    def __getattr__(self, name):
+        if name in MjSolverStat._FLOAT:
+            return self._s[:, MjSolverStat._FLOAT.index(name)]
+        if name in MjSolverStat._INT:
+            return self._s[:, 3 + MjSolverStat._INT.index(name)].astype(np.int32)
+        raise AttributeError(f"'_SolverStatList' object has no attribute '{name}'")
 
     def __len__(self):
         return self._s.shape[0]
@@ -150,26 +186,96 @@ class _SolverStatList:
         return (MjSolverStat(r) for r in self._s)
 
 
-class _ContactView:
-    """``d.contact``: the active contacts as arrays, like mujoco's MjContact list
-    (``d.contact.pos`` is ``(ncon, 3)``, ``d.contact.frame`` ``(ncon, 9)``, ...)."""
+# mjContact's fields, in its order, as the arena stores them (contact_<field>, one row per
+# contact): name -> (dtype, count) (seed 001, "mjContact"). mujoco 4.0.0's contact also has
+# ``adhesion`` and ``surfacevel``, the contact terms of the geom attributes of those names, which
+# the engine does not build (a model using them does not load); they are not in the arena.
+CONTACT_FIELDS = {name[len("contact_"):]: (dtype, cols) for name, dtype, _, cols in DATA_FIELDS
+                  if name.startswith("contact_")}
 
-    __slots__ = ("_d",)
-    _FIELDS = ("dist", "pos", "frame", "includemargin", "friction", "solref", "solreffriction",
-               "solimp", "mu", "H", "dim", "geom1", "geom2", "geom", "flex", "elem", "vert",
-               "exclude", "efc_address")
 
-    def __init__(self, d):
+MjContact = struct_class(
+    "MjContact",
+    [(k, DTYPES[dt], () if cols == 1 else (cols,), 0, "") for k, (dt, cols) in
+     CONTACT_FIELDS.items()],
+    """One contact (MuJoCo's mjContact; seed 001 "mjContact"), as ``d.contact[i]`` returns it.
+
+    Geometry, in the world frame: ``dist`` (signed distance, negative in penetration; length),
+    ``pos`` (the point midway between the surfaces), ``frame`` (3x3 row-major, flattened: the
+    first row is the normal, pointing from geom1 to geom2, the other two span the tangent
+    plane). Parameters: ``includemargin`` (distance below which the contact is in the
+    constraint), ``friction`` (5: tangent1, tangent2, spin, roll1, roll2), ``solref``,
+    ``solreffriction``, ``solimp``, ``mu`` (friction of the regularised cone), ``H`` (6x6 cone
+    Hessian, flattened). Identity: ``dim`` (1, 3, 4 or 6), ``geom1``/``geom2`` and ``geom``
+    (both ids), ``flex``, ``elem``, ``vert`` (-1: none), ``exclude`` (0 include, 1 in the gap,
+    2 fused, 3 no dofs), ``efc_address`` (first constraint row, -1 if none).
+
+    From ``d.contact[i]`` it is a view of row i of the data's contact arrays (writes reach the
+    data, and it shows whatever contact i holds later); ``MjContact()`` holds its own zeros, and
+    ``copy.copy`` of either is a detached record, as with the bindings.
+    """)
+
+
+def _contact_row(views, i):
+    """The MjContact viewing row ``i`` of the arena's contact arrays."""
+    return MjContact._view({
+        k: (views["contact_" + k][i:i + 1] if cols == 1 else views["contact_" + k][i])
+        for k, (_, cols) in CONTACT_FIELDS.items()})
+
+
+class _ContactList:
+    """``d.contact``: the active contacts, as the bindings' contact list.
+
+    Each field is an array over the contacts (``d.contact.pos`` is ``(ncon, 3)``, writable views
+    of the data); ``d.contact[i]`` is the MjContact record of contact i (0 <= i < ncon; like the
+    bindings, a negative index is an IndexError), ``d.contact[a:b]`` the list of those contacts,
+    and iterating yields the records. The whole list follows ``d.ncon`` as the data steps; a
+    sliced list keeps the contact indices it was made with.
+    """
+
+    __slots__ = ("_d", "_idx")
+
+    def __init__(self, d, idx=None):
         self._d = d
+        self._idx = idx      # None: the live list; else a range of contact indices
+
+    def _range(self):
+        if self._idx is not None:
+            return self._idx
+        return range(int(self._d.__dict__["ncon"][0]))
 
     def __len__(self):
-        return int(self._d.__dict__["ncon"][0])
+        return len(self._range())
 
-    def __getattr__(self, name):
-        if name not in _ContactView._FIELDS:
-            raise AttributeError(name)
-        d = self._d.__dict__
-        return d["contact_" + name][:int(d["ncon"][0])]
+    def __getitem__(self, key):
+        r = self._range()
+        if isinstance(key, slice):
+            return _ContactList(self._d, r[key])
+        i = int(key)
+        if not 0 <= i < len(r):
+            raise IndexError(f"contact index {i} out of range [0, {len(r)})")
+        return _contact_row(self._d.__dict__["_arena"].views, r[i])
+
+    def __iter__(self):
+        views = self._d.__dict__["_arena"].views
+        return (_contact_row(views, i) for i in self._range())
+
+    def __repr__(self):
+        return f"<engine contact list: {len(self)} contacts>"
+
+
+def _contact_column(name):
+    def get(self):
+        a = self._d.__dict__["contact_" + name]
+        r = self._range()
+        # a range's stop is -1 only when a negative step runs through index 0
+        return a[r.start:(r.stop if r.stop >= 0 else None):r.step]
+    return property(get, doc=f"contact {name} of every contact in the list (a view)")
+
+
+for _k in CONTACT_FIELDS:
+    setattr(_ContactList, _k, _contact_column(_k))
+del _k
 
 
 class MjData(_Fields):
@@ -186,10 +292,9 @@ class MjData(_Fields):
         d["_A"] = arena.buffers()
         for name, view in arena.views.items():
             d[name] = view
-        d["warning"] = [MjWarningStat(arena.views["warning_lastinfo"],
-                                      arena.views["warning_number"], i)
-                        for i in range(len(mjtWarning))]
-        d["contact"] = _ContactView(self)
+        d["warning"] = _WarningStatList(arena.views["warning_lastinfo"],
+                                        arena.views["warning_number"])
+        d["contact"] = _ContactList(self)
         from .io import mj_resetData  # as in MuJoCo, the reset lives with the I/O functions
         mj_resetData(model, self)
 
@@ -323,5 +428,9 @@ for _name, *_ in DATA_FIELDS:
         setattr(MjData, _name, _counted_property(_name, "nisland"))
     elif _name in ("ifrc_smooth", "iacc_smooth", "iacc", "ifrc_constraint"):
         setattr(MjData, _name, _counted_property(_name, "nidof"))
-__all__ = ["MjData", "MjWarningStat", "MjSolverStat", "NAMED_KINDS", "capacity", "mjNISLAND",
-           "mjNSOLVER"]
+
+declare_fields(MjData, [f for f, *_ in DATA_FIELDS] + ["model", "warning", "contact"],
+               lambda f: f"d.{f}: mjData's field of this name (seed 001, \"mjData\")")
+
+__all__ = ["MjData", "MjContact", "MjWarningStat", "MjSolverStat", "NAMED_KINDS", "capacity",
+           "mjNISLAND", "mjNSOLVER"]

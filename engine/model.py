@@ -9,6 +9,8 @@ import numpy as np
 
 from . import enums
 from ._layout import MODEL_FIELDS, MODEL_SIZES, Arena
+from .structs import struct_class
+from .visual import MjVisual
 
 # Named access (``m.body('hand').mass``): object type -> (field prefix, name table key, size).
 NAMED_KINDS = {
@@ -31,6 +33,34 @@ NAMED_KINDS = {
     "tuple": ("tuple_", enums.mjtObj.mjOBJ_TUPLE, "ntuple"),
     "key": ("key_", enums.mjtObj.mjOBJ_KEY, "nkey"),
 }
+# m.names: every name in one buffer, each ended by a NUL, the model's name first, then the
+# objects' names kind by kind in mjModel's order, an unnamed object taking an empty string;
+# m.name_<x>adr[i] is where object i's name starts (seed 001 "mjModel", names and name_*adr).
+# (kind in the compiler's name table, x); flexes, skins and plugins are not built (none).
+NAME_SECTIONS = (
+    ("body", "body"), ("joint", "jnt"), ("geom", "geom"), ("site", "site"), ("camera", "cam"),
+    ("light", "light"), ("flex", "flex"), ("mesh", "mesh"), ("skin", "skin"),
+    ("hfield", "hfield"), ("texture", "tex"), ("material", "mat"), ("pair", "pair"),
+    ("exclude", "exclude"), ("equality", "eq"), ("tendon", "tendon"), ("actuator", "actuator"),
+    ("sensor", "sensor"), ("numeric", "numeric"), ("text", "text"), ("tuple", "tuple"),
+    ("key", "key"), ("plugin", "plugin"))
+NAME_ADR_FIELDS = tuple(f"name_{x}adr" for _, x in NAME_SECTIONS)
+
+
+def names_buffer(modelname, names):
+    """(m.names as bytes, {name_<x>adr field: int32 addresses}) from the compiler's name table
+    (kind -> list of names, None for unnamed)."""
+    buf = bytearray(modelname.encode() + b"\0")
+    adr = {}
+    for (kind, _), field in zip(NAME_SECTIONS, NAME_ADR_FIELDS):
+        a = []
+        for n in names.get(kind, ()):
+            a.append(len(buf))
+            buf += (n or "").encode() + b"\0"
+        adr[field] = np.array(a, np.int32)
+    return bytes(buf), adr
+
+
 ALIASES = {"jnt": "joint", "cam": "camera", "mat": "material", "eq": "equality",
            "keyframe": "key", "texture": "texture"}
 
@@ -44,6 +74,32 @@ class _Fields:
             cur[...] = value
         else:
             object.__setattr__(self, name, value)
+
+
+class InstanceField:
+    """A field each instance holds in its own ``__dict__`` (a view of its arena, or a struct),
+    declared on the class so that ``dir(MjModel)`` / ``dir(MjData)`` list it as the bindings'
+    classes list their fields: programs that wrap them enumerate those names (dm_control makes
+    a delegating property for each name in ``dir(mujoco.MjModel)``).
+
+    A non-data descriptor: an instance's own entry takes precedence, so reading a field costs a
+    dict lookup as before; ``__get__`` runs only for an instance without the field."""
+
+    def __init__(self, name, doc=None):
+        self.name = name
+        self.__doc__ = doc
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{self.name}'")
+
+
+def declare_fields(cls, names, doc):
+    """Declare ``names`` on ``cls`` (see InstanceField), except those it defines already."""
+    for name in names:
+        if not hasattr(cls, name):
+            setattr(cls, name, InstanceField(name, doc(name)))
 
 
 class MjOption:
@@ -65,11 +121,21 @@ class MjOption:
         v[...] = value
 
 
-class MjStatistic(MjOption):
-    """``m.stat``: model statistics (meaninertia, meanmass, meansize, extent, center)."""
+MjStatistic = struct_class("MjStatistic", [
+    ("meaninertia", np.float64, (), 0.0, "mean diagonal of the joint-space inertia matrix at "
+                                         "qpos0 (mass or mass * length^2 per dof)"),
+    ("meanmass", np.float64, (), 0.0, "mean body mass, world excluded (mass)"),
+    ("meansize", np.float64, (), 0.0, "mean body size, world excluded (length)"),
+    ("extent", np.float64, (), 0.0, "largest side of the model's bounding box at qpos0 "
+                                    "(length)"),
+    ("center", np.float64, (3,), 0.0, "centre of that bounding box, world frame (length)"),
+], """``m.stat``: model statistics at qpos0 (MuJoCo's mjStatistic; seed 000 ``<statistic>``).
 
-    def __init__(self, views):
-        object.__setattr__(self, "_v", {k[5:]: v for k, v in views.items() if k.startswith("stat_")})
+The compiler computes them (engine.compiler._setconst_dyn._set_stat, as MuJoCo's compiler
+does) unless ``<statistic>`` gives a value. Renderers scale decorations and the free camera by
+them (``m.vis.map`` and ``m.vis.scale`` are ratios of extent and meansize). A compiled model's
+statistics are views of its arena's stat_* fields (writes reach the model); ``MjStatistic()``
+alone holds zeros, as the bindings' does.""")
 
 
 class _Named:
@@ -100,10 +166,11 @@ class _Named:
 class MjModel(_Fields):
     """The compiled model. Build it with `from_xml_path` / `from_xml_string`, never directly."""
 
-    def __init__(self, sizes: dict, values: dict, names: dict):
+    def __init__(self, sizes: dict, values: dict, names: dict, modelname="MuJoCo Model"):
         """Allocate the arena for ``sizes`` and fill it from ``values`` (field name -> array).
 
-        ``names``: object kind (a key of NAMED_KINDS) -> list of names (None for unnamed).
+        ``names``: object kind (a key of NAMED_KINDS, or "texture", "text") -> list of names
+        (None for unnamed); ``modelname``: ``<mujoco model=...>``.
         """
         full = {k: int(sizes.get(k, 0)) for k in MODEL_SIZES}
         arena = Arena(MODEL_FIELDS, full)
@@ -121,10 +188,15 @@ class MjModel(_Fields):
             if view.size:
                 view[...] = np.asarray(val).reshape(view.shape)
         d["opt"] = MjOption(arena.views)
-        d["stat"] = MjStatistic(arena.views)
+        d["stat"] = MjStatistic._view({k[5:]: v for k, v in arena.views.items()
+                                       if k.startswith("stat_")})
+        d["vis"] = MjVisual()   # MuJoCo's defaults; the compiler applies <visual>
         d["_names"] = {k: list(v) for k, v in names.items()}
         d["_name2id"] = {k: {n: i for i, n in enumerate(v) if n} for k, v in names.items()}
         d["nmocap"] = full["nmocap"]
+        d["names"], adr = names_buffer(modelname, names)
+        d.update(adr)
+        d["nnames"] = len(d["names"])
 
     @staticmethod
     def _arena_sizes():
@@ -208,3 +280,8 @@ class MjModel(_Fields):
     def __repr__(self):
         return (f"<engine.MjModel nq={self.nq} nv={self.nv} nu={self.nu} nbody={self.nbody} "
                 f"ngeom={self.ngeom} nsensor={self.nsensor}>")
+
+
+declare_fields(MjModel, [f for f, *_ in MODEL_FIELDS] + list(MODEL_SIZES) + list(NAME_ADR_FIELDS)
+               + ["names", "opt", "stat", "vis"],
+               lambda f: f"m.{f}: mjModel's field of this name (seed 001, \"mjModel\")")

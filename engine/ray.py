@@ -419,10 +419,82 @@ def ray(M, D, pnt, vec, geomgroup, use_group, flg_static, bodyexclude):
     return best, bestid
 
 
-def _normal_world(mat, n, out):
-    """out = mat n (geom frame to world) for a row-major 3x3 ``mat``."""
-    for i in range(3):
-        out[i] = mat[3 * i] * n[0] + mat[3 * i + 1] * n[1] + mat[3 * i + 2] * n[2]
+@kernel
+def _mesh_face_normal(M, meshid, lp, lv, x):
+    """Unit normal (mesh frame) of the triangle of mesh ``meshid`` that the local ray
+    ``lp + x lv`` meets at ``x`` (the face whose hit is nearest to ``x``): the face's winding
+    normal (faces wind counter-clockwise seen from outside, so it points out of the mesh)."""
+    vadr = i1(M, MF.mesh_vertadr)[meshid]
+    fadr = i1(M, MF.mesh_faceadr)[meshid]
+    vert = f2(M, MF.mesh_vert)
+    face = i2(M, MF.mesh_face)
+    bestf, err = -1, math.inf
+    for f in range(fadr, fadr + i1(M, MF.mesh_facenum)[meshid]):
+        xf = _ray_triangle(lp, lv, vert[vadr + face[f, 0]], vert[vadr + face[f, 1]],
+                           vert[vadr + face[f, 2]])
+        if xf >= 0.0 and abs(xf - x) < err:
+            bestf, err = f, abs(xf - x)
+    if bestf < 0:
+        return 0.0, 0.0, 0.0
+    a, b, c = vert[vadr + face[bestf, 0]], vert[vadr + face[bestf, 1]], vert[vadr + face[bestf, 2]]
+    e1 = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
+    e2 = (c[0] - a[0], c[1] - a[1], c[2] - a[2])
+    return (e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+            e1[0] * e2[1] - e1[1] * e2[0])
+
+
+@kernel
+def ray_normal(M, D, g, pnt, vec, x):
+    """Outward unit normal (world frame) of geom ``g``'s surface where the ray ``pnt + x vec``
+    meets it (a ray leaving a solid from inside gets the outward normal too, as MuJoCo's
+    mj_ray); zeros when ``g`` < 0 (a miss)."""
+    if g < 0:
+        return 0.0, 0.0, 0.0
+    mat = f2(D, DF.geom_xmat)[g]
+    lp, lv = _local(f2(D, DF.geom_xpos)[g], mat, pnt, vec)
+    t = i1(M, MF.geom_type)[g]
+    size = f2(M, MF.geom_size)[g]
+    p = (lp[0] + x * lv[0], lp[1] + x * lv[1], lp[2] + x * lv[2])
+    n = (0.0, 0.0, 1.0)
+    if t == _SPHERE:
+        n = p
+    elif t == _CAPSULE:
+        n = (p[0], p[1], p[2] - min(max(p[2], -size[1]), size[1]))
+    elif t == _ELLIPSOID:
+        n = (p[0] / size[0] ** 2, p[1] / size[1] ** 2, p[2] / size[2] ** 2)
+    elif t == _CYLINDER:
+        # the cap or the side, whichever surface the point lies on (nearest to it)
+        if abs(abs(p[2]) - size[1]) < abs(math.hypot(p[0], p[1]) - size[0]):
+            n = (0.0, 0.0, math.copysign(1.0, p[2]))
+        else:
+            n = (p[0], p[1], 0.0)
+    elif t == _BOX:
+        k, best = 0, math.inf
+        for j in range(3):
+            if abs(abs(p[j]) - size[j]) < best:
+                k, best = j, abs(abs(p[j]) - size[j])
+        n = (math.copysign(1.0, p[0]) if k == 0 else 0.0,
+             math.copysign(1.0, p[1]) if k == 1 else 0.0,
+             math.copysign(1.0, p[2]) if k == 2 else 0.0)
+    elif t == _MESH:
+        n = _mesh_face_normal(M, i1(M, MF.geom_dataid)[g], lp, lv, x)
+    elif t == _HFIELD:
+        _, n = ray_hfield(f2(M, MF.hfield_size), i1(M, MF.hfield_nrow), i1(M, MF.hfield_ncol),
+                          i1(M, MF.hfield_adr), f1(M, MF.hfield_data), i1(M, MF.geom_dataid)[g],
+                          lp, lv)
+    nn = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
+    if nn > 0.0:
+        n = (n[0] / nn, n[1] / nn, n[2] / nn)
+    # geom frame to world: mat n (row-major mat)
+    return (mat[0] * n[0] + mat[1] * n[1] + mat[2] * n[2],
+            mat[3] * n[0] + mat[4] * n[1] + mat[5] * n[2],
+            mat[6] * n[0] + mat[7] * n[1] + mat[8] * n[2])
+
+
+def _normal_out(m, d, g, pnt, vec, x, normal):
+    """normal[:] = the outward unit normal (world) at the hit of geom g, zeros on a miss."""
+    if normal is not None:
+        normal[:] = ray_normal(m._A, d._A, int(g) if x >= 0.0 else -1, pnt, vec, float(x))
 
 
 def mj_rayHfield(m, d, geomid, pnt, vec, normal=None):
@@ -433,72 +505,10 @@ def mj_rayHfield(m, d, geomid, pnt, vec, normal=None):
     pnt = np.ascontiguousarray(pnt, float).reshape(3)
     vec = np.ascontiguousarray(vec, float).reshape(3)
     lp, lv = _local(d.geom_xpos[g], d.geom_xmat[g], pnt, vec)
-    x, n = ray_hfield(m.hfield_size, m.hfield_nrow, m.hfield_ncol, m.hfield_adr, m.hfield_data,
+    x, _ = ray_hfield(m.hfield_size, m.hfield_nrow, m.hfield_ncol, m.hfield_adr, m.hfield_data,
                       int(m.geom_dataid[g]), lp, lv)
-    if normal is not None:
-        if x >= 0.0:
-            _normal_world(d.geom_xmat[g], n, normal)
-        else:
-            normal[:] = 0.0
+    _normal_out(m, d, g, pnt, vec, x, normal)
     return x
-
-
-def _mesh_face_normal(m, meshid, lp, lv, x):
-    """Unit normal (mesh frame) of the triangle of mesh ``meshid`` that the local ray
-    ``lp + x lv`` meets at ``x``: the face's winding normal (faces wind counter-clockwise seen
-    from outside, so it points out of the mesh). Vectorised over the faces (not a kernel: only
-    mj_ray / mj_rayMesh with a normal come here)."""
-    vadr, fadr, fnum = int(m.mesh_vertadr[meshid]), int(m.mesh_faceadr[meshid]), \
-        int(m.mesh_facenum[meshid])
-    lp, lv = np.asarray(lp, float), np.asarray(lv, float)
-    face = m.mesh_face[fadr:fadr + fnum] + vadr
-    a, b, c = (m.mesh_vert[face[:, k]].astype(float) for k in range(3))
-    e1, e2 = b - a, c - a
-    q = np.cross(lv, e2)
-    det = np.einsum("ij,ij->i", e1, q)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inv = 1.0 / det
-        t = lp - a
-        u = np.einsum("ij,ij->i", t, q) * inv
-        r = np.cross(t, e1)
-        w = (r @ lv) * inv
-        xs = np.einsum("ij,ij->i", e2, r) * inv
-    hit = (np.abs(det) >= 1e-15) & (u >= 0) & (u <= 1) & (w >= 0) & (u + w <= 1) & (xs >= 0)
-    k = int(np.argmin(np.where(hit, np.abs(xs - x), np.inf)))
-    n = np.cross(e1[k], e2[k])
-    return n / np.linalg.norm(n)
-
-
-def _geom_normal_local(m, g, lp, lv, x):
-    """Outward unit normal, in geom ``g``'s frame, of its surface at the hit ``lp + x lv`` (a ray
-    leaving a solid from inside gets the outward normal too, as MuJoCo's mj_ray)."""
-    t = int(m.geom_type[g])
-    size = m.geom_size[g]
-    p = np.asarray(lp, float) + x * np.asarray(lv, float)
-    if t == _PLANE:
-        return np.array([0.0, 0.0, 1.0])
-    if t == _SPHERE:
-        n = p.copy()
-    elif t == _CAPSULE:
-        n = p - [0.0, 0.0, min(max(p[2], -size[1]), size[1])]
-    elif t == _ELLIPSOID:
-        n = p / size ** 2
-    elif t == _CYLINDER:
-        # the cap or the side, whichever surface the point lies on (nearest to it)
-        rad = math.hypot(p[0], p[1])
-        if abs(abs(p[2]) - size[1]) < abs(rad - size[0]):
-            n = np.array([0.0, 0.0, math.copysign(1.0, p[2])])
-        else:
-            n = np.array([p[0], p[1], 0.0])
-    elif t == _BOX:
-        k = int(np.argmin(np.abs(np.abs(p) - size)))
-        n = np.zeros(3)
-        n[k] = math.copysign(1.0, p[k])
-    elif t == _MESH:
-        return _mesh_face_normal(m, int(m.geom_dataid[g]), lp, lv, x)
-    else:
-        raise NotImplementedError(f"ray normal of geom type {t}")
-    return n / np.linalg.norm(n)
 
 
 def mj_rayMesh(m, d, geomid, pnt, vec, normal=None):
@@ -511,12 +521,7 @@ def mj_rayMesh(m, d, geomid, pnt, vec, normal=None):
     lp, lv = _local(d.geom_xpos[g], d.geom_xmat[g], pnt, vec)
     x = ray_mesh(m.mesh_vertadr, m.mesh_faceadr, m.mesh_facenum, m.mesh_vert, m.mesh_face,
                  int(m.geom_dataid[g]), lp, lv)
-    if normal is not None:
-        if x >= 0.0:
-            _normal_world(d.geom_xmat[g], _mesh_face_normal(m, int(m.geom_dataid[g]), lp, lv, x),
-                          normal)
-        else:
-            normal[:] = 0.0
+    _normal_out(m, d, g, pnt, vec, x, normal)
     return x
 
 
@@ -533,14 +538,7 @@ def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid=None, norm
     x, g = ray(m._A, d._A, pnt, vec, group, use_group, bool(flg_static), int(bodyexclude))
     if geomid is not None:
         geomid[0] = g
-    if normal is not None:
-        if g < 0:
-            normal[:] = 0.0
-        elif int(m.geom_type[g]) == _HFIELD:
-            mj_rayHfield(m, d, g, pnt, vec, normal)
-        else:
-            lp, lv = _local(d.geom_xpos[g], d.geom_xmat[g], pnt, vec)
-            _normal_world(d.geom_xmat[g], _geom_normal_local(m, g, lp, lv, x), normal)
+    _normal_out(m, d, g, pnt, vec, x, normal)
     return x
 
 

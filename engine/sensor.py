@@ -9,10 +9,10 @@ sensors with a reference frame are expressed in that frame.
 sensordata is identical with and without noise), so neither does this engine.
 
 Sensors that need what this engine does not compute yet raise NotImplementedError from
-`check_sensors_supported` (camprojection, tactile, insidesite, plugin, user sensors without a
+`check_sensors_supported` (tactile, plugin, user sensors without a
 callback, delayed/interval sensors, collision sensors on sdf geoms). The limit sensors read the
 joint's or tendon's limit row (0 when the limit is inactive), touch sums the normal forces of the
-contacts in the site's zone, rangefinder casts a ray along the site's z axis (engine.ray).
+contacts in the site's zone, rangefinder casts rays from a site or a camera (engine.ray).
 <contact> (XML reference "sensor/contact") matches, reduces and extracts d.contact and its
 forces (`_contact_sensor`); <distance>, <normal>, <fromto> (XML reference "collision sensors")
 run mj_geomDistance (engine/collision/distance.py) with the cutoff as the search distance; the
@@ -30,7 +30,7 @@ from ._jit import kernel
 from ._layout import DF, MF
 from .smooth import rne_post_constraint, subtree_vel  # the smooth stages own these
 from .constraint import contact_force
-from .ray import ray, ray_geom
+from .ray import ray, ray_geom, ray_normal
 from .collision.distance import geom_distance
 from .support import object_acceleration, object_velocity
 from . import sleep
@@ -55,8 +55,7 @@ _ENBL_ENERGY = 1 << 1
 _JNT_FREE, _JNT_BALL = 0, 1
 _TRN_TENDON = 3
 
-_UNSUPPORTED = {CAMPROJECTION: "camprojection", TACTILE: "tactile",
-                INSIDESITE: "insidesite", PLUGIN: "plugin", USER: "user"}
+_UNSUPPORTED = {TACTILE: "tactile", PLUGIN: "plugin", USER: "user"}
 _COLLISION_TAG = {GEOMDIST: "distance", GEOMNORMAL: "normal", GEOMFROMTO: "fromto"}
 # mjtConstraint rows the limit sensors read; mjtCone
 _CNSTR_LIMIT_JOINT, _CNSTR_LIMIT_TENDON = 3, 4
@@ -608,6 +607,145 @@ def _apply_cutoff(M, D, s):
 
 
 @kernel
+def _ray_out(out, k, mask, x, g, M, D, pnt, vec, fwd):
+    """Writes one ray's data fields (mjtRayDataField order, those in ``mask``) at out[k:];
+    returns the next k. A miss gives dist and depth -1, zero dir, point and normal, and the
+    origin (measured on MuJoCo 4.0.0)."""
+    hit = x >= 0.0
+    if mask & 1:
+        out[k] = x
+        k += 1
+    if mask & 2:
+        for j in range(3):
+            out[k + j] = vec[j] if hit else 0.0
+        k += 3
+    if mask & 4:
+        for j in range(3):
+            out[k + j] = pnt[j]
+        k += 3
+    if mask & 8:
+        for j in range(3):
+            out[k + j] = pnt[j] + x * vec[j] if hit else 0.0
+        k += 3
+    if mask & 16:
+        n = ray_normal(M, D, g if hit else -1, pnt, vec, x)
+        for j in range(3):
+            out[k + j] = n[j]
+        k += 3
+    if mask & 32:
+        # distance along the sensor's axis (a camera's optical axis): a depth image
+        out[k] = x * (vec[0] * fwd[0] + vec[1] * fwd[1] + vec[2] * fwd[2]) if hit else -1.0
+        k += 1
+    return k
+
+
+@kernel
+def _inside_site(M, D, site, p):
+    """Whether the point p (world) lies in the volume of the site (XML reference
+    sensor/insidesite): sphere, capsule, ellipsoid, cylinder or box of the site's size."""
+    q = mm.mat_t_vec(f2(D, DF.site_xmat)[site], mm.sub3(mm.get3(p), mm.get3(f2(D, DF.site_xpos)[site])))
+    size = f2(M, MF.site_size)[site]
+    t = i1(M, MF.site_type)[site]
+    if t == 2:  # sphere
+        return q[0] * q[0] + q[1] * q[1] + q[2] * q[2] <= size[0] * size[0]
+    if t == 3:  # capsule: distance to the segment along z
+        z = min(max(q[2], -size[1]), size[1])
+        return q[0] * q[0] + q[1] * q[1] + (q[2] - z) ** 2 <= size[0] * size[0]
+    if t == 4:  # ellipsoid
+        return (q[0] / size[0]) ** 2 + (q[1] / size[1]) ** 2 + (q[2] / size[2]) ** 2 <= 1.0
+    if t == 5:  # cylinder
+        return q[0] * q[0] + q[1] * q[1] <= size[0] * size[0] and abs(q[2]) <= size[1]
+    return abs(q[0]) <= size[0] and abs(q[1]) <= size[1] and abs(q[2]) <= size[2]
+
+
+@kernel
+def _cam_project(M, D, target, cam, out):
+    """<camprojection>: the target's pixel coordinates in the camera's image, origin at the top
+    left, x right, y down, unclipped (XML reference sensor/camprojection). The focal length in
+    pixels comes from the intrinsics when the camera has a sensor size (computed in float32 as
+    MuJoCo's float fields), else from fovy; the principal point is the image centre."""
+    w = i2(M, MF.cam_resolution)[cam, 0]
+    h = i2(M, MF.cam_resolution)[cam, 1]
+    ss = f2(M, MF.cam_sensorsize)[cam]
+    if ss[0] != 0.0 and ss[1] != 0.0:
+        intr = f2(M, MF.cam_intrinsic)[cam]
+        fx = float(np.float32(np.float32(intr[0]) / np.float32(ss[0])) * np.float32(w))
+        fy = float(np.float32(np.float32(intr[1]) / np.float32(ss[1])) * np.float32(h))
+    else:
+        fx = 0.5 / math.tan(f1(M, MF.cam_fovy)[cam] * math.pi / 360.0) * h
+        fy = fx
+    # the target in the camera frame (x right, y up, looking along -z)
+    pc = mm.mat_t_vec(f2(D, DF.cam_xmat)[cam],
+                      mm.sub3(mm.get3(target), mm.get3(f2(D, DF.cam_xpos)[cam])))
+    denom = pc[2]
+    if abs(denom) < 1e-15:  # mjMINVAL: avoid dividing by tiny numbers
+        denom = -1e-15 if denom < 0.0 else 1e-15
+    out[0] = (-fx * pc[0] + 0.5 * w * pc[2]) / denom
+    out[1] = (fy * pc[1] + 0.5 * h * pc[2]) / denom
+
+
+@kernel
+def _px(length, npix, size):
+    """A sensor length in pixels, in float32 arithmetic: length * npix / size."""
+    return float(np.float32(np.float32(np.float32(length) * np.float32(npix)) / np.float32(size)))
+
+
+@kernel
+def _rangefinder(M, D, s, objtype, objid, out):
+    """<rangefinder> (XML reference sensor/rangefinder): rays from a site along its z axis or
+    from a camera through the centre of each pixel (row by row from the top left), ignoring the
+    geoms of the sensor's own body; static geoms count. A perspective camera's rays leave its
+    position (directions from fovy with square pixels, or from the focal length, principal
+    point and sensor size when those are given); an orthographic camera's rays are parallel to
+    its -z axis from points spread over a fovy x fovy window (measured on MuJoCo 4.0.0)."""
+    mask = i2(M, MF.sensor_intprm)[s, 0]
+    if objtype == OBJ_SITE:
+        pos = f2(D, DF.site_xpos)[objid]
+        mat = f2(D, DF.site_xmat)[objid]
+        z = (mat[2], mat[5], mat[8])
+        x, g = ray(M, D, pos, z, pos, False, True, i1(M, MF.site_bodyid)[objid])
+        _ray_out(out, 0, mask, x, g, M, D, (pos[0], pos[1], pos[2]), z, z)
+        return
+    pos = f2(D, DF.cam_xpos)[objid]
+    mat = f2(D, DF.cam_xmat)[objid]
+    w = i2(M, MF.cam_resolution)[objid, 0]
+    h = i2(M, MF.cam_resolution)[objid, 1]
+    fovy = f1(M, MF.cam_fovy)[objid]
+    ortho = i1(M, MF.cam_projection)[objid] == 1
+    ss = f2(M, MF.cam_sensorsize)[objid]
+    intr = f2(M, MF.cam_intrinsic)[objid]
+    fwd = (-mat[2], -mat[5], -mat[8])
+    exclude = i1(M, MF.cam_bodyid)[objid]
+    pix = 2.0 * math.tan(fovy * math.pi / 360.0) / h  # a pixel's side at unit distance
+    k = 0
+    for r in range(h):
+        for c in range(w):
+            if ortho:
+                u, v, dz = ((c + 0.5) / w - 0.5) * fovy, (0.5 - (r + 0.5) / h) * fovy, 0.0
+                cd = (0.0, 0.0, -1.0)
+            else:
+                if ss[0] > 0.0 and ss[1] > 0.0:
+                    # focal length and principal point in pixels, converted in single
+                    # precision as MuJoCo does (its cam_intrinsic is float32; bit-exact rays)
+                    cd = (((c + 0.5) - _px(intr[2], w, ss[0])) / _px(intr[0], w, ss[0]),
+                          (_px(intr[3], h, ss[1]) - (r + 0.5)) / _px(intr[1], h, ss[1]), -1.0)
+                else:
+                    cd = ((c + 0.5 - 0.5 * w) * pix, (0.5 * h - r - 0.5) * pix, -1.0)
+                nrm = math.sqrt(cd[0] * cd[0] + cd[1] * cd[1] + 1.0)
+                cd = (cd[0] / nrm, cd[1] / nrm, cd[2] / nrm)
+                u, v, dz = 0.0, 0.0, 0.0
+            # camera frame to world (row-major mat)
+            pnt = (pos[0] + mat[0] * u + mat[1] * v + mat[2] * dz,
+                   pos[1] + mat[3] * u + mat[4] * v + mat[5] * dz,
+                   pos[2] + mat[6] * u + mat[7] * v + mat[8] * dz)
+            vec = (mat[0] * cd[0] + mat[1] * cd[1] + mat[2] * cd[2],
+                   mat[3] * cd[0] + mat[4] * cd[1] + mat[5] * cd[2],
+                   mat[6] * cd[0] + mat[7] * cd[1] + mat[8] * cd[2])
+            x, g = ray(M, D, pnt, vec, pos, False, True, exclude)
+            k = _ray_out(out, k, mask, x, g, M, D, pnt, vec, fwd)
+
+
+@kernel
 def _sensor_pos_one(M, D, s, out):
     t = i1(M, MF.sensor_type)[s]
     objtype = i1(M, MF.sensor_objtype)[s]
@@ -632,12 +770,12 @@ def _sensor_pos_one(M, D, s, out):
         r = _limit_row(M, D, t, objid)
         out[0] = f1(D, DF.efc_pos)[r] - f1(D, DF.efc_margin)[r] if r >= 0 else 0.0
     elif t == RANGEFINDER:
-        # along the site's z axis, ignoring the site's own body (static geoms count)
-        pos = f2(D, DF.site_xpos)[objid]
-        mat = f2(D, DF.site_xmat)[objid]
-        x, _ = ray(M, D, pos, (mat[2], mat[5], mat[8]), pos, False, True,
-                   i1(M, MF.site_bodyid)[objid])
-        out[0] = x
+        _rangefinder(M, D, s, objtype, objid, out)
+    elif t == INSIDESITE:
+        b, pos, mat = _obj_frame(M, D, objtype, objid)
+        out[0] = 1.0 if _inside_site(M, D, refid, pos) else 0.0
+    elif t == CAMPROJECTION:
+        _cam_project(M, D, f2(D, DF.site_xpos)[objid], refid, out)
     elif t == FRAMEPOS:
         b, pos, mat = _obj_frame(M, D, objtype, objid)
         if refid < 0:
@@ -857,10 +995,6 @@ def check_sensors_supported(m):
                 if any(int(m.geom_type[g]) == 8 for g in geoms):
                     raise NotImplementedError(f"sensor {s}: <{_COLLISION_TAG[t]}> on sdf geoms is "
                                               "not supported yet")
-        if t == RANGEFINDER:
-            if int(m.sensor_objtype[s]) != OBJ_SITE or int(m.sensor_intprm[s][0]) != 1:
-                raise NotImplementedError(f"sensor {s}: <rangefinder> on a camera or with a data "
-                                          "spec other than 'dist' is not supported yet")
 
 
 def mj_sensorPos(m, d):

@@ -32,12 +32,17 @@ import numpy as np
 WARMUP_XML = """
 <mujoco model="warmup">
   <option density="1.2" viscosity="0.001"><flag contact="disable" energy="enable"/></option>
+  <asset>
+    <!-- a mesh: compiles the compiler's mesh kernels (engine/compiler/mesh_kernels.py) -->
+    <mesh name="tet" vertex="0 0 0  .05 0 0  0 .05 0  0 0 .05"/>
+  </asset>
   <worldbody>
     <light pos="0 0 3"/>
     <body name="mocap" mocap="true" pos="1 0 1"/>
     <body name="free" pos="0 0 1" gravcomp="0.5">
       <freejoint/>
       <geom type="box" size=".1 .05 .03" fluidshape="ellipsoid"/>
+      <geom type="mesh" mesh="tet" pos="0 0 .05"/>
       <site name="s0"/>
       <camera name="cam" mode="trackcom"/>
       <body name="ball" pos=".2 0 0">

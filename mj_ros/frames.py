@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -359,8 +360,14 @@ def urdf_text_of(kind: str, value: str) -> str | None:
                 text = f.read().decode("utf-8", "replace")
         except OSError:
             return None
-    head = text.lstrip()[:4096]
-    return text if "<robot" in head and "<mujoco" not in head.split("<robot")[0] else None
+    # the root element decides, after the prolog's comments (which may mention <mujoco>)
+    head = _COMMENT.sub("", text[:65536])
+    root = _FIRST_TAG.search(head)
+    return text if root is not None and root.group(1) == "robot" else None
+
+
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_FIRST_TAG = re.compile(r"<([A-Za-z_][\w.:-]*)")
 
 
 def from_model(m, mj, world_frame: str = "world", urdf_text: str | None = None) -> FrameTable:

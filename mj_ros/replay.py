@@ -31,6 +31,49 @@ from mj_ros.topics import topic_name
 DEFAULT_RATE = 100.0
 
 
+class Progress:
+    """Progress of a replay on stderr: bag time done of the total, wall time elapsed and an
+    estimate of the time left. Silent for replays done within `after` s of wall time; then a
+    line redrawn in place on a terminal, else one line every `every` s (logs, CI)."""
+
+    def __init__(self, total_s: float, stream=None, after: float = 2.0, every: float = 5.0):
+        self.total = float(total_s)
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = self.stream.isatty()
+        self.t0 = time.perf_counter()
+        self.after, self.every = after, (0.5 if self.tty else every)
+        self.next = self.t0 + after
+        self.drawn = False
+
+    def update(self, done_s: float) -> None:
+        """Called often (every few hundred steps): draws only when a line is due."""
+        now = time.perf_counter()
+        if now < self.next:
+            return
+        self.next = now + self.every
+        self.draw(done_s, now)
+
+    def draw(self, done_s: float, now: float | None = None, end: bool = False) -> None:
+        now = time.perf_counter() if now is None else now
+        elapsed = now - self.t0
+        frac = min(1.0, done_s / self.total) if self.total > 0 else 1.0
+        left = "" if end or frac <= 0 else f", about {_mmss(elapsed * (1 - frac) / frac)} left"
+        line = (f"mj-ros-replay: {done_s:.1f} of {self.total:.1f} s of bag time "
+                f"({100 * frac:.0f}%), {_mmss(elapsed)} elapsed{left}")
+        self.stream.write(("\r" + line + ("\n" if end else "")) if self.tty else line + "\n")
+        self.stream.flush()
+        self.drawn = True
+
+    def finish(self, done_s: float) -> None:
+        if self.drawn:  # only replays that showed progress say they ended
+            self.draw(done_s, end=True)
+
+
+def _mmss(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
 class ReplayError(RuntimeError):
     """Bad input; str(e) is the one message to show."""
 
@@ -42,7 +85,7 @@ class Replay:
 
     def __init__(self, bag_path, model, map_path, out=None, rate=DEFAULT_RATE, storage="mcap",
                  disable=(), timestep=0.0, world_frame="world", frame_prefix="", log=None,
-                 mj=None):
+                 mj=None, progress=False):
         if mj is None:
             import engine as mj
         self.mj = mj
@@ -76,6 +119,7 @@ class Replay:
         self.driver = mc.MocapDriver(self.config, self.table, self._note)
         self.bag_path, self.out_path, self.storage = bag_path, out, storage
         self.rate = float(rate)
+        self.show_progress = progress
 
         # initial state as the node starts: the 'home' keyframe if any, position actuators holding
         k = mj.mj_name2id(m, mj.mjtObj.mjOBJ_KEY, "home") if m.nkey else -1
@@ -133,6 +177,7 @@ class Replay:
         error = None
         step = 0
         sim0 = time.perf_counter()
+        progress = Progress(nsteps * self.dt) if self.show_progress else None
         try:
             self.driver.apply(0.0, d.mocap_pos, d.mocap_quat, d.xpos, d.xquat)
             self.kinematics(m, d)
@@ -145,6 +190,10 @@ class Replay:
                     self.kinematics(m, d)  # poses of the state at t (mj_step leaves t - dt's)
                     self.welds.measure(d.xpos, d.xquat)
                     self._output(out, t0_ns, t)
+                if progress is not None and step % 256 == 0:
+                    progress.update(t)
+            if progress is not None:
+                progress.finish(nsteps * self.dt)
         except NotImplementedError as e:
             error = (f"the engine cannot simulate this model yet (the step from sim time "
                      f"{max(0, step - 1) * self.dt:.6f} s): {e}")
@@ -310,11 +359,13 @@ def main(argv=None) -> int:
     ap.add_argument("--world-frame", default="world")
     ap.add_argument("--frame-prefix", default="")
     ap.add_argument("--summary", default="", help="also write the summary as JSON here")
+    ap.add_argument("--quiet", action="store_true",
+                    help="no progress line (shown on stderr for replays longer than 2 s)")
     a = ap.parse_args(argv)
     disable = [f for f in a.disable.split(",") if f.strip()]
     try:
         replay = Replay(a.bag, a.model, a.map, a.out or None, a.rate, a.storage, disable,
-                        a.timestep, a.world_frame, a.frame_prefix)
+                        a.timestep, a.world_frame, a.frame_prefix, progress=not a.quiet)
         summary = replay.run()
     except (ReplayError, model_io.ModelLoadError) as e:
         sys.stderr.write(f"mj-ros-replay: {e}\n")

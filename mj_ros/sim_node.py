@@ -24,11 +24,12 @@ import time
 
 import numpy as np
 import rclpy
+import rclpy.utilities
 from builtin_interfaces.msg import Time as TimeMsg
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
-from rclpy.exceptions import ParameterUninitializedException
 from rclpy._rclpy_pybind11 import RCLError
+from rclpy.event_handler import SubscriptionEventCallbacks
 from rclpy.executors import ExternalShutdownException
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
@@ -44,11 +45,13 @@ import engine as mj
 from engine import warmup
 from mj_ros import commands as cmds
 from mj_ros import diagnostics as diag
-from mj_ros import engine_api, model_io, outputs, sensors
+from mj_ros import engine_api, limits, lockstep, model_io, outputs, sensors
 from mj_ros import frames as fr
+from mj_ros import scene
 from mj_ros import tf as tfio
 from mj_ros.clock import Pacer, RateMeter, SimClock, to_stamp
-from mj_ros.params import ARRAY_TYPES, PARAMETERS
+from mj_ros import params
+from mj_ros.params import PARAMETERS
 
 POLL_PERIOD = 0.001       # s of wall time between executor polls at speed 0 (while busy)
 POLL_PERIOD_MAX = 0.02    # s: the longest gap between polls at speed 0
@@ -56,6 +59,11 @@ POLL_SHARE = 0.05         # the share of wall time idle polls may take at speed 
 WAIT_SLICE = 0.05         # s: longest single wait, so shutdown is seen promptly
 WARN_PERIOD = 2.0         # s between two warnings of one kind
 COMMAND_QOS = 10          # keep-last depth of command subscriptions: a flood is cut here
+_ROS_TYPES = {"bool": Parameter.Type.BOOL, "integer": Parameter.Type.INTEGER,
+              "double": Parameter.Type.DOUBLE, "string": Parameter.Type.STRING,
+              "string_array": Parameter.Type.STRING_ARRAY,
+              "double_array": Parameter.Type.DOUBLE_ARRAY,
+              "integer_array": Parameter.Type.INTEGER_ARRAY}
 
 
 class Throttle:
@@ -111,7 +119,8 @@ class SimNode(Node):
         clock_pub = outputs.clock_publisher(self)  # before the model load: see clock_publisher
 
         source = model_io.choose_source(p("model"), p("robot_description"))
-        if source is None and p("robot_description_topic"):
+        self._model_from_topic = source is None and bool(p("robot_description_topic"))
+        if self._model_from_topic:
             source = self._wait_robot_description(p("robot_description_topic"),
                                                   p("robot_description_timeout"))
         if source is None:
@@ -134,6 +143,11 @@ class SimNode(Node):
         self.timestep = float(m.opt.timestep)
 
         self.cmap = cmds.CommandMap.from_model(m, mj)
+        self.cmap.set_limits(limits.from_model(
+            m, self.cmap.joints, fr.urdf_text_of(source.kind, source.value)))
+        # commands set the goal; the ramp moves the applied controls towards it (velocity limits)
+        self._ctrl_goal = np.zeros(m.nu)
+        self._ramp = limits.Ramp(self.cmap.ramp_rate, self.timestep)
         self.layout = sensors.layout_from_model(m, mj)
         self._ctrl_cmd = np.zeros(m.nu)
         self._qfrc_cmd = np.zeros(m.nv)
@@ -142,7 +156,6 @@ class SimNode(Node):
         self._timed_out = False
         self._timeout_action = cmds.TimeoutAction(p("command_timeout_action"))
         self._command_timeout = float(p("command_timeout"))
-        self._lockstep_steps = max(1, int(p("lockstep_steps")))
         self._div_idx = diag.divergence_indices(mj)
         self._div_seen = 0
         self._div_detected = 0      # engine resets seen by the step loop since the last report
@@ -151,7 +164,8 @@ class SimNode(Node):
         self._poll_period = POLL_PERIOD  # s of wall time to the next executor poll at speed 0
         self._steps = 0
         self._step_cost = 1e-4      # s of wall per engine step in a batch (running average)
-        self._lockstep_credit = 0
+        self._lock = lockstep.Lockstep(self, p("lockstep_steps"), self._warn.warn)
+        self._js_subscribers = 0    # /joint_states subscribers seen while idle (see _announce)
         self.stats = diag.SimStats()
         self.simclock = SimClock()
         self.paused = bool(p("paused"))
@@ -164,6 +178,7 @@ class SimNode(Node):
         self._make_publishers()
         self._make_inputs()
         self._make_tf_and_mocap()
+        self._make_scene()
         self._make_outputs(clock_pub)
         self._drive_own_clock()
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -180,57 +195,92 @@ class SimNode(Node):
 
     # -- parameters -------------------------------------------------------------------------------
     def _declare_parameters(self) -> None:
+        """Declare every parameter of mj_ros/params.py with its value, typed, read_only where it
+        is read at start-up only. Overrides (-p, --params-file, launch) are coerced and checked
+        here rather than by rclpy: rclpy refuses `speed:=2` for a double with a traceback, and
+        an empty array default has no type of its own (rclpy infers a byte array). A bad value
+        raises params.ParameterError (one line, all bad values); overrides that match no
+        parameter get one warning line."""
+        # rclpy keeps the command line's and params files' values here (no public accessor);
+        # they are applied below, so rclpy is told to ignore them
+        overrides = dict(getattr(self, "_parameter_overrides", {}) or {})
+        errors = []
         for name, (default, text) in PARAMETERS.items():
-            desc = ParameterDescriptor(description=text)
-            if name in ARRAY_TYPES:
-                ptype = {"string_array": Parameter.Type.STRING_ARRAY,
-                         "double_array": Parameter.Type.DOUBLE_ARRAY}[ARRAY_TYPES[name]]
-                self.declare_parameter(name, ptype, desc)
-            else:
-                self.declare_parameter(name, default, desc)
+            value = default
+            if name in overrides:
+                try:
+                    value = params.check(name, overrides[name].value)
+                except params.ParameterError as e:
+                    errors.append(str(e))
+            ptype = _ROS_TYPES[params.type_name(name)]
+            desc = ParameterDescriptor(description=text, type=ptype.value,
+                                       read_only=name not in params.RUNTIME)
+            if name not in params.ARRAY_TYPES:
+                self.declare_parameter(name, value, desc, ignore_override=True)
+                continue
+            # rclpy types a value by inspection ([] would be a byte array): an array is declared
+            # by type, given its value, then made read_only (all public calls)
+            self.declare_parameter(name, ptype, ParameterDescriptor(description=text),
+                                   ignore_override=True)
+            self.set_parameters([Parameter(name, ptype, value)])
+            self.set_descriptor(name, desc)
+        if errors:
+            raise params.ParameterError("; ".join(errors))
+        unknown = sorted(set(overrides) - set(self._parameters))
+        if unknown:
+            self.get_logger().warning(
+                "unknown parameters ignored (see --help for the list): " + ", ".join(unknown))
+        self.add_pre_set_parameters_callback(self._coerce_parameters)
 
     def _p(self, name: str):
-        try:
-            value = self.get_parameter(name).value
-        except ParameterUninitializedException:  # a typed array declared without a value
-            return []
-        if value is None and name in ARRAY_TYPES:
-            return []
-        default = PARAMETERS[name][0]
-        if isinstance(default, float) and isinstance(value, int):
-            return float(value)
-        return value
+        return self.get_parameter(name).value
 
-    def _on_set_parameters(self, params) -> SetParametersResult:
-        for prm in params:
-            if prm.name == "speed":
-                if not (isinstance(prm.value, (int, float)) and prm.value >= 0):
-                    return SetParametersResult(successful=False, reason="speed must be >= 0")
-                self.pacer.set_speed(float(prm.value))
-            elif prm.name == "step_count":
-                if not (isinstance(prm.value, int) and prm.value >= 1):
-                    return SetParametersResult(successful=False, reason="step_count must be >= 1")
-            elif prm.name == "command_timeout_action":
+    @staticmethod
+    def _coerce_parameters(prms: list) -> list:
+        """Before rclpy's type check at run time: an integer for a double becomes a double."""
+        out = []
+        for prm in prms:
+            if prm.name in PARAMETERS and prm.type_ in (Parameter.Type.INTEGER,
+                                                        Parameter.Type.INTEGER_ARRAY):
                 try:
-                    self._timeout_action = cmds.TimeoutAction(prm.value)
-                except ValueError:
-                    return SetParametersResult(successful=False,
-                                               reason="command_timeout_action: hold or zero")
-            elif prm.name == "lockstep":
-                self.lockstep = bool(prm.value)
+                    value = params.coerce(prm.name, prm.value)
+                except params.ParameterError:
+                    value = None  # left as it is: rclpy's type check refuses it
+                if value is not None and not isinstance(value, int):
+                    prm = Parameter(prm.name, _ROS_TYPES[params.type_name(prm.name)], value)
+            out.append(prm)
+        return out
+
+    def _on_set_parameters(self, prms) -> SetParametersResult:
+        """Run-time changes: each value checked as at start-up (params.check), all or none
+        applied."""
+        values = {}
+        for prm in prms:
+            if prm.name not in PARAMETERS:
+                continue  # use_sim_time and rclpy's own
+            try:
+                values[prm.name] = params.check(prm.name, prm.value)
+            except params.ParameterError as e:
+                return SetParametersResult(successful=False, reason=str(e))
+        for name, value in values.items():
+            if name == "speed":
+                self.pacer.set_speed(value)
+            elif name == "command_timeout_action":
+                self._timeout_action = cmds.TimeoutAction(value)
+            elif name == "lockstep":
+                if self.lockstep and not value:
+                    self._lock.flush()
+                self.lockstep = value
                 self.pacer.anchor()
-            elif prm.name == "paused":
-                self._set_paused(bool(prm.value))
-            elif prm.name == "command_timeout":
-                self._command_timeout = float(prm.value)
-            elif prm.name == "lockstep_steps":
-                if not (isinstance(prm.value, int) and prm.value >= 1):
-                    return SetParametersResult(successful=False,
-                                               reason="lockstep_steps must be >= 1")
-                self._lockstep_steps = prm.value
-            elif prm.name in PARAMETERS and prm.name not in ("diagnostics_rate",):
-                return SetParametersResult(
-                    successful=False, reason=f"{prm.name} is read at start-up only")
+            elif name == "paused":
+                self._set_paused(value)
+            elif name == "command_timeout":
+                self._command_timeout = value
+            elif name == "lockstep_steps":
+                self._lock.steps = value
+            elif name == "diagnostics_rate":
+                self._diag_period = 1.0 / value if value > 0 else math.inf
+                self._diag_next = time.monotonic() + min(self._diag_period, 1.0)
         return SetParametersResult(successful=True)
 
     def _wait_robot_description(self, topic: str, timeout: float):
@@ -332,11 +382,14 @@ class SimNode(Node):
         self._make_plan()
 
     def _make_inputs(self) -> None:
-        self.create_subscription(JointState, "~/joint_commands", self._on_joint_commands,
-                                 COMMAND_QOS)
-        self.create_subscription(Float64MultiArray, "~/ctrl", self._on_ctrl, COMMAND_QOS)
-        self.create_subscription(JointTrajectory, "~/joint_trajectory", self._on_trajectory,
-                                 COMMAND_QOS)
+        # lockstep runs every command: the subscriptions keep as many as its queue holds
+        depth = lockstep.QUEUE_DEPTH if self.lockstep else COMMAND_QOS
+        for msg_type, topic, callback in (
+                (JointState, "joint_commands", self._on_joint_commands),
+                (Float64MultiArray, "ctrl", self._on_ctrl),
+                (JointTrajectory, "joint_trajectory", self._on_trajectory)):
+            self.create_subscription(msg_type, "~/" + topic, callback, depth,
+                                     event_callbacks=self._lost_events(topic))
         self.create_service(SetBool, "~/pause", self._srv_pause)
         self.create_service(Trigger, "~/reset", self._srv_reset)
         self.create_service(Trigger, "~/step", self._srv_step)
@@ -377,6 +430,42 @@ class SimNode(Node):
         if self._following:
             self._s_clock.every = 0  # the external /clock is the only one
             self.create_subscription(Clock, "/clock", self._on_clock, 10)
+
+    def _make_scene(self) -> None:
+        """scene_markers and robot_description for ROS viewers (mj_ros/markers.py)."""
+        p, m = self._p, self.model
+        self._s_markers = _Stream(p("markers_rate"), self.timestep)
+        self._markers = None
+        groups = [int(g) for g in p("marker_groups")]
+        specs = None
+        if p("markers_rate") >= 0:
+            from mj_ros import markers as mk   # visualization_msgs: only when drawn
+            specs = scene.geom_markers(m, groups)
+            self._markers = mk.SceneMarkers(self, m, specs,
+                                            p("frame_prefix") + p("world_frame"))
+        if not self._markers:
+            self._s_markers.every = 0
+        self._description_pub = None
+        if p("publish_robot_description") and not self._model_from_topic:
+            from mj_ros import description, markers as mk
+            text = fr.urdf_text_of(self._source.kind, self._source.value)
+            if text is None:    # MJCF: a URDF of its bodies and visual geoms
+                frames = list(self.frames.anchors)[:m.nbody]
+                joints = [mj.mj_id2name(m, mj.mjtObj.mjOBJ_JOINT, j) for j in range(m.njnt)]
+                specs = scene.geom_markers(m, groups) if specs is None else specs
+                text = description.urdf_from_model(m, frames, joints, specs,
+                                                   self._model_name())
+            self._description_pub = mk.publish_description(self, text)
+
+    def _model_name(self) -> str:
+        names = getattr(self.model, "names", b"")
+        return names.split(b"\0", 1)[0].decode("utf-8", "replace") if names else "mj_ros"
+
+    def _publish_markers(self) -> None:
+        """scene_markers for the state at the stamped time (kinematics as in _publish_tf)."""
+        d = self.data
+        self._mj_kinematics(self.model, d)
+        self._markers.publish(d, *to_stamp(self.simclock.last))
 
     def _count_event(self) -> None:
         self._events += 1
@@ -420,18 +509,40 @@ class SimNode(Node):
         self._warn.warn("drop_" + kind, f"dropped a {kind} message: {err}")
 
     def _accept(self, command: cmds.Command) -> None:
-        self._ctrl_cmd[command.ctrl_idx] = command.ctrl_val
+        self._ctrl_goal[command.ctrl_idx] = command.ctrl_val
+        self._ramp.start()
         self._qfrc_cmd[command.dof_idx] = command.dof_val
         if command.clamped:
-            self._warn.warn("clamp", f"{command.clamped} command values clamped to ctrlrange")
+            self._warn.warn("clamp", f"{command.clamped} command values clamped to the actuator "
+                                     f"and joint limits ({command.note})")
         self._commanded()
 
     def _commanded(self) -> None:
         self._last_command_time = self.simclock.last
         self._timed_out = False
+
+    def _lost_events(self, topic: str) -> SubscriptionEventCallbacks:
+        """The middleware's message-lost event (DDS SAMPLE_LOST: sequence numbers that never
+        arrived, e.g. a publisher's queue overflowed): counted and, in lockstep, warned about."""
+        def lost(info) -> None:
+            self._events += 1
+            n = int(info.total_count_change)
+            if self.lockstep:
+                self.stats.dropped_commands += n
+                self._lock.lost_in_transport(topic, n)
+        return SubscriptionEventCallbacks(message_lost=lost)
+
+    def _submit(self, kind: str, apply) -> None:
+        """Apply a validated command now, or in lockstep queue it for its own batch."""
         if self.lockstep:
-            per = self._lockstep_steps
-            self._lockstep_credit = min(self._lockstep_credit + per, 100 * per)
+            if not self._lock.offer(kind, apply):
+                self.stats.dropped_commands += 1
+        else:
+            apply()
+
+    def _apply_command(self, command: cmds.Command) -> None:
+        self._traj = None
+        self._accept(command)
 
     def _on_joint_commands(self, msg: JointState) -> None:
         self._events += 1
@@ -439,8 +550,7 @@ class SimNode(Node):
             command = self.cmap.joint_state(msg.name, msg.position, msg.velocity, msg.effort)
         except cmds.CommandError as e:
             return self._drop("joint_commands", e)
-        self._traj = None
-        self._accept(command)
+        self._submit("joint_commands", lambda: self._apply_command(command))
 
     def _on_ctrl(self, msg: Float64MultiArray) -> None:
         self._events += 1
@@ -448,8 +558,7 @@ class SimNode(Node):
             command = self.cmap.ctrl(msg.data)
         except cmds.CommandError as e:
             return self._drop("ctrl", e)
-        self._traj = None
-        self._accept(command)
+        self._submit("ctrl", lambda: self._apply_command(command))
 
     def _on_trajectory(self, msg: JointTrajectory) -> None:
         self._events += 1
@@ -465,6 +574,17 @@ class SimNode(Node):
                                         self.data.qpos)
         except cmds.CommandError as e:
             return self._drop("joint_trajectory", e)
+        if traj is not None and traj.clamped:
+            self._warn.warn("clamp_trajectory", f"{traj.clamped} trajectory positions outside "
+                                                f"the joint limits are clamped ({traj.note})")
+        self._submit("joint_trajectory",
+                     lambda: self._apply_trajectory(traj, now if stamp <= 0 else None))
+
+    def _apply_trajectory(self, traj, received: float | None) -> None:
+        """`received`: the sim time an unstamped trajectory arrived at; it starts when applied
+        (later, when it waited in the lockstep queue)."""
+        if traj is not None and received is not None and self.simclock.last > received:
+            traj.times += self.simclock.last - received
         self._traj = traj
         self._commanded()
 
@@ -516,10 +636,12 @@ class SimNode(Node):
         if self._mocap is not None:
             self._mocap.apply(self.simclock.last, d.mocap_pos, d.mocap_quat, d.xpos, d.xquat)
         self._mj_forward(m, d)
-        self._ctrl_cmd[:] = d.ctrl
+        self._ctrl_goal[:] = d.ctrl
         self._qfrc_cmd[:] = 0.0
         hold = self.cmap.hold_targets(d.qpos)
-        self._ctrl_cmd[hold.ctrl_idx] = hold.ctrl_val
+        self._ctrl_goal[hold.ctrl_idx] = hold.ctrl_val
+        self._ctrl_cmd[:] = self._ctrl_goal  # holding where it is: nothing to ramp
+        self._ramp.active = False
         d.ctrl[:] = self._ctrl_cmd
         self._traj = None
         self._timed_out = False
@@ -544,18 +666,22 @@ class SimNode(Node):
         if self._timeout_action is cmds.TimeoutAction.ZERO:
             self._traj = None
             command = self.cmap.zero_command(self.data.qpos)
-            self._ctrl_cmd[command.ctrl_idx] = command.ctrl_val
+            self._ctrl_goal[command.ctrl_idx] = command.ctrl_val
+            self._ramp.start()
             self._qfrc_cmd[:] = 0.0
 
-    def step(self) -> None:
-        """Apply the commands, advance the engine one step, publish what is due."""
+    def step(self, publish: bool = True) -> None:
+        """Apply the commands, advance the engine one step, publish what is due (unless
+        `publish` is False: the caller publishes every stream itself)."""
         m, d = self.model, self.data
         now = self.simclock.last
         if self._traj is not None:
             c = cmds.trajectory_command(self.cmap, self._traj, now + self.timestep)
-            self._ctrl_cmd[c.ctrl_idx] = c.ctrl_val
+            self._ctrl_goal[c.ctrl_idx] = c.ctrl_val
+            self._ramp.start()
         if self._command_timeout > 0:
             self._apply_timeout(now)
+        self._ramp.apply(self._ctrl_goal, self._ctrl_cmd)
         d.ctrl[:] = self._ctrl_cmd
         d.qfrc_applied[:] = self._qfrc_cmd
         self._mj_step(m, d)
@@ -563,6 +689,8 @@ class SimNode(Node):
         t = self._advance_clock(1)
         if self._mocap is not None:  # the poses for the step that starts at t
             self._mocap.apply(t, d.mocap_pos, d.mocap_quat, d.xpos, d.xquat)
+        if not publish:
+            return
         if self._publish_period and self.pacer.speed == 0.0:
             now = time.monotonic()  # as fast as possible: publish at most max_publish_rate
             if now < self._next_publish:
@@ -589,6 +717,7 @@ class SimNode(Node):
         self.out.fill(self.data, *to_stamp(self.simclock.last))
         for stream, publish in self._plan:
             if stream.every:
+                stream.last = self._steps
                 publish()
 
     def _make_plan(self) -> None:
@@ -603,6 +732,7 @@ class SimNode(Node):
             (self._s_wrench, o.wrenches),
             (self._s_other, o.others),
             (self._s_odom, lambda: o.odometry(d)),
+            (self._s_markers, self._publish_markers),
         ]
 
     def _publish_tf(self) -> None:
@@ -669,6 +799,15 @@ class SimNode(Node):
             cost = time.perf_counter() - start
             self._poll_period = min(POLL_PERIOD_MAX, max(POLL_PERIOD, cost / POLL_SHARE))
 
+    def _announce(self) -> None:
+        """While the simulation waits (paused, lockstep between batches): a /joint_states
+        subscriber that matched since the last look gets the current state, so a client that
+        starts after the node (or after the first publication) sees it without a command."""
+        n = self.js_pub.get_subscription_count()
+        if n > self._js_subscribers:
+            self.publish_state()
+        self._js_subscribers = n
+
     def _housekeeping(self, now: float) -> None:
         self.rate.add(self.simclock.last)
         self._sync_clock_msg()
@@ -697,7 +836,8 @@ class SimNode(Node):
         """How many steps can go to the engine in one call before the next publication is due:
         0 unless publications are held back by max_publish_rate and the inputs are constant
         (no trajectory, no mocap, no command timeout within the batch, not following /clock)."""
-        if not self._publish_period or self._traj is not None or self._mocap is not None:
+        if (not self._publish_period or self._traj is not None or self._mocap is not None
+                or self._ramp.active):
             return 0
         left = self._next_publish - now
         if left <= 0:
@@ -710,6 +850,7 @@ class SimNode(Node):
 
     def _step_batch(self, k: int) -> None:
         m, d = self.model, self.data
+        self._ramp.apply(self._ctrl_goal, self._ctrl_cmd)  # not ramping here: a copy
         d.ctrl[:] = self._ctrl_cmd
         d.qfrc_applied[:] = self._qfrc_cmd
         t0 = time.perf_counter()
@@ -745,7 +886,9 @@ class SimNode(Node):
             if polled:
                 next_poll = now + self._poll_period
                 self._housekeeping(now)
-            if self.paused or (self.lockstep and self._lockstep_credit <= 0):
+            if self.paused or (self.lockstep and not self._lock.ready()):
+                if polled:
+                    self._announce()
                 executor.spin_once(timeout_sec=WAIT_SLICE)
                 continue
             if self._following:
@@ -762,18 +905,42 @@ class SimNode(Node):
                 continue
             if polled and (self.pacer.speed == 0.0 or wait < -POLL_PERIOD):
                 self._drain(executor)  # as fast as possible, or behind schedule: no idle waits
-            self.step()
             if not self.lockstep:
+                self.step()
                 self.pacer.stepped()
                 if self.pacer.speed == 0.0:
                     self._burst(min(next_poll, end))
-            else:
-                self._lockstep_credit -= 1
-                if self._lockstep_credit <= 0:
-                    self.publish_state()
+                continue
+            last = self._lock.last_step
+            self.step(publish=not last)
+            self._lock.stepped()
+            if last:  # every stream once for the batch's last step, then the batch-done signal
+                self.publish_state()
+                self._lock.done(self._steps)
+
+
+def _usage(args) -> int | None:
+    """`--help` (exit 0) and stray arguments outside --ros-args (exit 2), before anything
+    starts; None: go on."""
+    argv = list(sys.argv if args is None else args)
+    prog = "mj-ros-sim" if not argv else argv[0].rsplit("/", 1)[-1]
+    if prog in ("sim_node.py", "__main__.py", "-c", "-m"):
+        prog = "mj-ros-sim"
+    rest = rclpy.utilities.remove_ros_args(argv)[1:]
+    if any(a in ("-h", "--help") for a in rest):
+        sys.stdout.write(params.help_text(prog))
+        return 0
+    if rest:
+        sys.stderr.write(f"{prog}: unknown argument {rest[0]!r}: parameters go after --ros-args "
+                         f"as -p NAME:=VALUE (see --help)\n")
+        return 2
+    return None
 
 
 def main(args=None) -> int:
+    code = _usage(args)
+    if code is not None:
+        return code
     # The first run on a machine (or after an engine edit) compiles the engine's kernels here,
     # minutes with a progress line on stderr, instead of stalling in the model load without a
     # word; warm, this is a stamp check (ms) and the kernels load from numba's cache when the
@@ -801,6 +968,9 @@ def main(args=None) -> int:
         # an error
         if rclpy.ok():
             raise
+    except params.ParameterError as e:
+        sys.stderr.write(f"mj_ros sim: {e}\n")
+        code = 2
     except (model_io.ModelLoadError, NotImplementedError) as e:
         sys.stderr.write(f"mj_ros sim: {e}\n")
         code = 1

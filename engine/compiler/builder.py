@@ -17,6 +17,7 @@ from .. import enums
 from ..enums import mjtObj, mjtSleepPolicy
 from ..errors import CompileError
 from ..model import MjModel
+from ..visual import apply_xml
 from ..xml import schema as S
 from .frames import IDENT, Orienter, compose, frame_pose, fromto_pose, quat2mat, quat_mul
 from . import inertia as inertia_mod
@@ -124,8 +125,9 @@ class Compiler(AssetPhases):
         self.compile_options()
         self.compile_materials_hfields()
         self.compile_keyframes()
-        m = MjModel(self.sz, self.v, self.names)
+        m = MjModel(self.sz, self.v, self.names, modelname=self.spec.modelname)
         m.__dict__["narena"] = self.memory
+        apply_xml(m.vis, self.spec.visual)
         from .setconst import set_const
         set_const(m, self)
         return m
@@ -258,6 +260,40 @@ class Compiler(AssetPhases):
                               for i, b in enumerate(self.bodies)]
         self._user("body", [()] + user)
 
+    def _cam_intrinsic(self, el):
+        """cam_intrinsic (focal x, y; principal x, y; length units), cam_sensorsize and cam_fovy
+        [deg] of a <camera> (XML reference camera/sensorsize, focal, principal; the *pixel
+        variants are converted with the resolution and win over the length ones). Without a
+        sensorsize fovy is given and the focal lengths default to <visual><map znear> (principal
+        point 0; measured: MuJoCo 4.0.0 fills them so); with
+        one, fovy follows from the vertical size and focal length (values in float32, as MuJoCo
+        4.0.0 keeps them: measured)."""
+        a = el.attrs
+        ss = np.asarray(a["sensorsize"], np.float32)
+        given = [k for k in ("focal", "focalpixel", "principal", "principalpixel")
+                 if k in el.given]
+        if not (ss[0] > 0 and ss[1] > 0):
+            if given:
+                raise err(el, "focal/principal require sensorsize", given[0])
+            znear = self.spec.visual.get("map", {}).get("znear", 0.01)
+            return tuple(np.float32([znear, znear, 0, 0])), (0.0, 0.0), a["fovy"]
+        if "fovy" in el.given:
+            raise err(el, "at most one of 'fovy', 'sensorsize' can be specified", "fovy")
+        # the pixel variants converted in double from the XML values, then stored in float32
+        res = np.maximum(np.asarray(a["resolution"], float), 1)
+        ss64 = np.asarray(a["sensorsize"], float)
+        focal = np.asarray(a["focal"], float)
+        if np.any(focal_px := np.asarray(a["focalpixel"], float)):
+            focal = focal_px * ss64 / res
+        principal = np.asarray(a["principal"], float)
+        if np.any(principal_px := np.asarray(a["principalpixel"], float)):
+            principal = principal_px * ss64 / res
+        focal, principal = focal.astype(np.float32), principal.astype(np.float32)
+        with np.errstate(divide="ignore"):
+            half = np.float32(np.arctan(ss[1] / (2 * focal[1])))
+        fovy = float(np.float32(2 * half) * np.float32(180 / math.pi))
+        return (*focal, *principal), tuple(ss), fovy
+
     @staticmethod
     def _columns(prefix, els, attrs):
         """{prefix + attr: [el.attrs[attr] for el in els]} for each space-separated attr: the
@@ -337,12 +373,12 @@ class Compiler(AssetPhases):
                     raise err(el, "limited must be set when autolimits is false and range is "
                               "given", "limited")
                 lim = "true" if "range" in el.given else "false"
-            limited[j] = lim == "true"
+            # a free joint is never limited: MuJoCo 4.0.0 ignores limited="true" on it, given
+            # or from a default class (measured), and keeps its range as written
+            limited[j] = lim == "true" and t != 0
             # as MuJoCo does, an unlimited joint's range is kept as written (not converted)
             r = np.asarray(a["range"], float) * (scale if limited[j] else 1.0)
             if limited[j]:
-                if t == 0:
-                    raise err(el, "free joints cannot be limited", "range")
                 if t == 1 and r[0] != 0:
                     raise err(el, "ball joint range[0] must be 0 (only range[1] is used)", "range")
                 if r[0] >= r[1] and t != 1:
@@ -435,13 +471,13 @@ class Compiler(AssetPhases):
                 while fused is not None:
                     bp, bq, fused = fused
                     p, q = compose(bp, bq, p, q)
+                size = np.resize(size, 3)
                 if t in (3, 5):
                     size[1] = half
                 else:
-                    size[0] = size[0]
-                    size[1] = size[0] if len(el.attrs["size"]) < 2 or "size" not in el.given \
-                        else size[1]
-                    size[2] = half
+                    # a box / ellipsoid along fromto is square across it: MuJoCo 4.0.0 takes
+                    # size[0] for both transverse half-sizes, whatever else size gives (measured)
+                    size[1:] = size[0], half
             mesh = None
             if a.get("mesh"):
                 if a["mesh"] not in self.mesh_id:
@@ -515,7 +551,7 @@ class Compiler(AssetPhases):
             geom_bodyid=[self.body_id[id(el.parent)] for el in g],
             geom_plugin=[-1] * len(g),
             **self._columns("geom_", g, "contype conaffinity condim group priority solmix solref "
-                                        "solimp friction margin gap rgba"),
+                                        "solimp friction margin gap rgba surfacevel"),
         )
         for el in g:
             if el.attrs["condim"] not in (1, 3, 4, 6):
@@ -571,7 +607,7 @@ class Compiler(AssetPhases):
                 if t in (3, 5):
                     size[1] = half
                 elif t in (4, 6):
-                    size[2] = half
+                    size[1:] = size[0], half  # square across fromto, as geoms (above)
             spos[i], squat[i], ssize[i], stype[i] = p, q, size, t
         v.update(site_type=stype, site_pos=spos, site_quat=squat, site_size=ssize,
                  site_bodyid=[self.body_id[id(el.parent)] for el in self.sites],
@@ -587,10 +623,16 @@ class Compiler(AssetPhases):
         for i, el in enumerate(self.cams):
             cpos[i], cquat[i] = self.local_pose(el)
             target[i] = self._target(el)
+        intrinsic, sensorsize, fovy = np.zeros((nc, 4)), np.zeros((nc, 2)), np.zeros(nc)
+        for i, el in enumerate(self.cams):
+            intrinsic[i], sensorsize[i], fovy[i] = self._cam_intrinsic(el)
         v.update(cam_pos=cpos, cam_quat=cquat, cam_targetbodyid=target,
                  cam_mode=[CAM_MODE[el.attrs["mode"]] for el in self.cams],
                  cam_bodyid=[self.body_id[id(el.parent)] for el in self.cams],
-                 **self._columns("cam_", self.cams, "fovy ipd orthographic resolution"))
+                 cam_projection=[S.CAMERA["projection"][0].index(el.attrs["projection"])
+                                 for el in self.cams],
+                 cam_intrinsic=intrinsic, cam_sensorsize=sensorsize, cam_fovy=fovy,
+                 **self._columns("cam_", self.cams, "ipd resolution"))
         self.names["camera"] = [el.name for el in self.cams]
         self._user("cam", [el.attrs.get("user", ()) for el in self.cams])
         # lights
@@ -614,7 +656,7 @@ class Compiler(AssetPhases):
                  light_mode=[CAM_MODE[el.attrs["mode"]] for el in self.lights],
                  light_bodyid=[self.body_id[id(el.parent)] for el in self.lights],
                  **self._columns("light_", self.lights, "castshadow active attenuation cutoff "
-                                                        "exponent ambient diffuse specular"))
+                                                        "exponent softness ambient diffuse specular"))
         self.names["light"] = [el.name for el in self.lights]
 
     def _target(self, el):
@@ -1144,8 +1186,14 @@ class Compiler(AssetPhases):
                 else:
                     data[i, :3] = a["anchor"]
                     data[i, 3:10] = a["relpose"]
-                    # no relpose given: the relative pose at qpos0 (filled by setconst)
-                    data[i, 11] = 0.0 if "relpose" in el.given else 1.0
+                    # no relpose given, or a zero quaternion: the relative pose at qpos0 (filled
+                    # by setconst); else the quaternion normalized (both as MuJoCo 4.0.0, measured)
+                    qn = float(np.linalg.norm(data[i, 6:10]))
+                    if "relpose" in el.given and qn > 1e-15:  # mjMINVAL
+                        data[i, 6:10] /= qn
+                        data[i, 11] = 0.0
+                    else:
+                        data[i, 11] = 1.0
                 data[i, 10] = a["torquescale"]
             elif t in ("joint", "tendon"):
                 etype[i] = 2 if t == "joint" else 3
@@ -1353,6 +1401,7 @@ class Compiler(AssetPhases):
         self.names["tuple"] = [el.name for el in sp.tuples]
         self.sz.update(ntext=len(sp.texts),
                        ntextdata=sum(len(el.attrs.get("data") or "") + 1 for el in sp.texts))
+        self.names["text"] = [el.name for el in sp.texts]
 
     # ==== phase: options ============================================================================
     def compile_options(self):
@@ -1451,10 +1500,16 @@ class Compiler(AssetPhases):
                                       ("mpos", 3 * nmocap, mpos0), ("mquat", 4 * nmocap, mquat0)):
                 val = a.get(field)
                 if val is None:
-                    val = default
-                elif len(val) != n:
+                    val = default.copy()  # each key its own row (partial keys write into it)
+                elif len(val) > n:
                     raise err(el, f"keyframe {field} has {len(val)} values, expected {n}", field)
-                val = np.array(val, float)
+                else:
+                    # a shorter list fills the first values (whole mocap bodies for mpos /
+                    # mquat); the rest keep their defaults (qpos0, zeros, the mocap bodies'
+                    # poses), as MuJoCo 4.0.0 does (measured)
+                    k = {"mpos": 3, "mquat": 4}.get(field, 1)
+                    val = list(val)[:len(val) // k * k]
+                    val = np.concatenate([np.asarray(val, float), default[len(val):]])
                 if field == "qpos":
                     self._normalize_quats(val)
                 elif field == "mquat":

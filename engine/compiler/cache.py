@@ -19,14 +19,19 @@ Size: entries older code wrote are never read again, so the directory is kept un
 `MAX_BYTES`: a hit marks its entry used (its modification time), and a process that stores
 entries checks the total (at its first store, then every `_PRUNE_EVERY` bytes stored) and
 removes the least recently used entries beyond it. Deleting the directory is always safe.
+
+Writes happen in a background thread (`store` returns once the arrays are copied), so a cold
+compile does not wait for the disk; `flush` waits for them.
 """
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
 import os
 import struct
 import tempfile
+import threading
 import zlib
 
 import numpy as np
@@ -109,6 +114,9 @@ def load(key: Key):
     path = _path(key)
     if path is None:
         return None
+    got = _WRITER.pending(path, key.hex())
+    if got is not None:
+        return got
     try:
         with open(path, "rb") as f:
             blob = bytearray(os.fstat(f.fileno()).st_size)
@@ -151,8 +159,10 @@ def _decode(blob: bytearray, hexkey: str):
 
 def store(key: Key, arrays: dict, meta: dict) -> None:
     """Store ``arrays`` (name -> ndarray) and ``meta`` (JSON-able values; floats round-trip
-    exactly) under ``key``. Failures (read-only or full disk, ...) are ignored: the cache is
-    an optimisation only."""
+    exactly) under ``key``. The arrays are copied now; the entry is written by a background
+    thread (`_Writer`), so a compile does not wait for the disk: `load` sees the entry at once,
+    `flush` waits for the writes. Failures (read-only or full disk, ...) are ignored: the
+    cache is an optimisation only."""
     path = _path(key)
     if path is None:
         return
@@ -167,15 +177,90 @@ def store(key: Key, arrays: dict, meta: dict) -> None:
         if pad:
             chunks.append(b"\0" * pad)
             off += pad
+    _WRITER.put(path, key.hex(), table, chunks, meta)
+
+
+def flush() -> None:
+    """Wait until every entry `store` was given is on disk (or given up)."""
+    _WRITER.join()
+
+
+class _Writer:
+    """Writes stored entries in a background thread, in the order given.
+
+    The thread exists only while entries are queued, and it is not a daemon: an exiting
+    interpreter waits for it, so an entry given to `store` is written unless the process is
+    killed (an entry cut short by a kill stays a temporary file and is never read). Entries
+    queued and not yet written are returned by `load` from memory."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._queue = collections.deque()
+        self._pending = {}            # path -> (table, chunks, meta) not yet on disk
+        self._thread = None
+
+    def put(self, path, hexkey, table, chunks, meta):
+        with self._lock:
+            self._pending[path] = (table, chunks, meta)
+            self._queue.append((path, hexkey))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="mj_ros-compile-cache")
+                self._thread.start()
+
+    def pending(self, path, hexkey):
+        """The queued entry at ``path`` decoded as `load` returns it, or None."""
+        with self._lock:
+            got = self._pending.get(path)
+        if got is None:
+            return None
+        table, chunks, meta = got
+        return _decode(bytearray(_encode(hexkey, table, chunks, meta)), hexkey)
+
+    def join(self):
+        with self._lock:
+            t = self._thread
+        if t is not None:
+            t.join()
+
+    def _run(self):
+        while True:
+            with self._lock:
+                if not self._queue:
+                    self._thread = None
+                    return
+                path, hexkey = self._queue.popleft()
+                table, chunks, meta = self._pending[path]
+            try:
+                _write(path, _encode(hexkey, table, chunks, meta))
+            except Exception:   # never let the cache fail or print from a compile
+                pass
+            with self._lock:
+                got = self._pending.get(path)
+                if got is not None and got[1] is chunks:   # not stored again meanwhile
+                    del self._pending[path]
+
+
+_WRITER = _Writer()
+
+
+def _encode(hexkey, table, chunks, meta) -> bytes:
+    """An entry's bytes: the magic line, the JSON header, the payload."""
     payload = b"".join(chunks)
-    head = json.dumps({"key": key.hex(), "arrays": table, "meta": meta, "size": len(payload),
+    head = json.dumps({"key": hexkey, "arrays": table, "meta": meta, "size": len(payload),
                        "crc": zlib.crc32(payload)}).encode()
+    return MAGIC + struct.pack("<Q", len(head)) + head + payload
+
+
+def _write(path, blob) -> None:
+    """Write an entry's bytes to ``path`` through a renamed temporary file, then keep the
+    directory under its size limit (checked at the first write, then every `_PRUNE_EVERY`
+    bytes)."""
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(MAGIC + struct.pack("<Q", len(head)) + head + payload)
+                f.write(blob)
             os.replace(tmp, path)
         except BaseException:
             try:
@@ -186,11 +271,11 @@ def store(key: Key, arrays: dict, meta: dict) -> None:
     except OSError:
         return
     n = _since_prune[0]
-    if n is None or n + len(payload) > _PRUNE_EVERY:
+    if n is None or n + len(blob) > _PRUNE_EVERY:
         _since_prune[0] = 0
         prune(os.path.dirname(os.path.dirname(os.path.dirname(path))))
     else:
-        _since_prune[0] = n + len(payload)
+        _since_prune[0] = n + len(blob)
 
 
 def _entry_files(root):

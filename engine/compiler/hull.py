@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from . import mesh_kernels
+
 MJ_MINVAL = 1e-15   # mjMINVAL: a hull triangle of smaller doubled area has no normal
 
 
@@ -366,29 +368,6 @@ def _trace(E: list, I: list, nisland: int) -> list:
     return out
 
 
-def _area_normals(vert: np.ndarray, flat: np.ndarray, num: np.ndarray) -> np.ndarray:
-    """Unit normal of each closed polygon (``num`` counter-clockwise vertex ids each, one after
-    the other in ``flat``, ids into ``vert``): its area vector sum_i q_i x q_(i+1), summed in
-    vertex order, normalised (+z if it vanishes). The squared length is a BLAS dot product
-    (numpy's stacked matmul calls it per row), as the per-polygon computation this replaces
-    did, so the normals are the same to the bit."""
-    out = np.empty((len(num), 3))
-    adr = np.concatenate([[0], np.cumsum(num)[:-1]]).astype(np.int64)
-    for k in np.unique(num).tolist():
-        sel = np.flatnonzero(num == k)
-        q = vert[flat[adr[sel, None] + np.arange(k)]]                    # (m, k, 3)
-        cr = np.cross(q, np.roll(q, -1, axis=1))
-        s = cr[:, 0].copy()
-        for j in range(1, k):
-            s += cr[:, j]
-        ln = np.sqrt(np.matmul(s[:, None, :], s[:, :, None]).reshape(-1))
-        nrm = np.tile([0.0, 0.0, 1.0], (len(sel), 1))
-        good = ln > 0
-        nrm[good] = s[good] / ln[good, None]
-        out[sel] = nrm
-    return out
-
-
 def _pair_loops(t1: np.ndarray, t2: np.ndarray):
     """The boundary loops of polygons of two triangles each, ``t1`` (m,3) added first and
     ``t2`` (m,3): what `_Polygon` traces, in closed form. Apart: the two triangles, in order.
@@ -530,7 +509,10 @@ def hull_polygons(vert_file: np.ndarray, vert: np.ndarray, tri, mirrored: bool =
             sel = np.flatnonzero(num == k)
             idx = adr[sel, None] + np.arange(k)
             flat[idx] = flat[idx][:, [0] + list(range(k - 1, 0, -1))]
-    normals = _area_normals(np.asarray(vert, dtype=np.float64), flat, num)
+    normals = np.empty((len(num), 3))
+    mesh_kernels.polygon_normals(np.ascontiguousarray(vert, np.float64),
+                                 np.ascontiguousarray(flat, np.int64),
+                                 np.ascontiguousarray(num, np.int64), normals)
     return normals, flat.astype(np.int32), num.astype(np.int32)
 
 

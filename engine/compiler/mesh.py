@@ -869,43 +869,9 @@ def convex_hull(vert: np.ndarray, maxhullvert: int = -1, name: str = "mesh"):
 # mass properties
 # --------------------------------------------------------------------------
 
-def _corners(tri: np.ndarray):
-    """The three corners of triangles (m,3,3) as contiguous (m,3) arrays: numpy's reductions
-    over the middle axis are several times slower than adding them (and give the same bits:
-    ((a + b) + c), then / 3 for the mean)."""
-    return [np.ascontiguousarray(tri[:, k]) for k in range(3)]
-
-
-def _face_areas_centroids(tri: np.ndarray, corners=None):
-    """Area and centroid of each triangle of ``tri`` (m,3,3)."""
-    a, b, c = corners if corners is not None else _corners(tri)
-    cr = np.cross(b - a, c - a)
-    area = 0.5 * np.sqrt(np.einsum("ij,ij->i", cr, cr))
-    return area, ((a + b) + c) / 3
-
-
-def _pyramid_volumes(corners, apex, absolute: bool) -> np.ndarray:
-    """Signed (or absolute) volume of the pyramid over each triangle (corners a, b, c, each
-    (m,3)) with apex ``apex`` (3,), or at the origin for None."""
-    a, b, c = corners
-    if apex is not None:
-        a, b, c = a - apex, b - apex, c - apex
-    vol = np.einsum("ij,ij->i", a, np.cross(b, c)) / 6.0
-    return np.abs(vol) if absolute else vol
-
-
-def _second_moment(tri: np.ndarray, corners, weight: np.ndarray, denom: float) -> np.ndarray:
-    """sum_k weight_k/denom * (sum_i x_i x_i^T + s s^T) over triangles, s=sum_i x_i."""
-    a, b, c = corners
-    s = (a + b) + c
-    outer = np.einsum("nij,nik->jk", tri * weight[:, None, None], tri)
-    outer += np.einsum("nj,nk->jk", s * weight[:, None], s)
-    return outer / denom
-
-
-def _mass_properties(tri: np.ndarray, inertia: str, name: str):
+def _mass_properties(v: np.ndarray, f: np.ndarray, inertia: str, name: str):
     """Volume (or area), centre of mass and inertia tensor (about the CoM, per
-    unit density) of triangles (m,3,3) in the asset frame.
+    unit density) of triangles ``f`` (m,3) of vertices ``v`` (n,3), asset frame.
 
     Solid: the seed's pyramid decomposition - every face joined to an apex;
     pass 1 with the apex at the area-weighted centroid of the faces gives the
@@ -914,41 +880,28 @@ def _mass_properties(tri: np.ndarray, inertia: str, name: str):
     count some volume twice, as documented); ``exact``/``convex`` add signed
     volumes (exact for closed, consistently oriented meshes).
     Shell: area-weighted triangles (uniform surface density).
+    The sums are engine/compiler/mesh_kernels.py `mass_properties`.
     Returns (measure, com (3,), inertia tensor (3,3), total face area).
     """
-    corners = _corners(tri)
-    area, cen = _face_areas_centroids(tri, corners)
-    total_area = float(area.sum())
+    from . import mesh_kernels as mk
+    mode = {"shell": mk.MODE_SHELL, "legacy": mk.MODE_LEGACY}.get(inertia, mk.MODE_SIGNED)
+    out = np.empty(15)
+    mk.mass_properties(np.ascontiguousarray(v, np.float64), np.ascontiguousarray(f, np.int64),
+                       mode, out)
+    total_area, total, measure = float(out[0]), float(out[1]), float(out[2])
     if inertia == "shell":
         if not total_area >= MJ_MINVAL:
             raise MeshError(f"mesh surface area is too small: {name}")
-        com = (cen * area[:, None]).sum(axis=0) / total_area
-        t = tri - com
-        C = _second_moment(t, [x - com for x in corners], area, 12.0)
-        measure = total_area
     else:
-        absolute = inertia == "legacy"
-        if total_area > 0:
-            facecen = (cen * area[:, None]).sum(axis=0) / total_area
-        else:
-            facecen = cen.mean(axis=0)
-        vol = _pyramid_volumes(corners, facecen, absolute)
-        total = float(vol.sum())
         if inertia == "exact" and total < 0 and -total >= MJ_MINVAL:
             raise MeshError(f"mesh volume is negative (misoriented triangles): {name}")
         if not total >= MJ_MINVAL:
             raise MeshError(f"mesh volume is too small: {name} . Try setting inertia to shell")
-        a, b, c = corners
-        com = ((((a + b) + c) + facecen) * vol[:, None]).sum(axis=0) / (4.0 * total)
-        t = tri - com
-        tc = [x - com for x in corners]
-        vol = _pyramid_volumes(tc, None, absolute)
-        measure = float(vol.sum())
         if not measure >= MJ_MINVAL:
             raise MeshError(f"mesh volume is too small: {name} . Try setting inertia to shell")
-        C = _second_moment(t, tc, vol, 20.0)
+    C = out[6:15].reshape(3, 3)
     I = np.trace(C) * np.eye(3) - C
-    return measure, com, I, total_area
+    return measure, out[3:6].copy(), I, total_area
 
 
 def _check_orientation(vert: np.ndarray, face: np.ndarray, name: str) -> None:
@@ -1149,11 +1102,11 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
 
     # steps 5-6: mass properties and principal frame
     src = hull_face if inertia == "convex" else f
-    measure, com, I, src_area = _mass_properties(v[src], inertia, name)
+    measure, com, I, src_area = _mass_properties(v, src, inertia, name)
     evals, quat = eig3(I)
     R = _quat2mat(quat)
     vloc = (v - com) @ R
-    surface = src_area if src is f else float(_face_areas_centroids(v[f])[0].sum())
+    surface = src_area if src is f else _mass_properties(v, f, "shell", name)[3]
     if nrm is not None:
         nrm = nrm @ R
 

@@ -16,7 +16,6 @@ SITE, JOINT, TENDON, ACTUATOR, BODY = (int(mjtObj.mjOBJ_SITE), int(mjtObj.mjOBJ_
 # tag -> (mjtSensor name, dim, datatype, needstage, object attribute, object type)
 TABLE = {
     "touch": ("TOUCH", 1, POSITIVE, ACC, "site", SITE),
-    "rangefinder": ("RANGEFINDER", 1, REAL, POS, "site", SITE),  # -1 = no hit: real
     "accelerometer": ("ACCELEROMETER", 3, REAL, ACC, "site", SITE),
     "velocimeter": ("VELOCIMETER", 3, REAL, VEL, "site", SITE),
     "gyro": ("GYRO", 3, REAL, VEL, "site", SITE),
@@ -135,6 +134,40 @@ def _contact_sensor(c, el, i, stype, dtype, stage, otype, oid, rtype, rid, intpr
     return num * size
 
 
+# <rangefinder> data fields, in their bit order (mjtRayDataField), and their sizes
+_RAY_DATA = (("dist", 1), ("dir", 3), ("origin", 3), ("point", 3), ("normal", 3), ("depth", 1))
+
+
+def _rangefinder_sensor(c, el, i, stype, dtype, stage, otype, oid, rtype, rid, intprm):
+    """<rangefinder>: one ray along a site's z axis, or one per pixel of a camera (row by row
+    from the top left); the data fields (in mjtRayDataField order) as a bit mask in intprm[0].
+    dim = rays x the fields' sizes."""
+    stype[i], dtype[i], stage[i] = int(mjtSensor.mjSENS_RANGEFINDER), REAL, POS
+    cam = int(mjtObj.mjOBJ_CAMERA)
+    otype[i], oid[i] = _one_of(c, el, (("site", "site", SITE), ("camera", "camera", cam)),
+                               "<rangefinder>")
+    if oid[i] < 0:
+        raise CompileError("<rangefinder> needs a site or a camera", el.file, el.line, el.tag,
+                           "site")
+    names = [n for n, _ in _RAY_DATA]
+    mask, size, last = 0, 0, -1
+    for word in str(el.attrs.get("data", "dist")).split():
+        if word not in names:
+            raise CompileError(f"invalid rangefinder data '{word}': expected {', '.join(names)}",
+                               el.file, el.line, el.tag, "data")
+        k = names.index(word)
+        if k <= last:  # MuJoCo requires the fields once each, in their order
+            raise CompileError(f"data attributes must be in order: {', '.join(names)}", el.file,
+                               el.line, el.tag, "data")
+        mask, size, last = mask | 1 << k, size + _RAY_DATA[k][1], k
+    intprm[i, 0] = mask
+    nray = 1
+    if otype[i] == cam:
+        w, h = c.cams[oid[i]].attrs["resolution"]
+        nray = int(w) * int(h)
+    return nray * size
+
+
 def _user_sensor(c, el, i, stype, dtype, stage, otype, oid, rtype, rid, intprm):
     """<user>: dim numbers a user callback computes at the given stage."""
     a = el.attrs
@@ -156,7 +189,8 @@ def _user_sensor(c, el, i, stype, dtype, stage, otype, oid, rtype, rid, intprm):
 
 
 _SPECIAL = {"distance": _geompair_sensor, "normal": _geompair_sensor,
-            "fromto": _geompair_sensor, "contact": _contact_sensor, "user": _user_sensor}
+            "fromto": _geompair_sensor, "contact": _contact_sensor, "user": _user_sensor,
+            "rangefinder": _rangefinder_sensor}
 
 
 def compile_sensors(c):
@@ -178,9 +212,6 @@ def compile_sensors(c):
             dim[i] = _SPECIAL[tag](c, el, i, stype, dtype, stage, otype, oid, rtype, rid, intprm)
             total += dim[i]
             continue
-        if tag == "rangefinder" and (a.get("camera") or a.get("data", "dist") != "dist"):
-            raise NotImplementedError(f"{el.file}:{el.line}: <rangefinder> with 'camera' or with "
-                                      "'data' other than 'dist' is not supported yet")
         name, dim[i], dtype[i], stage[i], attr, ot = TABLE[tag]
         stype[i] = int(getattr(mjtSensor, "mjSENS_" + name))
         if attr is not None:
@@ -223,8 +254,6 @@ def compile_sensors(c):
             raise CompileError(f"<{tag}> needs a ball joint", el.file, el.line, tag, "joint")
         if a.get("cutoff", 0) < 0:
             raise CompileError("cutoff must be nonnegative", el.file, el.line, tag, "cutoff")
-        if tag == "rangefinder":
-            intprm[i, 0] = 1  # the 'data' spec as a bit mask: 'dist' only
         adr[i] = total
         total += dim[i]
     c.sz.update(nsensor=n, nsensordata=int(total))

@@ -47,7 +47,7 @@ def _checker_face(h, w, rgb1, rgb2, invert=False):
     r = np.arange(h)[:, None] < h // 2
     c = np.arange(w)[None, :] < w // 2
     first = (r == c) ^ invert
-    return np.where(first[..., None], np.asarray(rgb1, float), np.asarray(rgb2, float))
+    return np.where(first[..., None], rgb1, rgb2)
 
 
 def _mark(face, a, rng=None):
@@ -72,97 +72,91 @@ def _mark(face, a, rng=None):
 # V and U in [-1, 1]; for the side faces +Y is up (row 0), as the gradient runs along +Y:
 #   0 (+X): (1, -V, -U)   1 (-X): (-1, -V, U)   2 (+Y): (U, 1, V)
 #   3 (-Y): (U, -1, -V)   4 (+Z): (U, -V, 1)    5 (-Z): (-U, -V, -1)
-# Only y and the squared norm enter the weight, so faces 0 and 1, and 4 and 5, are equal to the
-# bit; 2 and 3 differ in the sign of y. _GRADIENT_FACE: the face whose image each face copies.
-_GRADIENT_FACE = (0, 0, 2, 3, 4, 4)
-
-
-def _gradient_face_y(f, u, u2, rows):
-    """The y component of the unit texel directions of rows ``rows`` (a slice) of cube face
-    ``f``, (rows, w), for texel coordinates ``u`` (w,) and their squares ``u2``: y / |d|, the
-    squared norm summed (x^2 + y^2) + z^2 (the order of numpy's norm over the last axis, which
-    an earlier version used: the same bits), from per-row and per-column vectors."""
-    V, V2 = u[rows, None], u2[rows, None]
-    U2 = u2[None, :]
-    if f == 0:            # (1, -V, -U)
-        return -V / np.sqrt((1.0 + V2) + U2)
-    if f == 2:            # (U, 1, V)
-        return 1.0 / np.sqrt((U2 + 1.0) + V2)
-    if f == 3:            # (U, -1, -V)
-        return -1.0 / np.sqrt((U2 + 1.0) + V2)
-    return -V / np.sqrt((U2 + V2) + 1.0)     # f == 4: (U, -V, 1)
-
+# Only y / |d| enters the weight: -V / sqrt(1 + V^2 + U^2) on faces 0, 1, 4 and 5 (one image,
+# the same left to right as it depends on U^2), +-1 / sqrt(1 + U^2 + V^2) on faces 2 and 3
+# (symmetric in both axes; face 3's weight is 1 - face 2's, as the normalised sigmoid is odd
+# about t = 1/2). The weights are computed for half of face 0 and a quarter of face 2; the rest
+# are mirror copies. (Summation orders differ from a per-face evaluation by rounding only:
+# within the one level the sigmoid's constants already allow.)
 
 # rows of a face computed at once: temporaries of 64 x 512 doubles stay in the cache and are
 # reused by the allocator (whole-face temporaries cost more in page faults than in arithmetic)
 _ROW_BLOCK = 64
 
 
+def _gradient_bytes(dst, y, c1, c2):
+    """Write the bytes of weight-of-``c1`` texels with direction y-components ``y`` into
+    ``dst`` (..., 3): `_mix` and `_byte` one channel at a time (a float to int64 cast
+    truncates as np.trunc; storing the int64 into uint8 keeps its low byte as ``& 0xFF``)."""
+    wt = _gradient_weight(1 - np.arccos(np.clip(y, -1, 1)) / math.pi)
+    wt1 = 1 - wt
+    for ch in range(3):
+        dst[..., ch] = (255.0 * (wt * c1[ch] + wt1 * c2[ch])).astype(np.int64)
+
+
 def _cube_gradient(a, w):
     """The six face images (6, w, w, 3) uint8 of a cube/skybox gradient texture (before
-    marks): a weight from each texel direction's angle to +Y. Each distinct face
-    (`_GRADIENT_FACE`) is computed once, in blocks of rows (every step is per texel). The
-    bytes are `_byte`'s: a float to int64 cast truncates as np.trunc, and storing an int64
-    into uint8 keeps its low byte as ``& 0xFF``."""
+    marks): rgb1 towards +Y, rgb2 towards -Y, by the sigmoid of each texel direction's angle to
+    +Y (see the table above for which texels are computed and which copied)."""
     out = np.empty((6, w, w, 3), np.uint8)
     u = np.linspace(-1.0, 1.0, w) if w > 1 else np.zeros(1)
     u2 = u * u
+    h = (w + 1) // 2                 # columns (rows) up to the centre, inclusive
+    n = w - h                        # the mirrored ones
     rgb1, rgb2 = np.asarray(a["rgb1"], float), np.asarray(a["rgb2"], float)
-    done = {}
-    for f, src in enumerate(_GRADIENT_FACE):
-        if src in done:
-            out[f] = out[done[src]]
-            continue
-        done[src] = f
-        for r0 in range(0, w, _ROW_BLOCK):
-            rows = slice(r0, min(w, r0 + _ROW_BLOCK))
-            ang = np.arccos(np.clip(_gradient_face_y(src, u, u2, rows), -1, 1))
-            wt = _gradient_weight(1 - ang / math.pi)
-            wt1 = 1 - wt
-            block = out[f, rows]
-            for ch in range(3):   # _mix and _byte, one channel at a time
-                block[:, :, ch] = (255.0 * (wt * rgb1[ch] + wt1 * rgb2[ch])).astype(np.int64)
+    U2 = u2[None, :h]
+    for r0 in range(0, w, _ROW_BLOCK):
+        r = slice(r0, min(w, r0 + _ROW_BLOCK))
+        _gradient_bytes(out[0, r, :h], -u[r, None] / np.sqrt((1.0 + u2[r, None]) + U2),
+                        rgb1, rgb2)
+        if r0 < h:
+            r = slice(r0, min(h, r0 + _ROW_BLOCK))
+            y = 1.0 / np.sqrt((U2 + 1.0) + u2[r, None])
+            _gradient_bytes(out[2, r, :h], y, rgb1, rgb2)
+            _gradient_bytes(out[3, r, :h], y, rgb2, rgb1)
+    out[0, :, h:] = out[0, :, :n][:, ::-1]
+    for f in (2, 3):
+        out[f, :h, h:] = out[f, :h, :n][:, ::-1]
+        out[f, h:] = out[f, :n][::-1]
+    out[1] = out[4] = out[5] = out[0]
     return out
 
 
 def builtin(a, ttype):
-    """(height, width, data uint8 (h*w*3)) of a procedural texture."""
+    """(height, width, data uint8 (h*w*3)) of a procedural texture. Colours become bytes
+    (`_byte`) first where every texel takes one of them (checker, flat, marks): `_byte` is per
+    texel, so this is the same as converting the float image, without a float image."""
     w = a["width"]
     if w <= 0:
         raise TextureError("builtin texture needs a positive width")
-    rgb1, rgb2, kind = a["rgb1"], a["rgb2"], a["builtin"]
+    kind = a["builtin"]
+    b1, b2 = (_byte(a[k]).astype(np.uint8) for k in ("rgb1", "rgb2"))
+    byte_mark = dict(a, markrgb=_byte(a["markrgb"]).astype(np.uint8))
     if ttype == 0:
         h = a["height"]
         if h <= 0:
             raise TextureError("builtin 2d texture needs a positive height")
         if kind == "checker":
-            img = _checker_face(h, w, rgb1, rgb2)
+            img = _checker_face(h, w, b1, b2)
         elif kind == "flat":
-            img = np.broadcast_to(np.asarray(rgb1, float), (h, w, 3)).copy()
+            img = np.broadcast_to(b1, (h, w, 3)).copy()
         else:  # gradient: radial, rgb1 at the centre, rgb2 at distance 1 (the edge midpoints)
             y = (np.arange(h) - (h - 1) / 2) / max((h - 1) / 2, 1e-12)
             x = (np.arange(w) - (w - 1) / 2) / max((w - 1) / 2, 1e-12)
             d = np.sqrt(y[:, None] ** 2 + x[None, :] ** 2)
-            img = _mix(np.where(d < 1, _gradient_weight(np.clip(1 - d, 0, 1)), 0.0), rgb1, rgb2)
-        img = _mark(img, a, np.random.default_rng(1))
-        return h, w, _byte(img).astype(np.uint8).ravel()
+            img = _byte(_mix(np.where(d < 1, _gradient_weight(np.clip(1 - d, 0, 1)), 0.0),
+                             a["rgb1"], a["rgb2"])).astype(np.uint8)
+        img = _mark(img, byte_mark, np.random.default_rng(1))
+        return h, w, img.ravel()
     rng = np.random.default_rng(1)
-    if kind == "gradient":
-        # marks in bytes: _byte is per texel, so marking before or after it is the same
-        img = _cube_gradient(a, w)
-        byte_mark = dict(a, markrgb=_byte(a["markrgb"]).astype(np.uint8))
-        for f in range(6):
-            _mark(img[f], byte_mark, rng)
-        return 6 * w, w, img.ravel()
-    faces = []
+    img = _cube_gradient(a, w) if kind == "gradient" else np.empty((6, w, w, 3), np.uint8)
     for f in range(6):
         if kind == "checker":
-            face = _checker_face(w, w, rgb1, rgb2, invert=(f >= 4))
-        else:  # flat
-            face = np.broadcast_to(np.asarray(rgb2 if f == 3 else rgb1, float), (w, w, 3)).copy()
-        faces.append(_mark(face, a, rng))
-    img = np.concatenate(faces)
-    return 6 * w, w, _byte(img).astype(np.uint8).ravel()
+            img[f] = _checker_face(w, w, b1, b2, invert=(f >= 4))
+        elif kind != "gradient":  # flat
+            img[f] = b2 if f == 3 else b1
+        _mark(img[f], byte_mark, rng)
+    return 6 * w, w, img.ravel()
 
 
 # the attributes `builtin` reads: with the type, the key of a procedural texture in the cache

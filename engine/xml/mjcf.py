@@ -17,6 +17,7 @@ from lxml import etree
 
 from ..errors import XMLError
 from ..spec import Body, DefaultClass, Element, Frame, Spec
+from ..visual import HEADLIGHT_ACTIVE
 from . import schema as S
 
 
@@ -393,12 +394,34 @@ class MJCFReader:
 
     def statistic(self, node):
         _check_children(node, set())
-        self.spec.statistic.update(parse_attrs(node, S.STATISTIC))
+        vals = parse_attrs(node, S.STATISTIC)
+        if vals.get("extent", 1.0) <= 0:
+            raise XMLError("extent must be strictly positive", node.file, node.line,
+                           node.tag, "extent")
+        self.spec.statistic.update(vals)
 
     def visual(self, node):
+        """<visual>: each child sets attributes of one group of mjVisual (engine.visual); a file
+        may hold several <visual> elements (later values win), each child at most once in one."""
         _check_children(node, S.VISUAL)
+        seen = set()
         for c in node.children:
-            self.spec.visual.setdefault(c.tag, {}).update(parse_attrs(c, S.VISUAL[c.tag]))
+            if c.tag in seen:
+                raise XMLError(f"element <{c.tag}> may appear only once in <visual>", c.file,
+                               c.line, c.tag)
+            seen.add(c.tag)
+            vals = parse_attrs(c, S.VISUAL[c.tag])
+            for attr, v in vals.items():
+                if isinstance(v, bool):
+                    vals[attr] = int(v)
+                elif (c.tag, attr) == ("headlight", "active"):
+                    vals[attr] = HEADLIGHT_ACTIVE[v]
+            # the renderer divides by these (projection near plane, real-time pacing)
+            for attr in ("znear", "realtime"):
+                if attr in vals and vals[attr] <= 0:
+                    raise XMLError(f"{attr} must be strictly positive", c.file, c.line, c.tag,
+                                   attr)
+            self.spec.visual.setdefault(c.tag, {}).update(vals)
 
     # -- defaults -------------------------------------------------------------------------------------
     def default(self, node, cls, top=False):

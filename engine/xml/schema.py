@@ -12,6 +12,8 @@ The parser checks every attribute of every element against this table, so an att
 here is a clear error naming file, line, element and attribute.
 """
 
+from ..visual import HEADLIGHT_ACTIVE, VISUAL_TABLE
+
 R, I, S, B, T = "r", "i", "s", "b", "t"
 ANY = -1
 
@@ -93,6 +95,7 @@ GEOM = {
     "fitscale": (R, None, 1.0),
     "fluidshape": (("none", "ellipsoid"), None, "none"),
     "fluidcoef": (R, 5, (0.5, 0.25, 1.5, 1.0, 1.0)),
+    "surfacevel": (R, 6, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)),
     **USER,
 }
 
@@ -114,7 +117,7 @@ CAMERA = {
     **CLASSED,
     "mode": (CAM_MODES, None, "fixed"),
     "target": (S, None, None),
-    "orthographic": (B, None, False),
+    "projection": (("perspective", "orthographic"), None, "perspective"),
     "fovy": (R, None, 45.0),
     "resolution": (I, 2, (1, 1)),
     "output": (S, None, None),
@@ -147,6 +150,7 @@ LIGHT = {
     "attenuation": (R, 3, (1.0, 0.0, 0.0)),
     "cutoff": (R, None, 45.0),
     "exponent": (R, None, 10.0),
+    "softness": (R, None, 0.2),  # shadow softness (rendering only)
     "ambient": (R, 3, (0.0, 0.0, 0.0)),
     "diffuse": (R, 3, (0.7, 0.7, 0.7)),
     "specular": (R, 3, (0.3, 0.3, 0.3)),
@@ -472,41 +476,23 @@ FREEJOINT = {"name": (S, None, None), "group": (I, None, 0),
              "align": (T, None, "auto")}
 FRAME = {"name": (S, None, None), "childclass": (S, None, None),
          "pos": (R, 3, (0.0, 0.0, 0.0)), **ORIENT}
+# prefix: accepted; MuJoCo 4.0.0 leaves the replicated names without it (measured), so do we
 REPLICATE = {"count": (I, None, None), "sep": (S, None, ""), "offset": (R, 3, (0.0, 0.0, 0.0)),
-             **ORIENT}
+             "prefix": (S, None, ""), **ORIENT}
 KEY = {"name": (S, None, None), "time": (R, None, 0.0), "qpos": (R, ANY, None),
        "qvel": (R, ANY, None), "act": (R, ANY, None), "ctrl": (R, ANY, None),
        "mpos": (R, ANY, None), "mquat": (R, ANY, None)}
 
+# <visual>: one element per group of MjVisual, its attributes the group's fields (engine.visual
+# holds the fields and MuJoCo's defaults); flags take false/true, headlight/active a number or
+# "auto" (HEADLIGHT_ACTIVE).
 VISUAL = {
-    "global": {"cameraid": (I, None, -1), "orthographic": (B, None, False), "fovy": (R, None, 45.0),
-               "ipd": (R, None, 0.068), "azimuth": (R, None, 90.0), "elevation": (R, None, -45.0),
-               "linewidth": (R, None, 1.0), "glow": (R, None, 0.3), "realtime": (R, None, 1.0),
-               "offwidth": (I, None, 640), "offheight": (I, None, 480),
-               "ellipsoidinertia": (B, None, False), "bvactive": (B, None, True)},
-    "quality": {k: (I, None, v) for k, v in
-                (("shadowsize", 4096), ("offsamples", 4), ("numslices", 28), ("numstacks", 16),
-                 ("numquads", 4))},
-    "headlight": {"ambient": (R, 3, (0.1,) * 3), "diffuse": (R, 3, (0.4,) * 3),
-                  "specular": (R, 3, (0.5,) * 3), "active": (I, None, 1)},
-    "map": {k: (R, None, v) for k, v in
-            (("stiffness", 100.0), ("stiffnessrot", 500.0), ("force", 0.005), ("torque", 0.1),
-             ("alpha", 0.3), ("fogstart", 3.0), ("fogend", 10.0), ("znear", 0.01),
-             ("zfar", 50.0), ("haze", 0.3), ("shadowclip", 1.0), ("shadowscale", 0.6),
-             ("actuatortendon", 2.0))},
-    "scale": {k: (R, None, v) for k, v in
-              (("forcewidth", 0.1), ("contactwidth", 0.3), ("contactheight", 0.1),
-               ("connect", 0.2), ("com", 0.4), ("camera", 0.3), ("light", 0.3),
-               ("selectpoint", 0.2), ("jointlength", 1.0), ("jointwidth", 0.1),
-               ("actuatorlength", 0.7), ("actuatorwidth", 0.2), ("framelength", 1.0),
-               ("framewidth", 0.1), ("constraint", 0.1), ("slidercrank", 0.2),
-               ("frustum", 10.0))},
-    "rgba": {k: (R, 4, None) for k in
-             ("fog", "haze", "force", "inertia", "joint", "actuator", "actuatornegative",
-              "actuatorpositive", "com", "camera", "light", "selectpoint", "connect",
-              "contactpoint", "contactforce", "contactfriction", "contacttorque", "contactgap",
-              "rangefinder", "constraint", "slidercrank", "crankbroken", "frustum", "bv",
-              "bvactive")},
+    xml: {name: ((tuple(HEADLIGHT_ACTIVE) if (xml, name) == ("headlight", "active")
+                  else {"f": R, "i": I, "b": B}[kind]),
+                 None if count == 1 else count,
+                 bool(default) if kind == "b" else default)
+          for name, kind, count, default, _ in fields}
+    for xml, _, fields in VISUAL_TABLE.values()
 }
 
 CUSTOM = {

@@ -95,6 +95,11 @@ FIELDS = {
     # marks are not byte-exact)
     **{k: (0, 0) for k in ("ntex", "ntexdata", "nmat", "tex_type", "tex_colorspace",
                            "tex_height", "tex_width", "tex_nchannel", "tex_adr", "mat_texid")},
+    # cameras (float32 in mujoco; intrinsics from *pixel values to 1 ulp: its rounding order
+    # is not reproduced on every model)
+    "cam_projection": (0, 0), "cam_resolution": (0, 0), "cam_fovy": (1e-7, 0),
+    "cam_intrinsic": (1e-7, 0), "cam_sensorsize": (0, 0),
+    "light_softness": (1e-7, 0),  # float32 in mujoco
     "site_pos": (1e-9, 1e-9), "site_quat": (1e-9, 1e-9), "site_size": (1e-9, 1e-9),
     "site_type": (0, 0),
     # tendons, equalities

@@ -67,6 +67,7 @@ def _fields(m):
 
 
 def _entries(root, kind=None):
+    cache.flush()      # entries are written in the background
     out = []
     for dirpath, _, files in os.walk(root):
         if kind is None or os.path.relpath(dirpath, root).split(os.sep)[0] == kind:
@@ -206,16 +207,38 @@ def test_entry_round_trip_exact(monkeypatch, tmp_path):
               "c": np.zeros((0, 3)), "d": np.arange(6, dtype=np.uint8).reshape(2, 3)}
     meta = {"f": 0.1 + 0.2, "s": "x", "n": 3, "t": True}
     cache.store(key, arrays, meta)
-    got, gmeta = cache.load(key)
-    assert gmeta == meta
-    for k, v in arrays.items():
-        assert got[k].dtype == v.dtype and got[k].shape == v.shape
-        assert got[k].tobytes() == v.tobytes()
+    arrays["a"][0] = 5.0      # the cache holds a copy made when stored
+    arrays["a"][0] = 0.1
+    for when in ("queued", "on disk"):
+        got, gmeta = cache.load(key)
+        assert gmeta == meta, when
+        for k, v in arrays.items():
+            assert got[k].dtype == v.dtype and got[k].shape == v.shape, when
+            assert got[k].tobytes() == v.tobytes(), when
+        cache.flush()
+    assert os.path.exists(cache._path(key))
     # keys tell apart values that compare equal but differ in type or shape
     k2 = cache.Key("unit").add("x", np.arange(3))
     k3 = cache.Key("unit").add("x", np.arange(3.0).reshape(1, 3))
     assert len({key.hex(), k2.hex(), k3.hex()}) == 3
     assert cache.load(k2) is None
+
+
+def test_entries_are_written_before_the_process_exits(tmp_path, monkeypatch):
+    """store() returns before the write; an exiting interpreter still writes every entry."""
+    import subprocess
+    import sys
+    code = ("import numpy as np; from engine.compiler import cache\n"
+            "for i in range(20):\n"
+            "    cache.store(cache.Key('unit').add('i', np.int64(i)), "
+            "{'x': np.full(1 << 16, i, np.uint8)}, {'i': i})\n")
+    env = dict(os.environ, MJ_ROS_MESH_CACHE=str(tmp_path))
+    subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                   cwd=os.path.dirname(os.path.dirname(engine.__file__)))
+    monkeypatch.setenv("MJ_ROS_MESH_CACHE", str(tmp_path))
+    for i in range(20):
+        arrays, meta = cache.load(cache.Key("unit").add("i", np.int64(i)))
+        assert meta == {"i": i} and (arrays["x"] == i).all()
 
 
 def test_texture_cache_matches_computation(monkeypatch, tmp_path):
@@ -233,6 +256,7 @@ def test_prune_keeps_the_directory_under_its_limit(monkeypatch, tmp_path):
     keys = [cache.Key("unit").add("i", np.int64(i)) for i in range(8)]
     for i, k in enumerate(keys):
         cache.store(k, {"x": np.zeros(1000, np.uint8)}, {})
+        cache.flush()
         path = cache._path(k)
         os.utime(path, ns=(10**9 * (i + 1), 10**9 * (i + 1)))   # entry i used at time i
     assert cache.load(keys[0]) is not None       # a hit makes the oldest the newest

@@ -63,7 +63,9 @@ class SimProcess:
         self.log = tmp / f"{name}.log"
         self._log = open(self.log, "w")
         # cwd: not the repository root, so the engine on sys.path is the installed one
-        self.proc = subprocess.Popen(args, cwd=str(tmp), env=ros_env(domain), stdout=self._log,
+        env = ros_env(domain)
+        env["MJ_ROS_MARKER_CACHE"] = str(tmp / "markers")   # the viewers' mesh files
+        self.proc = subprocess.Popen(args, cwd=str(tmp), env=env, stdout=self._log,
                                      stderr=subprocess.STDOUT)
 
     def alive(self) -> bool:

@@ -196,3 +196,27 @@ def test_body_welded_to_mocap_tracks_it(tmp_path, capsys):
     lag = 2 * 0.01 * (2 * math.pi * bt.RADIUS / bt.PERIOD)
     assert w["max_position_error_m"] == pytest.approx(lag, rel=0.1)
     assert w["max_angle_error_rad"] < 0.05
+
+
+def test_progress_line_with_time_left(tmp_path, capsys, monkeypatch):
+    """A replay longer than Progress.after s of wall time shows bag time done, elapsed and left;
+    a short one (as every other test here) stays silent; --quiet turns it off."""
+    import io
+    stream = io.StringIO()
+    p = replay.Progress(600.0, stream=stream, after=0.0, every=0.0)
+    p.update(150.0)
+    p.finish(600.0)
+    first, last = stream.getvalue().splitlines()
+    assert first.startswith("mj-ros-replay: 150.0 of 600.0 s of bag time (25%)")
+    assert first.endswith("left") and "elapsed" in first
+    assert "600.0 of 600.0 s of bag time (100%)" in last and "left" not in last
+
+    monkeypatch.setattr(replay.Progress.__init__, "__defaults__", (None, 0.0, 0.0))
+    code, summary, _ = run(tmp_path)
+    err = capsys.readouterr().err
+    assert code == 0
+    lines = [ln for ln in err.splitlines() if " s of bag time " in ln]
+    assert lines and f"of {summary['duration_s']:.1f} s of bag time (100%)" in lines[-1]
+    (tmp_path / "quiet").mkdir()
+    code, _, _ = run(tmp_path / "quiet", "--quiet")
+    assert code == 0 and " s of bag time " not in capsys.readouterr().err

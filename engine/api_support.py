@@ -1,0 +1,206 @@
+"""mj_* support functions of MuJoCo's API outside the pipeline (seed 001, "Support functions",
+"Sub components", "Initialization"): keyframes, quaternion normalization, constraint-Jacobian
+products, applied forces, total mass, the Jacobian's time derivative, solver-type queries.
+
+Python-level orchestration over the model/data arrays (none is called inside mj_step); arguments
+are checked as the bindings check them (TypeError/IndexError naming the argument).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .enums import mjtJoint, mjtCone, mjtSolver, mjtJacobian, mjtSameFrame
+from .mju_api import _in, _out, _mat
+
+
+def _index(fn, name, i, n):
+    i = int(i)
+    if not 0 <= i < n:
+        raise IndexError(f"{fn}: {name} {i} out of range [0, {n})")
+    return i
+
+
+def mj_setKeyframe(m, d, k):
+    """Copy d's state (time, qpos, qvel, act, ctrl, mocap_pos, mocap_quat) into keyframe k."""
+    k = _index("mj_setKeyframe", "k", k, m.nkey)
+    m.key_time[k] = d.time
+    m.key_qpos[k] = d.qpos
+    m.key_qvel[k] = d.qvel
+    m.key_act[k] = d.act
+    m.key_ctrl[k] = d.ctrl
+    m.key_mpos[k] = d.mocap_pos.reshape(-1)
+    m.key_mquat[k] = d.mocap_quat.reshape(-1)
+
+
+def mj_normalizeQuat(m, qpos):
+    """Normalize the quaternions of the ball and free joints in the qpos-sized vector, in place
+    (a near-zero one becomes the identity, as mju_normalize4)."""
+    q = _out("mj_normalizeQuat", "qpos", qpos, m.nq)
+    from .mju import mju_normalize4
+    for j in range(m.njnt):
+        t = int(m.jnt_type[j])
+        if t == mjtJoint.mjJNT_FREE or t == mjtJoint.mjJNT_BALL:
+            a = int(m.jnt_qposadr[j]) + (3 if t == mjtJoint.mjJNT_FREE else 0)
+            mju_normalize4(q[a:a + 4])
+
+
+def _efc_dense(m, d):
+    """The nefc x nv constraint Jacobian as a dense array (a view when it is stored dense)."""
+    nefc, nv = int(d.nefc), m.nv
+    J = d.efc_J
+    if mj_isSparse(m):
+        dense = np.zeros((nefc, nv))
+        nnz, adr, col = d.efc_J_rownnz, d.efc_J_rowadr, d.efc_J_colind
+        for r in range(nefc):
+            a, n = int(adr[r]), int(nnz[r])
+            dense[r, col[a:a + n]] = J[a:a + n]
+        return dense
+    return J[:nefc * nv].reshape(nefc, nv)
+
+
+def mj_mulJacVec(m, d, res, vec):
+    """res (nefc) = efc_J @ vec (nv)."""
+    fn = "mj_mulJacVec"
+    r = _out(fn, "res", res, int(d.nefc))
+    r[:] = _efc_dense(m, d) @ _in(fn, "vec", vec, m.nv)
+
+
+def mj_mulJacTVec(m, d, res, vec):
+    """res (nv) = efc_J' @ vec (nefc)."""
+    fn = "mj_mulJacTVec"
+    r = _out(fn, "res", res, m.nv)
+    r[:] = _efc_dense(m, d).T @ _in(fn, "vec", vec, int(d.nefc))
+
+
+def mj_applyFT(m, d, force, torque, point, body, qfrc_target):
+    """qfrc_target (nv) += jacp' force + jacr' torque for the world-frame force (N) and torque
+    (N m) applied at the global point (m) on body (outside the xfrc_applied mechanism)."""
+    fn = "mj_applyFT"
+    body = _index(fn, "body", body, m.nbody)
+    q = _out(fn, "qfrc_target", qfrc_target, m.nv)
+    from .support import mj_jac
+    jacp, jacr = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+    mj_jac(m, d, jacp, jacr, _in(fn, "point", point, 3), body)
+    q += jacp.T @ _in(fn, "force", force, 3) + jacr.T @ _in(fn, "torque", torque, 3)
+
+
+def mj_getTotalmass(m):
+    """Sum of the body masses (kg)."""
+    return float(np.sum(m.body_mass))
+
+
+def mj_setTotalmass(m, newmass):
+    """Scale every body's mass and inertia so that they sum to newmass (kg). Derived fields
+    (body_subtreemass, ...) are left as they are, as in mujoco: call mj_setConst for them."""
+    scale = float(newmass) / max(1e-15, mj_getTotalmass(m))
+    m.body_mass[1:] *= scale
+    m.body_inertia[1:] *= scale
+
+
+def mj_isPyramidal(m):
+    """1 for the pyramidal friction cone, 0 for the elliptic one."""
+    return int(m.opt.cone == mjtCone.mjCONE_PYRAMIDAL)
+
+
+def mj_isSparse(m):
+    """1 when the constraint Jacobian is sparse: opt.jacobian SPARSE, or AUTO with nv >= 60."""
+    j = m.opt.jacobian
+    return int(j == mjtJacobian.mjJAC_SPARSE or (j == mjtJacobian.mjJAC_AUTO and m.nv >= 60))
+
+
+def mj_isDual(m):
+    """1 when the solver works in the dual (PGS, or noslip iterations requested), else 0."""
+    return int(m.opt.solver == mjtSolver.mjSOL_PGS or m.opt.noslip_iterations > 0)
+
+
+def mj_defaultSolRefImp(solref, solimp):
+    """solref = (0.02, 1) and solimp = (0.9, 0.95, 0.001, 0.5, 2), MuJoCo's defaults (either may
+    be None)."""
+    if solref is not None:
+        _out("mj_defaultSolRefImp", "solref", solref, 2)[:] = (0.02, 1.0)
+    if solimp is not None:
+        _out("mj_defaultSolRefImp", "solimp", solimp, 5)[:] = (0.9, 0.95, 0.001, 0.5, 2.0)
+
+
+_DEFAULT_OPT = None
+
+
+def mj_defaultOption(opt):
+    """Set every field of opt (an MjOption) to its default: the options of a model whose MJCF
+    has no <option> (seed 000 defaults, as the compiler sets them)."""
+    global _DEFAULT_OPT
+    if _DEFAULT_OPT is None:
+        from .model import MjModel
+        ref = MjModel.from_xml_string("<mujoco/>").opt
+        _DEFAULT_OPT = {k: np.array(v, copy=True) for k, v in ref.__dict__["_v"].items()}
+    for k, v in _DEFAULT_OPT.items():
+        setattr(opt, k, v)
+
+
+def mj_local2Global(d, xpos, xmat, pos, quat, body, sameframe):
+    """Global position xpos and orientation xmat (3x3) of a frame given in body's local
+    coordinates (pos, quat); sameframe (mjtSameFrame) shortcuts frames equal to the body's or
+    its inertial frame. xpos or xmat may be None."""
+    from .mju import mju_mulQuat, mju_quat2Mat, mju_mulMatVec3
+    fn = "mj_local2Global"
+    b = _index(fn, "body", body, d.xpos.shape[0])
+    sf = int(sameframe)
+    S = mjtSameFrame
+    if xpos is not None:
+        # only BODY and INERTIA mean "the same position"; the *ROT ones share the rotation
+        xp = _out(fn, "xpos", xpos, 3)
+        if sf == S.mjSAMEFRAME_BODY:
+            xp[:] = d.xpos[b]
+        elif sf == S.mjSAMEFRAME_INERTIA:
+            xp[:] = d.xipos[b]
+        else:
+            t = np.zeros(3)
+            mju_mulMatVec3(t, d.xmat[b], _in(fn, "pos", pos, 3))
+            xp[:] = d.xpos[b] + t
+    if xmat is not None:
+        xm = _out(fn, "xmat", xmat, 9)
+        if sf in (S.mjSAMEFRAME_BODY, S.mjSAMEFRAME_BODYROT):
+            xm[:] = d.xmat[b]
+        elif sf in (S.mjSAMEFRAME_INERTIA, S.mjSAMEFRAME_INERTIAROT):
+            xm[:] = d.ximat[b]
+        else:
+            q = np.zeros(4)
+            mju_mulQuat(q, d.xquat[b], _in(fn, "quat", quat, 4))
+            mju_quat2Mat(xm, q)
+
+
+def mj_angmomMat(m, d, mat, body):
+    """mat (3 x nv): the subtree of body's angular momentum about its centre of mass is
+    mat @ qvel (world frame)."""
+    fn = "mj_angmomMat"
+    b = _index(fn, "body", body, m.nbody)
+    out = _mat(fn, "mat", mat, out=True)[2]
+    if out.size != 3 * m.nv:
+        raise TypeError(f"{fn}(): mat must be 3 x nv")
+    from .support import mj_jac
+    res = np.zeros((3, m.nv))
+    jp, jr = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+    com = d.subtree_com[b]
+    # descendants of b (bodies are numbered parents first)
+    inside = np.zeros(m.nbody, bool)
+    inside[b] = True
+    for i in range(b + 1, m.nbody):
+        inside[i] = inside[m.body_parentid[i]]
+    for i in np.nonzero(inside)[0]:
+        mj_jac(m, d, jp, jr, d.xipos[i], int(i))
+        r = d.xipos[i] - com
+        # linear part: m_i r x (J_p qvel); angular: R I R' (J_r qvel)
+        rx = np.array([[0, -r[2], r[1]], [r[2], 0, -r[0]], [-r[1], r[0], 0]])
+        R = d.ximat[i].reshape(3, 3)
+        res += m.body_mass[i] * rx @ jp + R @ np.diag(m.body_inertia[i]) @ R.T @ jr
+    out[:] = res.reshape(-1)
+
+
+def mj_fwdKinematics(m, d):
+    """All kinematics-like stages: kinematics, com positions, cameras/lights, tendons (the
+    position stage up to inertia; flexes are not built)."""
+    from .smooth import mj_kinematics, mj_comPos, mj_camlight, mj_tendon
+    mj_kinematics(m, d)
+    mj_comPos(m, d)
+    mj_camlight(m, d)
+    mj_tendon(m, d)
