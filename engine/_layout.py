@@ -558,6 +558,7 @@ sm_wrapbody i nwrap 2
 sm_wrapdiv f nwrap 2
 sm_tenjdq f ntendon 1
 sm_tenarm f ntendon 1
+sm_tenmark i nv 1
 warning_lastinfo i 7 1
 warning_number i 7 1
 scratch_M f nM 1

@@ -283,18 +283,31 @@ def _tendon_cols(trow, sparse, cols):
 
 
 @kernel
-def _tendon_block(s, tJ, r, nJ, sparse, trow, cols, loc, Jv, colind, rownnz, rowadr, njcap,
-                  status, warn_num, warn_info):
-    """Row r = s * a tendon's Jacobian tJ (nv), put at entry nJ of efc_J (its nonzeros when
-    sparse; trow: nv scratch). Returns the entries used, or -1 when the row does not fit (_room
-    records it)."""
-    for k in range(trow.shape[0]):
-        trow[k] = s * tJ[k]
-    n = _tendon_cols(trow, sparse, cols)
+def _tendon_block(s, t, r, nJ, sparse, ten_J, ten_J_rownnz, ten_J_colind, cols, loc, Jv, colind,
+                  rownnz, rowadr, njcap, status, warn_num, warn_info):
+    """Row r = s * tendon t's Jacobian (ten_J[t], dense, its nonzeros among the columns
+    ten_J_colind[t, :ten_J_rownnz[t]], engine.smooth.tendon), put at entry nJ of efc_J: its
+    nonzeros when sparse (read on the tendon's columns only), the nv values when dense. Returns
+    the entries used, or -1 when the row does not fit (_room records it)."""
+    tJ = ten_J[t]
+    n = tJ.shape[0]
+    if sparse:
+        n = 0
+        for p in range(ten_J_rownnz[t]):
+            k = ten_J_colind[t, p]
+            if tJ[k] != 0.0:
+                cols[n] = k
+                n += 1
     if not _room(r, 1, n, nJ, njcap, Jv.shape[0], status, warn_num, warn_info):
         return -1
     blk = _open(r, 1, n, nJ, sparse, cols, loc, Jv, colind, rownnz, rowadr)
-    _put_row(trow, n, sparse, cols, blk[0])
+    out = blk[0]
+    if sparse:
+        for p in range(n):
+            out[p] = s * tJ[cols[p]]
+    else:
+        for k in range(n):
+            out[k] = s * tJ[k]
     return n
 
 
@@ -386,6 +399,7 @@ def make_constraint(M, D):
     cdof = f2(D, DF.cdof)
     ten_length = f1(D, DF.ten_length)
     ten_J = f2(D, DF.ten_J)
+    ten_J_rownnz, ten_J_colind = i1(D, DF.ten_J_rownnz), i2(D, DF.ten_J_colind)
     eq_active = u1(D, DF.eq_active)
     ncon = i1(D, DF.ncon)[0]
     contact_dist = f1(D, DF.contact_dist)
@@ -628,9 +642,9 @@ def make_constraint(M, D):
                 # a tendon spanning no degree of freedom (between static sites) makes no
                 # friction or limit row in MuJoCo 4.0.0 (measured)
                 if tendon_frictionloss[t] > 0.0 and not full and tendon_treenum[t] > 0:
-                    n = _tendon_block(1.0, ten_J[t], r, nJ, sparse, trow, cols, loc, Jv,
-                                      colind, rownnz, rowadr, njcap, status, warn_num,
-                                      warn_info)
+                    n = _tendon_block(1.0, t, r, nJ, sparse, ten_J, ten_J_rownnz, ten_J_colind,
+                                      cols, loc, Jv, colind, rownnz, rowadr, njcap, status,
+                                      warn_num, warn_info)
                     if n < 0:
                         full = True
                         continue
@@ -707,9 +721,9 @@ def make_constraint(M, D):
                     dist = ten_length[t] - tendon_range[t, 0] if side == 0 else \
                         tendon_range[t, 1] - ten_length[t]
                     if dist < margin:
-                        n = _tendon_block(1.0 if side == 0 else -1.0, ten_J[t], r, nJ, sparse,
-                                          trow, cols, loc, Jv, colind, rownnz, rowadr, njcap,
-                                          status, warn_num, warn_info)
+                        n = _tendon_block(1.0 if side == 0 else -1.0, t, r, nJ, sparse, ten_J,
+                                          ten_J_rownnz, ten_J_colind, cols, loc, Jv, colind,
+                                          rownnz, rowadr, njcap, status, warn_num, warn_info)
                         if n < 0:
                             full = True
                             break

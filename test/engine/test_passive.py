@@ -62,11 +62,13 @@ def copy_stage_inputs(mjm, mjd, m, d, extra=()):
         getattr(d, f)[...] = src.reshape(getattr(d, f).shape)
     d.ten_J[...] = oracle_ten_J(mjm, mjd)
     d.actuator_moment[...] = oracle_moment(mjm, mjd)
-    # the moment rows' nonzero columns, which the kernels reading actuator_moment visit
-    for i, row in enumerate(d.actuator_moment):
-        nz = np.flatnonzero(row)
-        d.__dict__["moment_rownnz"][i] = nz.size
-        d.__dict__["moment_colind"][i, :nz.size] = nz
+    # the rows' nonzero columns, which the kernels reading ten_J / actuator_moment visit
+    for dense, nnz, col in ((d.ten_J, "ten_J_rownnz", "ten_J_colind"),
+                            (d.actuator_moment, "moment_rownnz", "moment_colind")):
+        for i, row in enumerate(dense):
+            nz = np.flatnonzero(row)
+            d.__dict__[nnz][i] = nz.size
+            d.__dict__[col][i, :nz.size] = nz
     d.qM[...] = qM_from_dense(m, dense_M(mjm, mjd))
 
 

@@ -144,3 +144,28 @@ def test_actuation_many_actuators():
         assert rel(d.qfrc_actuator, mjd.qfrc_actuator) < 1e-12, "mismatch: qfrc_actuator"
         assert rel(d.actuator_velocity, mjd.actuator_velocity) < 1e-12, \
             "mismatch: actuator_velocity"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["22_humanoids.xml", "humanoid100.xml"])
+def test_capacity_default_memory(name, tmp_path):
+    """The same models without their <size memory="100M"> (copied to a temporary folder with
+    the humanoid they attach): our default capacity holds at least the rows mujoco uses with
+    its own default guess along 300 steps, and steps."""
+    import re
+    src = shared_model(HUMANOID + name).parent
+    (tmp_path / "humanoid.xml").write_bytes((src / "humanoid.xml").read_bytes())
+    (tmp_path / name).write_text(re.sub(r"<size[^>]*/>", "", (src / name).read_text()))
+    path = str(tmp_path / name)
+    mjm = mujoco.MjModel.from_xml_path(path)
+    mjd = mujoco.MjData(mjm)
+    m = engine.MjModel.from_xml_path(path)
+    assert m.narena <= 0 or m.narena == mjm.narena  # no memory given
+    used = 0
+    for _ in range(300):
+        mujoco.mj_step(mjm, mjd)
+        used = max(used, mjd.nefc)
+    assert capacity(m)[1] >= used
+    d = engine.MjData(m)
+    engine.mj_step(m, d, 300)
+    assert d.nefc > 0 and np.isfinite(d.qacc).all()
