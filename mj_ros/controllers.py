@@ -1,0 +1,371 @@
+"""ros2_control's controller interfaces, served by the simulator itself.
+
+A controller under test (MoveIt, rqt_joint_trajectory_controller, a script written for
+ros2_control) talks to `ros2_controllers`' controllers by their topic and action names; this module
+answers on the same names with the same types, so the client cannot tell the simulator from a
+controller_manager:
+
+joint_trajectory_controller/JointTrajectoryController, named `<name>` (default
+`joint_trajectory_controller`, over every joint with a position actuator):
+  `<name>/follow_joint_trajectory`  control_msgs/action/FollowJointTrajectory
+  `<name>/joint_trajectory`         trajectory_msgs/JointTrajectory (no feedback, no result)
+  `<name>/controller_state`         control_msgs/msg/JointTrajectoryControllerState
+
+The trajectory itself is followed by the node's trajectory path (mj_ros/commands.py `Trajectory`,
+converted to arrays once; position actuators, velocity limits): this module only accepts or
+rejects goals, watches the tolerances and reports. Names relative, so a node namespace applies.
+
+Goal checks follow joint_trajectory_controller (ros2_controllers, `validate_trajectory_msg`):
+rejected are goals with a multi-DOF trajectory, no points, no or unknown or repeated joint names,
+joints missing from the controller's set (partial goals are not allowed, as its default
+`allow_partial_joints_goal: false`), per-point position/velocity/acceleration counts that do not
+match the names, non-finite values, time_from_start not increasing, or a stamped trajectory that
+ends in the past.
+
+Tolerances as joint_trajectory_controller applies them (its `constraints` parameters; per goal the
+JointTolerance entries override them: > 0 sets, -1 erases, 0 keeps the default):
+  path: |desired - actual| of position (rad or m) and velocity per joint while the trajectory
+    runs; a violation aborts with PATH_TOLERANCE_VIOLATED and the joints hold where they are.
+  goal: after the last point the goal succeeds once every joint is within its goal position
+    tolerance and moves slower than its goal velocity tolerance (default
+    `stopped_velocity_tolerance`, 0.01); with goal_time_tolerance > 0, still outside it that long
+    after the last point aborts with GOAL_TOLERANCE_VIOLATED (0: wait for it indefinitely).
+  A cancel request stops the motion (the joints hold their current positions) and ends the goal
+  CANCELED. A newer goal, trajectory or joint command replaces the trajectory: the goal it
+  belonged to is aborted, saying so in error_string.
+
+Checks run on sim time after each step at `update_rate`; feedback goes out at
+`action_monitor_rate` and the controller state at `state_publish_rate` (Hz of sim time, the
+defaults of joint_trajectory_controller's parameters of those names).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+from builtin_interfaces.msg import Duration, Time
+from control_msgs.action import FollowJointTrajectory
+from control_msgs.msg import JointTrajectoryControllerState
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.task import Future
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from mj_ros import commands as cmds
+
+DEFAULT_NAME = "joint_trajectory_controller"
+UPDATE_RATE = 100.0          # Hz of sim time: tolerance checks (controller_manager update_rate)
+ACTION_MONITOR_RATE = 20.0   # Hz of sim time: action feedback
+STATE_PUBLISH_RATE = 50.0    # Hz of sim time: <name>/controller_state
+STOPPED_VELOCITY_TOLERANCE = 0.01  # rad/s or m/s: "stopped" at the goal
+Result = FollowJointTrajectory.Result
+
+
+@dataclasses.dataclass
+class Tolerances:
+    """Per joint of the controller (np arrays, 0 = not checked); goal_time in s (0 = none)."""
+
+    path_pos: np.ndarray
+    path_vel: np.ndarray
+    goal_pos: np.ndarray
+    goal_vel: np.ndarray
+    goal_time: float = 0.0
+
+    def copy(self) -> "Tolerances":
+        return Tolerances(self.path_pos.copy(), self.path_vel.copy(), self.goal_pos.copy(),
+                          self.goal_vel.copy(), self.goal_time)
+
+
+def _override(dst_pos: np.ndarray, dst_vel: np.ndarray, entries, index: dict) -> None:
+    """JointTolerance entries onto per-joint arrays: > 0 sets, -1 erases (0 = unchecked here),
+    0 keeps the default. Raises CommandError for an unknown joint or another negative value."""
+    for e in entries:
+        k = index.get(e.name)
+        if k is None:
+            raise cmds.CommandError(f"tolerance for unknown joint '{e.name}'")
+        for value, dst in ((e.position, dst_pos), (e.velocity, dst_vel)):
+            if not math.isfinite(value) or (value < 0 and value != -1):
+                raise cmds.CommandError(f"tolerance {value} of joint '{e.name}' is not > 0, 0 "
+                                        f"or -1")
+            if value > 0:
+                dst[k] = value
+            elif value == -1:
+                dst[k] = 0.0
+
+
+def _seconds(d) -> float:
+    return d.sec + d.nanosec * 1e-9
+
+
+def _duration(t: float) -> Duration:
+    sec = math.floor(t)
+    return Duration(sec=int(sec), nanosec=min(int(round((t - sec) * 1e9)), 999_999_999))
+
+
+@dataclasses.dataclass
+class _Goal:
+    handle: object                 # rclpy ServerGoalHandle
+    traj: cmds.Trajectory
+    tol: Tolerances
+    done: Future                   # the execute coroutine's result
+    perm: np.ndarray               # goal joint order -> controller joint order
+    started: bool = False          # the node follows traj (in lockstep it may wait its turn)
+
+
+class JointTrajectoryController:
+    """joint_trajectory_controller's ROS face for `joints` (JointInfo with position actuators).
+
+    `sim` is the node: it provides `cmap`, `simclock`, `data`, `count_event()`, `drop(kind,
+    err)`, `submit_trajectory(traj, received)`, `current_trajectory()`, `hold_joints(joints)`,
+    `position_targets(joints, applied)` and `on_trajectory(msg)`.
+    """
+
+    def __init__(self, node, sim, name: str, joints: list, tolerances: Tolerances | None = None):
+        self.node, self.sim, self.name = node, sim, name
+        self.joints = list(joints)
+        for j in self.joints:
+            if cmds.POSITION not in j.actuators:
+                raise ValueError(f"controller {name}: joint '{j.name}' has no position actuator")
+        n = len(self.joints)
+        self.names = [j.name for j in self.joints]
+        self._index = {nm: k for k, nm in enumerate(self.names)}
+        self._qadr = np.asarray([j.qposadr for j in self.joints], dtype=int)
+        self._dadr = np.asarray([j.dofadr for j in self.joints], dtype=int)
+        zeros = np.zeros(n)
+        self.defaults = tolerances or Tolerances(
+            zeros.copy(), zeros.copy(), zeros.copy(), np.full(n, STOPPED_VELOCITY_TOLERANCE))
+        self._goal: _Goal | None = None
+        # goal id -> its _Goal, or why it failed the check in _on_accepted; the execute coroutine
+        # takes it (it may start after the goal ended: the step loop finishes goals)
+        self._started: dict[bytes, _Goal | str] = {}
+        self._check_dt = 1.0 / UPDATE_RATE
+        self._feedback_dt = 1.0 / ACTION_MONITOR_RATE
+        self._state_dt = 1.0 / STATE_PUBLISH_RATE
+        self._next_check = self._next_feedback = self._next_state = -math.inf
+        self._state = JointTrajectoryControllerState(joint_names=self.names)
+        self._state_pub = node.create_publisher(JointTrajectoryControllerState,
+                                                f"{name}/controller_state", 10)
+        node.create_subscription(JointTrajectory, f"{name}/joint_trajectory",
+                                 self._on_topic, 10)
+        self._server = ActionServer(
+            node, FollowJointTrajectory, f"{name}/follow_joint_trajectory",
+            execute_callback=self._execute, goal_callback=self._on_goal,
+            handle_accepted_callback=self._on_accepted, cancel_callback=self._on_cancel)
+
+    # -- goals ------------------------------------------------------------------------------------
+    def validate(self, goal) -> tuple[cmds.Trajectory, Tolerances, np.ndarray]:
+        """Check a FollowJointTrajectory goal as joint_trajectory_controller does; returns the
+        trajectory in sim time, the tolerances and the joint permutation. Raises CommandError."""
+        sim, tr = self.sim, goal.trajectory
+        if goal.multi_dof_trajectory.joint_names or goal.multi_dof_trajectory.points:
+            raise cmds.CommandError("multi-DOF trajectories are not supported")
+        if not tr.points:
+            raise cmds.CommandError("empty trajectory")
+        names = list(tr.joint_names)
+        unknown = [nm for nm in names if nm not in self._index]
+        if unknown:
+            raise cmds.CommandError(f"joint '{unknown[0]}' is not one of {self.name}'s joints "
+                                    f"{self.names}")
+        if len(set(names)) != len(names):
+            raise cmds.CommandError("duplicate joint names")
+        missing = [nm for nm in self.names if nm not in names]
+        if missing:
+            raise cmds.CommandError(f"joints {missing} missing (partial goals are not allowed)")
+        n = len(names)
+        for k, pt in enumerate(tr.points):
+            if len(pt.accelerations) not in (0, n):
+                raise cmds.CommandError(f"point {k} accelerations has {len(pt.accelerations)} "
+                                        f"entries for {n} names")
+        now = sim.simclock.last
+        stamp = _seconds(tr.header.stamp)
+        points = [(pt.positions, pt.velocities, _seconds(pt.time_from_start))
+                  for pt in tr.points]
+        if stamp > 0 and stamp + points[-1][2] < now:
+            raise cmds.CommandError(f"trajectory ends in the past (at {stamp + points[-1][2]:.3f}"
+                                    f" s, now {now:.3f} s)")
+        traj = cmds.make_trajectory(sim.cmap, names, points, max(stamp, now), sim.data.qpos)
+        tol = self.defaults.copy()
+        _override(tol.path_pos, tol.path_vel, goal.path_tolerance, self._index)
+        _override(tol.goal_pos, tol.goal_vel, goal.goal_tolerance, self._index)
+        gt = _seconds(goal.goal_time_tolerance)
+        if gt > 0:
+            tol.goal_time = gt
+        perm = np.asarray([self._index[nm] for nm in names], dtype=int)
+        return traj, tol, perm
+
+    def _on_goal(self, goal) -> GoalResponse:
+        self.sim.count_event()
+        try:
+            self.validate(goal)
+        except cmds.CommandError as e:
+            self.node.get_logger().warning(f"{self.name}: goal rejected: {e}")
+            return GoalResponse.REJECT
+        return GoalResponse.ACCEPT
+
+    def _on_accepted(self, handle) -> None:
+        """Validated again here, against the state the goal starts from (a step may have run
+        between the goal callback and this one)."""
+        self.sim.count_event()
+        try:
+            traj, tol, perm = self.validate(handle.request)
+            unstamped = _seconds(handle.request.trajectory.header.stamp) <= 0
+        except cmds.CommandError as e:
+            self._started[bytes(handle.goal_id.uuid)] = str(e)
+            handle.execute()  # rclpy: a goal ends through the execute callback
+            return
+        if self._goal is not None:
+            self._finish(self._goal, "abort", Result.SUCCESSFUL,
+                         "preempted by a newer FollowJointTrajectory goal")
+        self._goal = _Goal(handle, traj, tol, Future(), perm)
+        self._started[bytes(handle.goal_id.uuid)] = self._goal
+        # unstamped: starts when the node applies it (later in lockstep, when it waited its turn)
+        self.sim.submit_trajectory(traj, self.sim.simclock.last if unstamped else None)
+        self._next_check = self._next_feedback = -math.inf
+        handle.execute()
+
+    async def _execute(self, handle):
+        goal = self._started.pop(bytes(handle.goal_id.uuid))
+        if isinstance(goal, str):
+            handle.abort()
+            return Result(error_code=Result.INVALID_GOAL, error_string=goal)
+        await goal.done
+        return goal.done.result()
+
+    def _on_cancel(self, handle) -> CancelResponse:
+        self.sim.count_event()
+        return CancelResponse.ACCEPT
+
+    def _finish(self, goal: _Goal, how: str, code: int, text: str) -> None:
+        if goal.handle.is_active:
+            getattr(goal.handle, {"succeed": "succeed", "abort": "abort",
+                                  "cancel": "canceled"}[how])()
+        goal.done.set_result(Result(error_code=code, error_string=text))
+        if self._goal is goal:
+            self._goal = None
+
+    def _on_topic(self, msg: JointTrajectory) -> None:
+        """`<name>/joint_trajectory`: the controller's joints only, then the node's path."""
+        unknown = [nm for nm in msg.joint_names if nm not in self._index]
+        if unknown:
+            self.sim.count_event()
+            self.sim.drop(f"{self.name}/joint_trajectory",
+                          cmds.CommandError(f"joint '{unknown[0]}' is not one of {self.name}'s"))
+            return
+        self.sim.on_trajectory(msg)
+
+    def reset(self) -> None:
+        """The simulation was reset: an active goal ends (aborted)."""
+        if self._goal is not None:
+            self._finish(self._goal, "abort", Result.SUCCESSFUL, "simulation reset")
+
+    # -- after each step --------------------------------------------------------------------------
+    def after_step(self, t: float) -> None:
+        """Check the active goal, send feedback and the controller state when due (sim time
+        `t`). Cheap when nothing is due: three comparisons."""
+        if t >= self._next_state:
+            self._next_state = t + self._state_dt
+            self._publish_state(t)
+        goal = self._goal
+        if goal is None or t < self._next_check:
+            return
+        self._next_check = t + self._check_dt
+        self._check(goal, t)
+
+    def _actual(self) -> tuple[np.ndarray, np.ndarray]:
+        d = self.sim.data
+        return d.qpos[self._qadr], d.qvel[self._dadr]
+
+    def _check(self, goal: _Goal, t: float) -> None:
+        handle = goal.handle
+        if self.sim.current_trajectory() is not goal.traj:
+            if not goal.started:
+                return
+            return self._finish(goal, "abort", Result.SUCCESSFUL,
+                                "the trajectory was replaced by another command")
+        goal.started = True
+        if handle.is_cancel_requested:
+            self.sim.hold_joints(self.joints)
+            return self._finish(goal, "cancel", Result.SUCCESSFUL, "canceled")
+        want_p, want_v = goal.traj.sample(t)
+        p, v = self._actual()
+        p, v = p[goal.perm], v[goal.perm]   # goal order, as the trajectory
+        err_p, err_v = want_p - p, want_v - v
+        tol = goal.tol
+        if t >= self._next_feedback:
+            self._next_feedback = t + self._feedback_dt
+            self._feedback(goal, t, want_p, want_v, p, v)
+        end = goal.traj.end_time
+        if t < end:
+            bad = self._violation(goal, err_p, err_v, tol.path_pos[goal.perm],
+                                  tol.path_vel[goal.perm])
+            if bad:
+                self.sim.hold_joints(self.joints)
+                self._finish(goal, "abort", Result.PATH_TOLERANCE_VIOLATED, f"path {bad}")
+            return
+        bad = self._violation(goal, err_p, v, tol.goal_pos[goal.perm], tol.goal_vel[goal.perm])
+        if not bad:
+            return self._finish(goal, "succeed", Result.SUCCESSFUL, "")
+        if tol.goal_time > 0 and t > end + tol.goal_time:
+            self.sim.hold_joints(self.joints)
+            self._finish(goal, "abort", Result.GOAL_TOLERANCE_VIOLATED,
+                         f"goal {bad} {t - end:.3f} s after the trajectory's end")
+
+    def _violation(self, goal: _Goal, err_p, err_v, tol_p, tol_v) -> str:
+        """'' or which joint is off by how much (the first one); arrays in the goal's order."""
+        for what, err, tol in (("position", err_p, tol_p), ("velocity", err_v, tol_v)):
+            off = (tol > 0) & (np.abs(err) > tol)
+            if off.any():
+                k = int(np.flatnonzero(off)[0])
+                return (f"{what} tolerance of joint '{self.names[goal.perm[k]]}' violated: "
+                        f"{abs(err[k]):.4g} > {tol[k]:.4g}")
+        return ""
+
+    def _feedback(self, goal: _Goal, t, want_p, want_v, p, v) -> None:
+        fb = FollowJointTrajectory.Feedback()
+        fb.header.stamp = Time(sec=int(t), nanosec=int((t - int(t)) * 1e9))
+        fb.joint_names = [self.names[k] for k in goal.perm]
+        since = _duration(max(0.0, t - float(goal.traj.times[0])))
+        fb.desired = JointTrajectoryPoint(positions=want_p.tolist(), velocities=want_v.tolist(),
+                                          time_from_start=since)
+        fb.actual = JointTrajectoryPoint(positions=p.tolist(), velocities=v.tolist(),
+                                         time_from_start=since)
+        fb.error = JointTrajectoryPoint(positions=(want_p - p).tolist(),
+                                        velocities=(want_v - v).tolist(), time_from_start=since)
+        goal.handle.publish_feedback(fb)
+
+    def _publish_state(self, t: float) -> None:
+        """reference: the trajectory's sample (or the held targets), feedback: the joints,
+        error: reference - feedback, output: the position commands sent to the actuators."""
+        if self._state_pub.get_subscription_count() == 0:
+            return
+        p, v = self._actual()
+        traj = self.sim.current_trajectory()
+        ref_p, ref_v = self.sim.position_targets(self.joints), np.zeros(len(self.joints))
+        if traj is not None:
+            ref_p[:], ref_v[:] = self._sample_ours(traj, t, ref_p, ref_v)
+        s = self._state
+        s.header.stamp = Time(sec=int(t), nanosec=int((t - int(t)) * 1e9))
+        s.reference = JointTrajectoryPoint(positions=ref_p.tolist(), velocities=ref_v.tolist())
+        s.feedback = JointTrajectoryPoint(positions=p.tolist(), velocities=v.tolist())
+        s.error = JointTrajectoryPoint(positions=(ref_p - p).tolist(),
+                                       velocities=(ref_v - v).tolist())
+        s.output = JointTrajectoryPoint(
+            positions=self.sim.position_targets(self.joints, applied=True).tolist())
+        self._state_pub.publish(s)
+
+    def _sample_ours(self, traj: cmds.Trajectory, t: float, ref_p, ref_v):
+        """A trajectory's sample at t for the controller's joints it covers (others keep their
+        held targets)."""
+        pos, vel = traj.sample(t)
+        for k, j in enumerate(traj.joints):
+            c = self._index.get(j.name)
+            if c is not None:
+                ref_p[c], ref_v[c] = pos[k], vel[k]
+        return ref_p, ref_v
+
+
+def position_joints(cmap: cmds.CommandMap) -> list:
+    """The joints a default joint_trajectory_controller drives: those with a position actuator,
+    in model order."""
+    return [cmap.joints[nm] for nm in cmap.joint_names
+            if cmds.POSITION in cmap.joints[nm].actuators]
