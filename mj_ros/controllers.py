@@ -42,13 +42,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import pathlib
 
 import numpy as np
 from builtin_interfaces.msg import Duration, Time
 from control_msgs.action import FollowJointTrajectory
-from control_msgs.msg import JointTrajectoryControllerState
+from control_msgs.msg import DynamicJointState, InterfaceValue, JointTrajectoryControllerState
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.task import Future
+from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from mj_ros import commands as cmds
@@ -120,8 +122,11 @@ class JointTrajectoryController:
     `position_targets(joints, applied)` and `on_trajectory(msg)`.
     """
 
-    def __init__(self, node, sim, name: str, joints: list, tolerances: Tolerances | None = None):
+    def __init__(self, node, sim, name: str, joints: list, tolerances: Tolerances | None = None,
+                 update_rate: float = UPDATE_RATE, action_monitor_rate: float = ACTION_MONITOR_RATE,
+                 state_publish_rate: float = STATE_PUBLISH_RATE, allow_partial: bool = False):
         self.node, self.sim, self.name = node, sim, name
+        self.allow_partial = allow_partial
         self.joints = list(joints)
         for j in self.joints:
             if cmds.POSITION not in j.actuators:
@@ -138,9 +143,9 @@ class JointTrajectoryController:
         # goal id -> its _Goal, or why it failed the check in _on_accepted; the execute coroutine
         # takes it (it may start after the goal ended: the step loop finishes goals)
         self._started: dict[bytes, _Goal | str] = {}
-        self._check_dt = 1.0 / UPDATE_RATE
-        self._feedback_dt = 1.0 / ACTION_MONITOR_RATE
-        self._state_dt = 1.0 / STATE_PUBLISH_RATE
+        self._check_dt = 1.0 / update_rate
+        self._feedback_dt = 1.0 / action_monitor_rate
+        self._state_dt = 1.0 / state_publish_rate
         self._next_check = self._next_feedback = self._next_state = -math.inf
         self._state = JointTrajectoryControllerState(joint_names=self.names)
         self._state_pub = node.create_publisher(JointTrajectoryControllerState,
@@ -169,7 +174,7 @@ class JointTrajectoryController:
         if len(set(names)) != len(names):
             raise cmds.CommandError("duplicate joint names")
         missing = [nm for nm in self.names if nm not in names]
-        if missing:
+        if missing and not self.allow_partial:
             raise cmds.CommandError(f"joints {missing} missing (partial goals are not allowed)")
         n = len(names)
         for k, pt in enumerate(tr.points):
@@ -369,3 +374,216 @@ def position_joints(cmap: cmds.CommandMap) -> list:
     in model order."""
     return [cmap.joints[nm] for nm in cmap.joint_names
             if cmds.POSITION in cmap.joints[nm].actuators]
+
+
+# -- forward command controllers and joint_state_broadcaster ---------------------------------------
+
+class ForwardCommandController:
+    """forward_command_controller's face: `<name>/commands` (std_msgs/Float64MultiArray, one value
+    per joint in `joints` order) sets the joints' `interface` (position, velocity or effort)
+    through the node's command path (limits, clamping, lockstep order). A message of the wrong
+    size or with non-finite values is dropped with a throttled warning, as the node drops any bad
+    command."""
+
+    KEYWORD = {"position": "position", "velocity": "velocity", "effort": "effort"}
+
+    def __init__(self, node, sim, name: str, joints: list, interface: str):
+        if interface not in self.KEYWORD:
+            raise NotImplementedError(f"controller {name}: interface '{interface}' (position, "
+                                      f"velocity and effort are simulated)")
+        kind = {"position": cmds.POSITION, "velocity": cmds.VELOCITY}.get(interface)
+        for j in joints:  # effort needs no actuator: it goes to the joint as a force otherwise
+            if kind is not None and kind not in j.actuators:
+                raise ValueError(f"controller {name}: joint '{j.name}' has no {kind} actuator")
+        self.sim, self.name, self.interface = sim, name, interface
+        self.names = [j.name for j in joints]
+        node.create_subscription(Float64MultiArray, f"{name}/commands", self._on_commands, 10)
+
+    def _on_commands(self, msg: Float64MultiArray) -> None:
+        self.sim.count_event()
+        kind = f"{self.name}/commands"
+        if len(msg.data) != len(self.names):
+            return self.sim.drop(kind, cmds.CommandError(
+                f"{len(msg.data)} values for the {len(self.names)} joints {self.names}"))
+        try:
+            command = self.sim.cmap.joint_state(self.names, **{
+                f: (msg.data if f == self.interface else []) for f in self.KEYWORD})
+        except cmds.CommandError as e:
+            return self.sim.drop(kind, e)
+        self.sim.submit_command(kind, command)
+
+    def after_step(self, t: float) -> None:
+        pass
+
+    def reset(self) -> None:
+        pass
+
+
+class JointStateBroadcaster:
+    """joint_state_broadcaster's /dynamic_joint_states (control_msgs/DynamicJointState): every
+    hinge and slide joint with its position, velocity and effort state interfaces (qpos, qvel,
+    qfrc_actuator + qfrc_applied: the effort /joint_states reports), at `rate` Hz of sim time.
+    /joint_states itself is the node's own stream (always on)."""
+
+    def __init__(self, node, sim, joints: list, rate: float):
+        self.sim = sim
+        self._pub = node.create_publisher(DynamicJointState, "/dynamic_joint_states", 10)
+        self._qadr = np.asarray([j.qposadr for j in joints], dtype=int)
+        self._dadr = np.asarray([j.dofadr for j in joints], dtype=int)
+        self._msg = DynamicJointState(joint_names=[j.name for j in joints])
+        self._names = ["position", "velocity", "effort"]
+        self._dt = 1.0 / rate
+        self._next = -math.inf
+
+    def after_step(self, t: float) -> None:
+        if t < self._next:
+            return
+        self._next = t + self._dt
+        if self._pub.get_subscription_count() == 0:
+            return
+        d, msg = self.sim.data, self._msg
+        eff = d.qfrc_actuator[self._dadr] + d.qfrc_applied[self._dadr]
+        values = np.stack([d.qpos[self._qadr], d.qvel[self._dadr], eff], axis=1).tolist()
+        msg.header.stamp = Time(sec=int(t), nanosec=int((t - int(t)) * 1e9))
+        msg.interface_values = [InterfaceValue(interface_names=self._names, values=v)
+                                for v in values]
+        self._pub.publish(msg)
+
+    def reset(self) -> None:
+        pass
+
+
+# -- the controllers YAML ----------------------------------------------------------------------------
+
+JTC_TYPE = "joint_trajectory_controller/JointTrajectoryController"
+JSB_TYPE = "joint_state_broadcaster/JointStateBroadcaster"
+FORWARD_TYPES = {  # type -> the interface it commands (None: the `interface_name` parameter)
+    "forward_command_controller/ForwardCommandController": None,
+    "position_controllers/JointGroupPositionController": "position",
+    "velocity_controllers/JointGroupVelocityController": "velocity",
+    "effort_controllers/JointGroupEffortController": "effort",
+}
+
+
+class ControllerConfigError(ValueError):
+    """A controllers YAML the node refuses; str(e) names the file, controller and key."""
+
+
+def _section(doc: dict, name: str) -> dict:
+    """`<name>: ros__parameters:` (also under '/<name>' or '/**/<name>')."""
+    for key in (name, "/" + name, "/**/" + name):
+        sec = doc.get(key)
+        if isinstance(sec, dict):
+            return sec.get("ros__parameters", {}) or {}
+    return {}
+
+
+def _joints(sim, name: str, prm: dict, where: str) -> list:
+    names = prm.get("joints")
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise ControllerConfigError(f"{where}: controller {name}: 'joints' must be a non-empty "
+                                    f"list of joint names")
+    unknown = [n for n in names if n not in sim.cmap.joints]
+    if unknown:
+        raise ControllerConfigError(f"{where}: controller {name}: unknown joint '{unknown[0]}' "
+                                    f"(the model's: {sim.cmap.joint_names})")
+    return [sim.cmap.joints[n] for n in names]
+
+
+def _rate(prm: dict, key: str, default: float, where: str) -> float:
+    value = prm.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ControllerConfigError(f"{where}: {key} must be a rate in Hz > 0, got {value!r}")
+    return float(value)
+
+
+def _jtc_tolerances(name: str, prm: dict, joints: list, where: str) -> tuple[Tolerances, bool]:
+    """joint_trajectory_controller's `constraints` (goal_time, stopped_velocity_tolerance,
+    <joint>: {trajectory, goal}) and `allow_partial_joints_goal`."""
+    c = prm.get("constraints", {}) or {}
+    n = len(joints)
+
+    def num(v, what):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
+                or v < 0:
+            raise ControllerConfigError(f"{where}: controller {name}: {what} must be a number "
+                                        f">= 0, got {v!r}")
+        return float(v)
+
+    stopped = num(c.get("stopped_velocity_tolerance", STOPPED_VELOCITY_TOLERANCE),
+                  "constraints.stopped_velocity_tolerance")
+    tol = Tolerances(np.zeros(n), np.zeros(n), np.zeros(n), np.full(n, stopped),
+                     num(c.get("goal_time", 0.0), "constraints.goal_time"))
+    for k, j in enumerate(joints):
+        per = c.get(j.name, {}) or {}
+        tol.path_pos[k] = num(per.get("trajectory", 0.0), f"constraints.{j.name}.trajectory")
+        tol.goal_pos[k] = num(per.get("goal", 0.0), f"constraints.{j.name}.goal")
+    return tol, bool(prm.get("allow_partial_joints_goal", False))
+
+
+def from_yaml(node, sim, path: str) -> list:
+    """The controllers a ros2_control controllers YAML selects (controller_manager's
+    `ros__parameters: <name>: {type: ...}`, each controller's `<name>: ros__parameters:`).
+    Raises ControllerConfigError for a file the node cannot follow, NotImplementedError naming a
+    controller type or interface it does not simulate."""
+    import yaml
+    try:
+        doc = yaml.safe_load(pathlib.Path(path).read_text()) or {}
+    except (OSError, yaml.YAMLError) as e:
+        raise ControllerConfigError(f"controllers_file {path}: {e}") from None
+    cm = _section(doc, "controller_manager") if isinstance(doc, dict) else {}
+    if not cm:
+        raise ControllerConfigError(f"controllers_file {path}: no controller_manager: "
+                                    f"ros__parameters: section")
+    update_rate = _rate(cm, "update_rate", UPDATE_RATE, path)
+    out = []
+    for name, entry in cm.items():
+        if not isinstance(entry, dict) or "type" not in entry:
+            continue  # update_rate and other manager settings
+        kind, prm = entry["type"], _section(doc, name)
+        where = f"controllers_file {path}"
+        if kind == JSB_TYPE:
+            out.append(JointStateBroadcaster(node, sim, [sim.cmap.joints[n] for n in
+                                                         sim.cmap.joint_names], update_rate))
+        elif kind == JTC_TYPE:
+            joints = _joints(sim, name, prm, where)
+            interfaces = prm.get("command_interfaces", ["position"])
+            if list(interfaces) != ["position"]:
+                raise NotImplementedError(
+                    f"{where}: controller {name}: joint_trajectory_controller with "
+                    f"command_interfaces {list(interfaces)} (only [position] is simulated)")
+            tol, partial = _jtc_tolerances(name, prm, joints, where)
+            try:
+                out.append(JointTrajectoryController(
+                    node, sim, name, joints, tol, update_rate,
+                    _rate(prm, "action_monitor_rate", ACTION_MONITOR_RATE, where),
+                    _rate(prm, "state_publish_rate", STATE_PUBLISH_RATE, where), partial))
+            except ValueError as e:
+                raise ControllerConfigError(f"{where}: {e}") from None
+        elif kind in FORWARD_TYPES:
+            interface = FORWARD_TYPES[kind] or prm.get("interface_name")
+            try:
+                out.append(ForwardCommandController(node, sim, name,
+                                                    _joints(sim, name, prm, where), interface))
+            except ValueError as e:
+                raise ControllerConfigError(f"{where}: {e}") from None
+        else:
+            raise NotImplementedError(f"{where}: controller {name}: type {kind} (simulated: "
+                                      f"{', '.join([JSB_TYPE, JTC_TYPE, *FORWARD_TYPES])})")
+    return out
+
+
+def default_controllers(node, sim) -> list:
+    """Without a controllers file: a joint_state_broadcaster and one joint_trajectory_controller
+    named `joint_trajectory_controller` over the position-actuated joints (if any)."""
+    out = [JointStateBroadcaster(node, sim, [sim.cmap.joints[n] for n in sim.cmap.joint_names],
+                                 UPDATE_RATE)]
+    joints = position_joints(sim.cmap)
+    if joints:
+        out.append(JointTrajectoryController(node, sim, DEFAULT_NAME, joints))
+    return out
+
+
+def make(node, sim, path: str) -> list:
+    """The node's controllers: from the controllers YAML at `path`, else the defaults."""
+    return from_yaml(node, sim, path) if path else default_controllers(node, sim)

@@ -178,9 +178,7 @@ class SimNode(Node):
 
         self._make_publishers()
         self._make_inputs()
-        joints = controllers.position_joints(self.cmap)  # ros2_control's controller interfaces
-        self.controllers = [controllers.JointTrajectoryController(
-            self, self, controllers.DEFAULT_NAME, joints)] if joints else []
+        self.controllers = controllers.make(self, self, p("controllers_file"))  # ros2_control's
         self._make_tf_and_mocap()
         self._make_scene()
         self._make_outputs(clock_pub)
@@ -540,6 +538,9 @@ class SimNode(Node):
 
     def drop(self, kind: str, err: Exception) -> None:
         self._drop(kind, err)
+
+    def submit_command(self, kind: str, command: cmds.Command) -> None:
+        self._submit(kind, lambda: self._apply_command(command))
 
     def _drop(self, kind: str, err: Exception) -> None:
         self.stats.dropped_commands += 1
@@ -1016,7 +1017,8 @@ def main(args=None) -> int:
     except params.ParameterError as e:
         sys.stderr.write(f"mj_ros sim: {e}\n")
         code = 2
-    except (model_io.ModelLoadError, NotImplementedError) as e:
+    except (model_io.ModelLoadError, NotImplementedError,
+            controllers.ControllerConfigError) as e:
         sys.stderr.write(f"mj_ros sim: {e}\n")
         code = 1
     finally:

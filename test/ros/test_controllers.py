@@ -12,9 +12,10 @@ import pytest
 import rclpy  # noqa: F401  (required: CI installs ROS 2 through scripts/setup)
 from action_msgs.msg import GoalStatus
 from control_msgs.action import FollowJointTrajectory
-from control_msgs.msg import JointTolerance, JointTrajectoryControllerState
+from control_msgs.msg import DynamicJointState, JointTolerance, JointTrajectoryControllerState
 from rclpy.action import ActionClient
 from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from conftest import START_TIMEOUT, needs_stepping
@@ -74,10 +75,10 @@ def _goal(names, points, path=None, goal=None, goal_time=0.0) -> FollowJointTraj
 class Client:
     """A FollowJointTrajectory client on the probe's node, waiting with deadlines."""
 
-    def __init__(self, probe, sim):
+    def __init__(self, probe, sim, controller: str = JTC):
         self.probe, self.sim = probe, sim
         self.client = ActionClient(probe.node, FollowJointTrajectory,
-                                   JTC + "/follow_joint_trajectory")
+                                   controller + "/follow_joint_trajectory")
         probe.wait(self.client.server_is_ready, START_TIMEOUT, "the action server", sim)
         self.feedback: list = []
 
@@ -193,3 +194,75 @@ def test_goal_checks_cancel_and_path_violation(sim, probe):
     pub.publish(JointTrajectory(joint_names=JOINTS, points=[_point(target, 0.5)]))
     probe.wait(lambda: abs(_positions(js)[4] - target[4]) < 0.01, 60, "topic trajectory", s)
     assert s.alive()
+
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def test_controllers_yaml_selects_the_controllers(sim, probe):
+    """config/controllers_example.yaml: arm_controller (JTC over the arm, constraints from the
+    file), gripper_controller (JointGroupPositionController), joint_state_broadcaster."""
+    s = sim(controllers_file=str(REPO / "config" / "controllers_example.yaml"))
+    js = probe.subscribe(JointState, "/joint_states", depth=10)
+    djs = probe.subscribe(DynamicJointState, "/dynamic_joint_states", depth=10)
+    client = Client(probe, s, "/arm_controller")
+    probe.wait(lambda: js and djs, START_TIMEOUT, "joint_states and dynamic_joint_states", s)
+
+    # joint_state_broadcaster: every joint, position/velocity/effort, as /joint_states
+    msg = djs[-1][1]
+    assert list(msg.joint_names) == JOINTS
+    assert all(list(v.interface_names) == ["position", "velocity", "effort"]
+               for v in msg.interface_values)
+    now = _positions(js)
+    np.testing.assert_allclose([v.values[0] for v in msg.interface_values], now, atol=0.05)
+
+    # the arm's goal: arm joints only (the fingers belong to another controller)
+    start = _positions(js, ARM)
+    target = start + [0.3, 0.2, -0.3, 0.2, 0.2, -0.2]
+    handle = client.send(_goal(ARM, [(target, 1.0)]))
+    assert handle.accepted
+    res = client.result(handle)
+    assert res.status == GoalStatus.STATUS_SUCCEEDED, (res.result.error_string, s.output())
+    probe.spin_for(0.3)
+    np.testing.assert_allclose(_positions(js, ARM), target, atol=0.03)  # goal: 0.03 in the file
+    assert not client.send(_goal(JOINTS, [(now, 1.0)])).accepted  # fingers: not arm_controller's
+
+    # gripper_controller/commands: one position per joint, in the file's order
+    pub = probe.node.create_publisher(Float64MultiArray, "/gripper_controller/commands", 10)
+    probe.wait(lambda: pub.get_subscription_count() > 0, 30, "gripper_controller/commands", s)
+    pub.publish(Float64MultiArray(data=[0.03, 0.01]))
+    fingers = ["finger_left_joint", "finger_right_joint"]
+    probe.wait(lambda: np.allclose(_positions(js, fingers), [0.03, 0.01], atol=0.003), 60,
+               "fingers at the commanded positions", s)
+    # the default controller is not there: the file decides
+    topics = {n for n, _ in probe.node.get_topic_names_and_types()}
+    assert JTC + "/controller_state" not in topics
+    assert "/arm_controller/controller_state" in topics
+    assert s.alive()
+
+
+@pytest.mark.parametrize("text,says", [
+    ("controller_manager:\n  ros__parameters:\n    base:\n"
+     "      type: diff_drive_controller/DiffDriveController\n",
+     "type diff_drive_controller/DiffDriveController"),
+    ("controller_manager:\n  ros__parameters:\n    arm:\n"
+     "      type: joint_trajectory_controller/JointTrajectoryController\n"
+     "arm:\n  ros__parameters:\n    joints: [elbow_joint, no_such_joint]\n",
+     "unknown joint 'no_such_joint'"),
+    ("controller_manager:\n  ros__parameters:\n    vel:\n"
+     "      type: velocity_controllers/JointGroupVelocityController\n"
+     "vel:\n  ros__parameters:\n    joints: [elbow_joint]\n",
+     "joint 'elbow_joint' has no velocity actuator")])
+def test_bad_controllers_file_ends_start_with_one_line(text, says, tmp_path, domain_id):
+    import subprocess
+
+    from conftest import ros_env
+    f = tmp_path / "controllers.yaml"
+    f.write_text(text)
+    env = ros_env(domain_id)
+    r = subprocess.run([sys.executable, "-m", "mj_ros.sim_node", "--ros-args", "-p",
+                        f"controllers_file:={f}"], cwd=str(tmp_path), env=env,
+                       capture_output=True, text=True, timeout=START_TIMEOUT)
+    assert r.returncode == 1, r.stdout + r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("mj_ros sim: ")]
+    assert len(lines) == 1 and says in lines[0], r.stdout + r.stderr
