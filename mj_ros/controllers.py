@@ -37,6 +37,13 @@ JointTolerance entries override them: > 0 sets, -1 erases, 0 keeps the default):
 Checks run on sim time after each step at `update_rate`; feedback goes out at
 `action_monitor_rate` and the controller state at `state_publish_rate` (Hz of sim time, the
 defaults of joint_trajectory_controller's parameters of those names).
+
+Also here: forward command controllers (`<name>/commands`, std_msgs/Float64MultiArray, for
+position, velocity or effort), joint_state_broadcaster's /dynamic_joint_states, and the
+controllers YAML in ros2_control's format that picks them (`from_yaml`; node parameter
+`controllers_file`). Every controller has the same small shape for the node: built from the
+configuration and the model, `after_step(t)` after each step (state out, goal checks), `reset()`
+when the simulation resets; commands go in through the node's command path.
 """
 from __future__ import annotations
 
