@@ -460,7 +460,7 @@ class JointStateBroadcaster:
         pass
 
 
-# -- the controllers YAML ----------------------------------------------------------------------------
+# -- the controllers YAML --------------------------------------------------------------------------
 
 JTC_TYPE = "joint_trajectory_controller/JointTrajectoryController"
 JSB_TYPE = "joint_state_broadcaster/JointStateBroadcaster"
