@@ -228,12 +228,14 @@ class JointTrajectoryController:
         if self._goal is not None:
             self._finish(self._goal, "abort", Result.SUCCESSFUL,
                          "preempted by a newer FollowJointTrajectory goal")
-        self._goal = _Goal(handle, traj, tol, Future(), perm)
-        self._started[bytes(handle.goal_id.uuid)] = self._goal
-        # unstamped: starts when the node applies it (later in lockstep, when it waited its turn)
-        self.sim.submit_trajectory(traj, self.sim.simclock.last if unstamped else None)
+        goal = _Goal(handle, traj, tol, Future(), perm)
+        self._started[bytes(handle.goal_id.uuid)] = goal
+        self._goal = goal
         self._next_check = self._next_feedback = -math.inf
         handle.execute()
+        # unstamped: starts when the node applies it (later in lockstep, when it waited its turn)
+        if not self.sim.submit_trajectory(traj, self.sim.simclock.last if unstamped else None):
+            self._finish(goal, "abort", Result.INVALID_GOAL, "the lockstep queue is full")
 
     async def _execute(self, handle):
         goal = self._started.pop(bytes(handle.goal_id.uuid))

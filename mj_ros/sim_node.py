@@ -513,12 +513,13 @@ class SimNode(Node):
     def current_trajectory(self) -> cmds.Trajectory | None:
         return self._traj
 
-    def submit_trajectory(self, traj: cmds.Trajectory, received: float | None) -> None:
-        """Follow `traj` (in lockstep: as its own batch, in order with the other commands)."""
+    def submit_trajectory(self, traj: cmds.Trajectory, received: float | None) -> bool:
+        """Follow `traj` (in lockstep: as its own batch, in order with the other commands);
+        False: rejected (the lockstep queue is full)."""
         if traj.clamped:
             self._warn.warn("clamp_trajectory", f"{traj.clamped} trajectory positions outside "
                                                 f"the joint limits are clamped ({traj.note})")
-        self._submit("joint_trajectory", lambda: self._apply_trajectory(traj, received))
+        return self._submit("joint_trajectory", lambda: self._apply_trajectory(traj, received))
 
     def hold_joints(self, joints) -> None:
         """Stop following the trajectory; the joints' position actuators hold where they are."""
@@ -570,13 +571,16 @@ class SimNode(Node):
                 self._lock.lost_in_transport(topic, n)
         return SubscriptionEventCallbacks(message_lost=lost)
 
-    def _submit(self, kind: str, apply) -> None:
-        """Apply a validated command now, or in lockstep queue it for its own batch."""
+    def _submit(self, kind: str, apply) -> bool:
+        """Apply a validated command now, or in lockstep queue it for its own batch; False: the
+        lockstep queue was full (the command is rejected with a warning)."""
         if self.lockstep:
             if not self._lock.offer(kind, apply):
                 self.stats.dropped_commands += 1
+                return False
         else:
             apply()
+        return True
 
     def _apply_command(self, command: cmds.Command) -> None:
         self._traj = None

@@ -266,3 +266,25 @@ def test_bad_controllers_file_ends_start_with_one_line(text, says, tmp_path, dom
     assert r.returncode == 1, r.stdout + r.stderr
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("mj_ros sim: ")]
     assert len(lines) == 1 and says in lines[0], r.stdout + r.stderr
+
+
+def test_goal_in_lockstep_is_one_batch(sim, probe):
+    """In lockstep an accepted goal is a command like the others: its trajectory gets one batch
+    of lockstep_steps, and the goal ends within that batch."""
+    s = sim(lockstep=True, lockstep_steps=2500)
+    js = probe.subscribe(JointState, "/joint_states", depth=10)
+    client = Client(probe, s)
+    probe.wait(lambda: js, START_TIMEOUT, "the state published at start", s)
+    t0 = js[-1][1].header.stamp.sec + js[-1][1].header.stamp.nanosec * 1e-9
+    target = _positions(js)
+    target[1] -= 0.3
+    handle = client.send(_goal(JOINTS, [(target, 1.0)], goal=0.03))
+    assert handle.accepted
+    res = client.result(handle)
+    assert res.status == GoalStatus.STATUS_SUCCEEDED, (res.result.error_string, s.output())
+    probe.wait(lambda: js[-1][1].header.stamp.sec + js[-1][1].header.stamp.nanosec * 1e-9
+               >= t0 + 2.5 - 1e-6, 30, "the batch's last state", s)
+    np.testing.assert_allclose(_positions(js), target, atol=0.03)
+    t_end = js[-1][1].header.stamp.sec + js[-1][1].header.stamp.nanosec * 1e-9
+    probe.spin_for(1.0)
+    assert abs(t_end - (t0 + 2.5)) < 1e-6  # no further steps without a command
