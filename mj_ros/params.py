@@ -71,6 +71,11 @@ PARAMETERS: dict[str, tuple[object, str]] = {
                             "it reaches each /clock value; the node publishes no /clock."),
     "disable": ([], "MJCF <flag> names to disable, e.g. ['contact']: sets the model's "
                     "opt.disableflags."),
+    "controllers_file": ("", "A controllers YAML in ros2_control's format "
+                             "(config/controllers_example.yaml): joint_state_broadcaster, "
+                             "joint_trajectory_controller and forward command controllers by "
+                             "name. Empty: /dynamic_joint_states and a joint_trajectory_controller "
+                             "over the position-actuated joints."),
 }
 
 ARRAY_TYPES = {"initial_joint_names": "string_array", "initial_joint_positions": "double_array",

@@ -44,6 +44,7 @@ from trajectory_msgs.msg import JointTrajectory
 import engine as mj
 from engine import warmup
 from mj_ros import commands as cmds
+from mj_ros import controllers
 from mj_ros import diagnostics as diag
 from mj_ros import engine_api, limits, lockstep, model_io, outputs, sensors
 from mj_ros import frames as fr
@@ -177,6 +178,7 @@ class SimNode(Node):
 
         self._make_publishers()
         self._make_inputs()
+        self.controllers = controllers.make(self, self, p("controllers_file"))  # ros2_control's
         self._make_tf_and_mocap()
         self._make_scene()
         self._make_outputs(clock_pub)
@@ -504,6 +506,43 @@ class SimNode(Node):
             ts._clock_sub = None
 
     # -- commands ---------------------------------------------------------------------------------
+    def count_event(self) -> None:
+        """A callback ran (see _drain)."""
+        self._events += 1
+
+    def current_trajectory(self) -> cmds.Trajectory | None:
+        return self._traj
+
+    def submit_trajectory(self, traj: cmds.Trajectory, received: float | None) -> bool:
+        """Follow `traj` (in lockstep: as its own batch, in order with the other commands);
+        False: rejected (the lockstep queue is full)."""
+        if traj.clamped:
+            self._warn.warn("clamp_trajectory", f"{traj.clamped} trajectory positions outside "
+                                                f"the joint limits are clamped ({traj.note})")
+        return self._submit("joint_trajectory", lambda: self._apply_trajectory(traj, received))
+
+    def hold_joints(self, joints) -> None:
+        """Stop following the trajectory; the joints' position actuators hold where they are."""
+        self._traj = None
+        hold = self.cmap.hold_targets(self.data.qpos)
+        keep = np.isin(hold.ctrl_idx, [j.actuators[cmds.POSITION][0] for j in joints])
+        self._ctrl_goal[hold.ctrl_idx[keep]] = hold.ctrl_val[keep]
+        self._ramp.start()
+        self._commanded()
+
+    def position_targets(self, joints, applied: bool = False) -> np.ndarray:
+        """The joints' position targets (ctrl / gear of their position actuators): the goals
+        commands set, or (`applied`) the controls after the velocity ramp."""
+        src = self._ctrl_cmd if applied else self._ctrl_goal
+        return np.array([src[j.actuators[cmds.POSITION][0]] / j.actuators[cmds.POSITION][1]
+                         for j in joints])
+
+    def drop(self, kind: str, err: Exception) -> None:
+        self._drop(kind, err)
+
+    def submit_command(self, kind: str, command: cmds.Command) -> None:
+        self._submit(kind, lambda: self._apply_command(command))
+
     def _drop(self, kind: str, err: Exception) -> None:
         self.stats.dropped_commands += 1
         self._warn.warn("drop_" + kind, f"dropped a {kind} message: {err}")
@@ -532,13 +571,16 @@ class SimNode(Node):
                 self._lock.lost_in_transport(topic, n)
         return SubscriptionEventCallbacks(message_lost=lost)
 
-    def _submit(self, kind: str, apply) -> None:
-        """Apply a validated command now, or in lockstep queue it for its own batch."""
+    def _submit(self, kind: str, apply) -> bool:
+        """Apply a validated command now, or in lockstep queue it for its own batch; False: the
+        lockstep queue was full (the command is rejected with a warning)."""
         if self.lockstep:
             if not self._lock.offer(kind, apply):
                 self.stats.dropped_commands += 1
+                return False
         else:
             apply()
+        return True
 
     def _apply_command(self, command: cmds.Command) -> None:
         self._traj = None
@@ -561,6 +603,10 @@ class SimNode(Node):
         self._submit("ctrl", lambda: self._apply_command(command))
 
     def _on_trajectory(self, msg: JointTrajectory) -> None:
+        self.on_trajectory(msg)
+
+    def on_trajectory(self, msg: JointTrajectory) -> None:
+        """A trajectory_msgs/JointTrajectory command (~/joint_trajectory, a controller's topic)."""
         self._events += 1
         now = self.simclock.last
         stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
@@ -574,11 +620,9 @@ class SimNode(Node):
                                         self.data.qpos)
         except cmds.CommandError as e:
             return self._drop("joint_trajectory", e)
-        if traj is not None and traj.clamped:
-            self._warn.warn("clamp_trajectory", f"{traj.clamped} trajectory positions outside "
-                                                f"the joint limits are clamped ({traj.note})")
-        self._submit("joint_trajectory",
-                     lambda: self._apply_trajectory(traj, now if stamp <= 0 else None))
+        if traj is None:  # an empty trajectory cancels
+            return self._submit("joint_trajectory", lambda: self._apply_trajectory(None, None))
+        self.submit_trajectory(traj, now if stamp <= 0 else None)
 
     def _apply_trajectory(self, traj, received: float | None) -> None:
         """`received`: the sim time an unstamped trajectory arrived at; it starts when applied
@@ -645,6 +689,8 @@ class SimNode(Node):
         d.ctrl[:] = self._ctrl_cmd
         self._traj = None
         self._timed_out = False
+        for c in getattr(self, "controllers", ()):
+            c.reset()
         self.simclock.rebase(float(d.time))
         self._engine_time = float(d.time)
         self._last_command_time = self.simclock.last
@@ -689,6 +735,8 @@ class SimNode(Node):
         t = self._advance_clock(1)
         if self._mocap is not None:  # the poses for the step that starts at t
             self._mocap.apply(t, d.mocap_pos, d.mocap_quat, d.xpos, d.xquat)
+        for c in self.controllers:
+            c.after_step(t)
         if not publish:
             return
         if self._publish_period and self.pacer.speed == 0.0:
@@ -858,7 +906,9 @@ class SimNode(Node):
         cost = (time.perf_counter() - t0) / k
         self._step_cost = 0.8 * self._step_cost + 0.2 * cost
         self._steps += k
-        self._advance_clock(k)
+        t = self._advance_clock(k)
+        for c in self.controllers:
+            c.after_step(t)
 
     def _advance_clock(self, k: int) -> float:
         """Published sim time after `k` engine steps. The engine resets a diverging simulation
@@ -971,7 +1021,8 @@ def main(args=None) -> int:
     except params.ParameterError as e:
         sys.stderr.write(f"mj_ros sim: {e}\n")
         code = 2
-    except (model_io.ModelLoadError, NotImplementedError) as e:
+    except (model_io.ModelLoadError, NotImplementedError,
+            controllers.ControllerConfigError) as e:
         sys.stderr.write(f"mj_ros sim: {e}\n")
         code = 1
     finally:

