@@ -36,7 +36,10 @@ def set_const_dynamic(m, c):
     fwd_position_smooth(m._A, d._A)
     nv = m.nv
     Mdiag = d.qM[m.dof_Madr] if nv else np.zeros(0)
-    m.dof_M0[:] = Mdiag
+    # dof_M0 is mj_crb's diagonal (body inertia and dof armature): without the tendons'
+    # armature J' a J, which qM holds (MuJoCo 4.0.0, measured)
+    m.dof_M0[:] = Mdiag - (m.tendon_armature[:, None] * d.ten_J ** 2).sum(axis=0) \
+        if m.ntendon and nv else Mdiag
     _set_stat(m, d, Mdiag, c.spec.statistic)
 
     def inv_quadratic(J):
@@ -49,10 +52,16 @@ def set_const_dynamic(m, c):
     _camlight0(m, d)
     m.tendon_length0[:] = d.ten_length
     m.actuator_length0[:] = d.actuator_length
-    # springlength -1 -1: the spring rests at the length the tendon has at qpos0
-    for t in range(m.ntendon):
-        if m.tendon_lengthspring[t, 0] == -1 and m.tendon_lengthspring[t, 1] == -1:
-            m.tendon_lengthspring[t] = d.ten_length[t]
+    # springlength -1 -1: the spring rests at the length the tendon has at qpos_spring (the
+    # joints' springref pose; MuJoCo 4.0.0, measured: not qpos0)
+    auto = [t for t in range(m.ntendon)
+            if m.tendon_lengthspring[t, 0] == -1 and m.tendon_lengthspring[t, 1] == -1]
+    if auto:
+        ds = _position_data(m, MjData)
+        ds.qpos[:] = m.qpos_spring
+        fwd_position_smooth(m._A, ds._A)
+        for t in auto:
+            m.tendon_lengthspring[t] = ds.ten_length[t]
     if not nv:
         return
     # dof_invweight0: per joint, the mean of M^-1's diagonal over its translational and

@@ -356,3 +356,37 @@ def test_replicate_prefix_corpus():
     ours, theirs = both(TESTDATA + "collision_primitive/spheres_cylinders.xml")
     assert_same_model(ours, theirs)
     run_both(ours, theirs, nstep=50, fields=("qpos",), tol=1e-8)
+
+
+def test_attach_renames_references_to_elements_named_world(tmp_path):
+    """An attached child's site called "world" is renamed with the prefix, and so are the
+    tendon path's references to it; references to the world body are not."""
+    (tmp_path / "child.xml").write_text(
+        '<mujoco><worldbody><site name="world"/><body name="b" pos="1 0 0"><joint name="x" '
+        'type="slide"/><geom size=".1"/><site name="s"/></body></worldbody><tendon><spatial '
+        'stiffness="100" springlength=".5"><site site="world"/><site site="s"/></spatial>'
+        '</tendon><sensor><framepos objtype="body" objname="world"/><framepos objtype="site" '
+        'objname="world"/><subtreecom body="world"/></sensor></mujoco>')
+    (tmp_path / "parent.xml").write_text(
+        '<mujoco><asset><model name="c" file="child.xml"/></asset><worldbody><attach model="c" '
+        'prefix="p_"/><frame pos="0 2 0"><attach model="c" prefix="q_"/></frame></worldbody>'
+        '</mujoco>')
+    p = str(tmp_path / "parent.xml")
+    ours, theirs = engine.MjModel.from_xml_path(p), mujoco.MjModel.from_xml_path(p)
+    assert_same_model(ours, theirs)
+    assert [ours.site(i).name for i in range(ours.nsite)] == \
+        [theirs.site(i).name for i in range(theirs.nsite)]
+    run_both(ours, theirs, nstep=50)
+
+
+# ---- tendon armature: qM sparsity, dof_M0, spring lengths at qpos_spring --------------------
+@pytest.mark.parametrize("name", ["ten_armature_0", "ten_armature_0_compare", "ten_armature_4",
+                                  "ten_armature_offtree"])
+def test_tendon_armature_corpus(name):
+    """Bodies a tendon with armature passes through are not 'simple' (qM keeps their dofs'
+    coupling), dof_M0 leaves the tendon armature out, springlength defaults to the length at
+    qpos_spring; then 50 steps as mujoco (these diverged by 2e-3 before)."""
+    ours, theirs = both(TESTDATA + f"core_smooth/{name}.xml")
+    assert_same_model(ours, theirs)
+    np.testing.assert_array_equal(ours.body_simple, theirs.body_simple, err_msg="body_simple")
+    run_both(ours, theirs, nstep=50, fields=("qpos", "qvel"), tol=1e-9)
