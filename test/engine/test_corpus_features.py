@@ -413,3 +413,14 @@ def test_joint_springdamper(src):
     ours, theirs = both(src)
     assert_same_model(ours, theirs)
     run_both(ours, theirs, nstep=50, fields=("qpos", "qvel"), tol=1e-8)
+
+
+@pytest.mark.xfail(strict=True, reason="the humanoids' feet rest exactly on the floor: mujoco's "
+                   "foot-floor distances come out -1e-16 (680 more contacts), ours +9e-16 "
+                   "(geom_xmat differs from mujoco's by 1e-16)")
+def test_100_humanoids_contacts():
+    ours, theirs = both("mujoco/model/humanoid/100_humanoids.xml")
+    d, md = engine.MjData(ours), mujoco.MjData(theirs)
+    engine.mj_forward(ours, d)
+    mujoco.mj_forward(theirs, md)
+    assert d.ncon == md.ncon
