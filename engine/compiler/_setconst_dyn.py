@@ -43,7 +43,10 @@ def set_const_dynamic(m, c):
         m.dof_simplenum[:] = simple
     nv = m.nv
     Mdiag = d.qM[m.dof_Madr] if nv else np.zeros(0)
-    m.dof_M0[:] = Mdiag
+    # dof_M0 is mj_crb's diagonal (body inertia and dof armature): without the tendons'
+    # armature J' a J, which qM holds (MuJoCo 4.0.0, measured)
+    m.dof_M0[:] = Mdiag - (m.tendon_armature[:, None] * d.ten_J ** 2).sum(axis=0) \
+        if m.ntendon and nv else Mdiag
     _set_stat(m, d, Mdiag, c.spec.statistic)
 
     def inv_quadratic(J):
@@ -56,10 +59,16 @@ def set_const_dynamic(m, c):
     _camlight0(m, d)
     m.tendon_length0[:] = d.ten_length
     m.actuator_length0[:] = d.actuator_length
-    # springlength -1 -1: the spring rests at the length the tendon has at qpos0
-    for t in range(m.ntendon):
-        if m.tendon_lengthspring[t, 0] == -1 and m.tendon_lengthspring[t, 1] == -1:
-            m.tendon_lengthspring[t] = d.ten_length[t]
+    # springlength -1 -1: the spring rests at the length the tendon has at qpos_spring (the
+    # joints' springref pose; MuJoCo 4.0.0, measured: not qpos0)
+    auto = [t for t in range(m.ntendon)
+            if m.tendon_lengthspring[t, 0] == -1 and m.tendon_lengthspring[t, 1] == -1]
+    if auto:
+        ds = _position_data(m, MjData)
+        ds.qpos[:] = m.qpos_spring
+        fwd_position_smooth(m._A, ds._A)
+        for t in auto:
+            m.tendon_lengthspring[t] = ds.ten_length[t]
     if not nv:
         return
     # dof_invweight0: per joint, the mean of M^-1's diagonal over its translational and
@@ -111,11 +120,13 @@ def set_const_dynamic(m, c):
     for j, el in enumerate(c.joints):
         tc, zeta = getattr(el, "_springdamper", (0.0, 0.0))
         if tc > 0 and zeta > 0:
+            # as solref's (timeconst, dampratio) for the dof's effective mass m =
+            # 1 / dof_invweight0: k = m / (tc zeta)^2, b = 2 m / tc (MuJoCo 4.0.0, measured)
             a = m.jnt_dofadr[j]
-            mass = Mdiag[a]
-            w = 2 * math.pi / tc
-            m.jnt_stiffness[j] = mass * w * w
-            m.dof_damping[a] = 2 * mass * zeta * w
+            mass = 1.0 / m.dof_invweight0[a]
+            m.jnt_stiffness[j] = mass / (tc * zeta) ** 2
+            n = {0: 6, 1: 3}.get(int(m.jnt_type[j]), 1)  # every dof of a ball joint
+            m.dof_damping[a:a + n] = 2 * mass / tc
 
 
 def _equality_poses(m, d):

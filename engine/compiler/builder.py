@@ -870,6 +870,17 @@ class Compiler(AssetPhases):
                 continue
             types = [jt[j] for j in jids]
             bsimple[i] = 2 if types and all(t == 2 for t in types) else 1
+        # a tendon with armature adds J^T armature J to qM, coupling the dofs of the bodies it
+        # passes through (its sites', joints' and wrapping geoms' bodies): MuJoCo 4.0.0 marks
+        # those bodies not simple (the world body too; measured), so qM keeps their couplings
+        for el in self.spec.tendons:
+            if el.attrs.get("armature", 0.0) > 0:
+                for p in el.path:
+                    if p.tag in ("site", "joint", "geom"):
+                        k = self._id(p.tag, p.attrs[p.tag], p, p.tag)
+                        bsimple[{"site": lambda: self.v["site_bodyid"][k],
+                                 "joint": lambda: self.v["jnt_bodyid"][k],
+                                 "geom": lambda: self.v["geom_bodyid"][k]}[p.tag]()] = 0
         simplenum = np.zeros(nv, int)
         run = 0
         for k in range(nv - 1, -1, -1):

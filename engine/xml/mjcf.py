@@ -320,6 +320,18 @@ ELEMENT_REFS = ("site", "joint", "tendon", "actuator", "objname", "refname", "bo
                 "site1", "site2", "joint1", "joint2", "tendon1", "tendon2", "geom", "sidesite",
                 "target")
 ASSET_REFS = ("material", "mesh", "hfield", "texture")
+_BODY_REFS = ("body", "body1", "body2", "target")
+
+
+def _names_world_body(el, key, value):
+    """Whether attribute ``key`` = ``value`` of ``el`` names the world body (never renamed by
+    an attach); a site, joint, ... called "world" is an ordinary name."""
+    if value != "world":
+        return False
+    if key in _BODY_REFS:
+        return True
+    typ = {"objname": "objtype", "refname": "reftype"}.get(key)
+    return typ is not None and el.attrs.get(typ) in ("body", "xbody")
 ASSET_FILES = ("file", "fileright", "fileleft", "fileup", "filedown", "filefront", "fileback")
 
 
@@ -787,7 +799,7 @@ class MJCFReader:
         def rename_refs(el):
             for k in ELEMENT_REFS:
                 v = el.attrs.get(k)
-                if isinstance(v, str) and v and v != "world":
+                if isinstance(v, str) and v and not _names_world_body(el, k, v):
                     el.attrs[k] = ren(v)
             for k in ASSET_REFS:
                 v = el.attrs.get(k)
@@ -858,7 +870,9 @@ class MJCFReader:
             cp.frame = copy_frame(b.frame, root)
             if b.inertial is not None:
                 cp.inertial = copy_el(b.inertial)
-                cp.inertial.frame = copy_frame(b.inertial.frame, root)
+                # an <inertial> is in its body's frame: enclosing frames of the attach do not
+                # apply to it
+                cp.inertial.frame = copy_frame(b.inertial.frame, None)
             dst.add(cp)
             copies[id(b)] = cp
             if b.name:
@@ -894,7 +908,9 @@ class MJCFReader:
             for x in items:
                 for k in ELEMENT_REFS:
                     v = x.attrs.get(k)
-                    if isinstance(v, str) and v and v != "world" and v not in names:
+                    # MuJoCo 4.0.0 leaves out those naming the world body too (measured)
+                    if isinstance(v, str) and v and (v not in names
+                                                     or _names_world_body(x, k, v)):
                         return False
             return True
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from oracle import model_from_mujoco, mujoco, shared_model
+from oracle import mujoco, shared_model
 
 import engine
 
@@ -17,10 +17,9 @@ MODEL = Path(__file__).resolve().parents[1] / "models" / "ray_hfield.xml"
 
 
 def _models(path):
-    """Both engines' models and data after kinematics. MuJoCo's testdata model has a rangefinder
-    with data="dist normal" that our compiler rejects, so ours is copied from mujoco's there."""
+    """Both engines' models, each compiled by its engine, and data after kinematics."""
     mjm = mujoco.MjModel.from_xml_path(str(path))
-    m = (engine.MjModel.from_xml_path(str(path)) if path == MODEL else model_from_mujoco(mjm))
+    m = engine.MjModel.from_xml_path(str(path))
     mjd, d = mujoco.MjData(mjm), engine.MjData(m)
     mujoco.mj_kinematics(mjm, mjd)
     engine.mj_kinematics(m, d)

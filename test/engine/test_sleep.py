@@ -82,11 +82,9 @@ SCENES = {
     # elliptic cones amplify rounding); trees fall asleep from step 55
     "dominos": (SLEEPMODELS / "dominos.xml", 950, 1e-9),
     "humanoid": (SLEEPMODELS / "humanoid.xml", 1500, 1e-9),
-    # on mujoco's compiled model: our compiler's joint springdamper conversion differs from
-    # mujoco's (a compiler issue, with sleep disabled too; not what this tests)
     "smooth": (SLEEPDATA / "smooth.xml", 1500, 1e-9),
 }
-ON_MUJOCO_MODEL = {"smooth"}
+ON_MUJOCO_MODEL = set()  # scenes to run on mujoco's compiled model (none now)
 
 
 def load(src):
@@ -336,13 +334,10 @@ def test_wake_by_contact():
 
 
 def test_wake_equality():
-    """Activating an equality between sleeping trees of different islands wakes both. On
-    mujoco's compiled model: our compiler's joint springdamper conversion differs from
-    mujoco's on this model (stiffness 3475 vs 50; with sleep disabled too), which is not what
-    this tests. Trajectories to 1e-4: from step 146 our engine leaves mujoco's by up to 5e-5
-    on this model with sleep disabled too (measured); the sleep state is compared exactly."""
-    mjm, _ = load(SLEEPDATA / "equality.xml")
-    m = model_from_mujoco(mjm)
+    """Activating an equality between sleeping trees of different islands wakes both.
+    Trajectories to 1e-4: from step 146 our engine leaves mujoco's by up to 5e-5 on this model
+    with sleep disabled too (measured); the sleep state is compared exactly."""
+    mjm, m = load(SLEEPDATA / "equality.xml")
     mjd, d = both_data(mjm, m)
     run(mjm, mjd, m, d, 1500, "settle", tol=1e-4)
     assert mjd.ntree_awake < mjm.ntree
