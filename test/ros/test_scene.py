@@ -157,10 +157,14 @@ def test_node_publishes_markers_and_description(sim, probe):
     from conftest import START_TIMEOUT
 
     s = sim(model=str(MODEL), paused=True, initial_keyframe="home")
-    markers = probe.subscribe(MarkerArray, "/scene_markers")
-    desc: list = []
+    # both topics are transient local: a paused node publishes its markers once, at the reset,
+    # perhaps before this subscriber is discovered
     latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                          reliability=ReliabilityPolicy.RELIABLE)
+    markers: list = []
+    probe.node.create_subscription(MarkerArray, "/scene_markers",
+                                   lambda m: markers.append((0.0, m)), latched)
+    desc: list = []
     probe.node.create_subscription(String, "/robot_description", lambda m: desc.append(m.data),
                                    latched)
     probe.wait(lambda: markers and desc, START_TIMEOUT, "scene_markers and robot_description", s)
