@@ -99,6 +99,10 @@ WARMUP_XML = """
 # and the Python-facing entries) comes last. A worker that needs a kernel another is compiling
 # waits for it (engine._jit's per-kernel lock) and loads it.
 MODEL = ("engine.warmup", "run_model")
+# Kernels the pipeline never calls: the mju_* utilities of the public API (for users' code and
+# kernels). They compile on first use (all of them in about 20 s) and are not counted in the
+# progress line.
+ON_DEMAND = ("engine.mju", "engine.boxqp")
 PLAN = [
     ("engine.collision", "collision"), ("engine.solver", "solve"),
     ("engine.constraint", "make_constraint"), ("engine.sensor", "sensor_pos"),
@@ -167,6 +171,8 @@ def _kernel_weights():
             importlib.import_module(info.name)
     out = {}
     for disp in _jit.KERNELS:
+        if disp.py_func.__module__ in ON_DEMAND:
+            continue
         code = disp.py_func.__code__
         last = max((line for _, _, line in code.co_lines() if line), default=code.co_firstlineno)
         out[_jit.kernel_name(disp)] = last - code.co_firstlineno + 1
