@@ -37,15 +37,6 @@ E_JAR, E_JV, E_DIAG, E_RES = 0, 1, 2, 3
 
 
 @kernel
-def dot(a, b, n):
-    """a[:n] . b[:n]"""
-    s = 0.0
-    for k in range(n):
-        s += a[k] * b[k]
-    return s
-
-
-@kernel
 def dot_sub(a, b, dofs, nd):
     """a . b over the dofs dofs[:nd]."""
     s = 0.0
