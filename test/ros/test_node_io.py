@@ -130,7 +130,9 @@ def _joint(msg, name):
 def test_command_timeout_hold_then_zero(sim, probe):
     s = sim(model=str(MODELS / "timeout.xml"), speed=2.0, command_timeout=0.2,
             command_timeout_action="hold")
-    js = probe.subscribe(JointState, "/joint_states", depth=100)
+    # deep enough for 2.5 s of states at speed 2: a command's effect lasts 0.1 s of wall time
+    # before the timeout acts, and a probe starved of CPU (CI) must still find its states
+    js = probe.subscribe(JointState, "/joint_states", depth=5000)
     probe.wait(lambda: js, START_TIMEOUT, "joint_states", s)
     jpub = probe.node.create_publisher(JointState, NODE + "/joint_commands", 10)
     cpub = probe.node.create_publisher(Float64MultiArray, NODE + "/ctrl", 10)
