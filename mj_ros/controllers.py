@@ -530,11 +530,8 @@ def _jtc_tolerances(name: str, prm: dict, joints: list, where: str) -> tuple[Tol
     return tol, bool(prm.get("allow_partial_joints_goal", False))
 
 
-def from_yaml(node, sim, path: str) -> list:
-    """The controllers a ros2_control controllers YAML selects (controller_manager's
-    `ros__parameters: <name>: {type: ...}`, each controller's `<name>: ros__parameters:`).
-    Raises ControllerConfigError for a file the node cannot follow, NotImplementedError naming a
-    controller type or interface it does not simulate."""
+def _load(path: str) -> tuple[dict, dict]:
+    """(the whole YAML document, controller_manager's ros__parameters)."""
     import yaml
     try:
         doc = yaml.safe_load(pathlib.Path(path).read_text()) or {}
@@ -544,6 +541,45 @@ def from_yaml(node, sim, path: str) -> list:
     if not cm:
         raise ControllerConfigError(f"controllers_file {path}: no controller_manager: "
                                     f"ros__parameters: section")
+    return doc, cm
+
+
+def claimed_interfaces(path: str) -> dict[str, str]:
+    """joint name -> the command interface the controllers of the YAML at `path` claim
+    (joint_trajectory_controller: its first command_interfaces entry; forward command
+    controllers: theirs). Read before the model is built: a URDF's `<ros2_control>` joints get
+    the actuator of the claimed interface (mj_ros/ros2_control.py). Two controllers claiming
+    one joint are refused, as controller_manager refuses them."""
+    if not path:
+        return {}
+    doc, cm = _load(path)
+    out, owner = {}, {}
+    for name, entry in cm.items():
+        if not isinstance(entry, dict) or "type" not in entry:
+            continue
+        kind, prm = entry["type"], _section(doc, name)
+        if kind == JTC_TYPE:
+            interface = (list(prm.get("command_interfaces") or ["position"]) or ["position"])[0]
+        elif kind in FORWARD_TYPES:
+            interface = FORWARD_TYPES[kind] or prm.get("interface_name")
+        else:
+            continue
+        names = prm.get("joints")
+        for j in names if isinstance(names, list) else []:
+            if j in owner:
+                raise ControllerConfigError(
+                    f"controllers_file {path}: joint '{j}' is claimed by controllers "
+                    f"{owner[j]} and {name}")
+            owner[j], out[j] = name, str(interface)
+    return out
+
+
+def from_yaml(node, sim, path: str) -> list:
+    """The controllers a ros2_control controllers YAML selects (controller_manager's
+    `ros__parameters: <name>: {type: ...}`, each controller's `<name>: ros__parameters:`).
+    Raises ControllerConfigError for a file the node cannot follow, NotImplementedError naming a
+    controller type or interface it does not simulate."""
+    doc, cm = _load(path)
     update_rate = _rate(cm, "update_rate", UPDATE_RATE, path)
     out = []
     for name, entry in cm.items():

@@ -218,6 +218,19 @@ class StateOutputs:
         if self._e_tf is not None:
             tf.bind(b, self._e_tf)
 
+    def also_send_joint_states(self, pub) -> None:
+        """Publish the joint_states bytes on `pub` as well (topic_based_ros2_control's states
+        topic, mj_ros/topic_hardware.py): one message filled once, sent twice."""
+        import dataclasses
+        b = self.batch
+        b.entries.append(dataclasses.replace(b.entries[self._e_js], pub=pub))
+        first, second = self.send_js, b.publisher(len(b.entries) - 1)
+
+        def both() -> None:
+            first()
+            second()
+        self.send_js = both
+
     @property
     def has_odometry(self) -> bool:
         return bool(self.odom_sends)

@@ -95,7 +95,7 @@ class Replay:
         else:
             source = model_io.choose_source(model, "") if model else model_io.ModelSource(
                 "file", str(model_io.default_model_path()), "default robot")
-            m = model_io.load(source, mj)
+            m = model_io.load(source, mj).model
         self.model = m
         if timestep > 0:
             m.opt.timestep = timestep

@@ -127,7 +127,11 @@ class SimNode(Node):
         if source is None:
             source = model_io.ModelSource("file", str(model_io.default_model_path()),
                                           "default robot")
-        self.model = model_io.load(source, mj)  # loads the engine's kernels (see main)
+        from mj_ros import ros2_control as r2c  # URDF <ros2_control> blocks become actuators
+        loaded = model_io.load(source, mj, r2c.Gains(
+            p("ros2_control_kp"), p("ros2_control_kv"), p("ros2_control_velocity_kv")),
+            controllers.claimed_interfaces(p("controllers_file")))
+        self.model = loaded.model  # loads the engine's kernels (see main)
         if p("timestep") > 0:
             self.model.opt.timestep = p("timestep")
         try:
@@ -179,6 +183,13 @@ class SimNode(Node):
         self._make_publishers()
         self._make_inputs()
         self.controllers = controllers.make(self, self, p("controllers_file"))  # ros2_control's
+        self._hardware = None   # topic_based_ros2_control's topics (mj_ros/topic_hardware.py)
+        if p("hardware_commands_topic") or p("hardware_states_topic"):
+            from mj_ros import topic_hardware
+            self._hardware = topic_hardware.TopicHardware(
+                self, self, p("hardware_commands_topic"), p("hardware_states_topic"),
+                loaded.hardware, loaded.interfaces,
+                lockstep.QUEUE_DEPTH if self.lockstep else COMMAND_QOS)
         self._make_tf_and_mocap()
         self._make_scene()
         self._make_outputs(clock_pub)
@@ -190,6 +201,8 @@ class SimNode(Node):
         self.get_logger().info(
             f"model {source.describe()}: {m.njnt} joints, {m.nu} actuators, {m.nsensor} sensors,"
             f" timestep {self.timestep} s")
+        for note in loaded.notes:
+            self.get_logger().info(note)
         self.get_logger().info(
             f"publishing {len(self.layout.imus)} IMU, {len(self.layout.wrenches)} wrench, "
             f"{len(self.layout.others)} other sensor topics; speed {self.pacer.speed:g}"
@@ -370,6 +383,8 @@ class SimNode(Node):
             frame_prefix=p("frame_prefix"), world_frame=p("world_frame"),
             odometry_bodies=self._odom_bodies, tf=self._tf, clock_pub=clock_pub)
         self.clock_pub, self.js_pub = self.out.clock_pub, self.out.js_pub
+        if self._hardware is not None and self._hardware.states_pub is not None:
+            self.out.also_send_joint_states(self._hardware.states_pub)
         # the streams with nothing to publish are off
         if not L.imus:
             self._s_imu.every = 0
