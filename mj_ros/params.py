@@ -92,6 +92,10 @@ PARAMETERS: dict[str, tuple[object, str]] = {
     "hardware_states_topic": (
         "/robot_joint_states", "topic_based_ros2_control's states topic (its joint_states_topic "
         "default): the joint states, as on joint_states, at joint_states_rate. Empty: off."),
+    "sensor_noise": (False, "Add zero-mean Gaussian noise to the published sensor values, with "
+                            "each MJCF sensor's `noise` as its standard deviation (the "
+                            "covariances the messages report are noise^2 either way)."),
+    "seed": (0, "Seed of the sensor noise generator (sensor_noise)."),
 }
 
 ARRAY_TYPES = {"initial_joint_names": "string_array", "initial_joint_positions": "double_array",

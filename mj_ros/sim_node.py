@@ -381,7 +381,8 @@ class SimNode(Node):
         self.out = outputs.StateOutputs(
             self, self.model, mj, L, self.cmap.joints.values(), topic_prefix=p("topic_prefix"),
             frame_prefix=p("frame_prefix"), world_frame=p("world_frame"),
-            odometry_bodies=self._odom_bodies, tf=self._tf, clock_pub=clock_pub)
+            odometry_bodies=self._odom_bodies, tf=self._tf, clock_pub=clock_pub,
+            noise_seed=p("seed") if p("sensor_noise") else None)
         self.clock_pub, self.js_pub = self.out.clock_pub, self.out.js_pub
         if self._hardware is not None and self._hardware.states_pub is not None:
             self.out.also_send_joint_states(self._hardware.states_pub)
