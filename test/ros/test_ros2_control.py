@@ -215,6 +215,21 @@ def test_claimed_interfaces_and_urdf_limits_are_enforced(sim, probe, tmp_path):
     print("max |effort| of wrist_1", np.abs(e).max())
     assert np.abs(e).max() <= 28.0 + 1e-9
     assert np.abs(e).max() >= 27.9
+    # controller_manager's list_controllers names them as ros2_control does
+    from controller_manager_msgs.srv import ListControllers
+    res = probe.call(ListControllers, "/controller_manager/list_controllers",
+                     ListControllers.Request())
+    got = {c.name: (c.type, c.state, list(c.claimed_interfaces)) for c in res.controller}
+    assert got == {
+        "joint_state_broadcaster": ("joint_state_broadcaster/JointStateBroadcaster", "active", []),
+        "arm_controller": ("joint_trajectory_controller/JointTrajectoryController", "active",
+                           [f"{j}/position" for j in ARM[:3]]),
+        "wrist_effort": ("effort_controllers/JointGroupEffortController", "active",
+                         ["wrist_1_joint/effort"]),
+        "wrist_velocity": ("velocity_controllers/JointGroupVelocityController", "active",
+                           ["wrist_2_joint/velocity", "wrist_3_joint/velocity"]),
+    }
+    assert all(c.update_rate == 100 for c in res.controller)
     assert "clamped" in s.output() or "->" in s.output()
 
 
