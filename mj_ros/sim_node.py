@@ -148,8 +148,10 @@ class SimNode(Node):
         self.timestep = float(m.opt.timestep)
 
         self.cmap = cmds.CommandMap.from_model(m, mj)
-        self.cmap.set_limits(limits.from_model(
-            m, self.cmap.joints, fr.urdf_text_of(source.kind, source.value)))
+        joint_limits = limits.from_model(m, self.cmap.joints,
+                                         fr.urdf_text_of(source.kind, source.value))
+        self.cmap.set_limits(joint_limits)
+        self._effort_vlimit = limits.EffortVelocityLimit(self.cmap, joint_limits)
         # commands set the goal; the ramp moves the applied controls towards it (velocity limits)
         self._ctrl_goal = np.zeros(m.nu)
         self._ramp = limits.Ramp(self.cmap.ramp_rate, self.timestep)
@@ -746,6 +748,7 @@ class SimNode(Node):
         self._ramp.apply(self._ctrl_goal, self._ctrl_cmd)
         d.ctrl[:] = self._ctrl_cmd
         d.qfrc_applied[:] = self._qfrc_cmd
+        self._effort_vlimit.apply(d.qvel, d.ctrl, d.qfrc_applied)
         self._mj_step(m, d)
         self._steps += 1
         t = self._advance_clock(1)
@@ -899,9 +902,11 @@ class SimNode(Node):
     def _batchable_steps(self, now: float) -> int:
         """How many steps can go to the engine in one call before the next publication is due:
         0 unless publications are held back by max_publish_rate and the inputs are constant
-        (no trajectory, no mocap, no command timeout within the batch, not following /clock)."""
+        (no trajectory, no mocap, no ramp, no effort at a velocity limit's guard, no command
+        timeout within the batch, not following /clock)."""
         if (not self._publish_period or self._traj is not None or self._mocap is not None
-                or self._ramp.active):
+                or self._ramp.active
+                or self._effort_vlimit.engaged(self._ctrl_cmd, self._qfrc_cmd)):
             return 0
         left = self._next_publish - now
         if left <= 0:
