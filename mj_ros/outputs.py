@@ -307,10 +307,11 @@ class StateOutputs:
 
     def _range(self, node, topic: str, frame: str, sn, depth: int):
         """A rangefinder as sensor_msgs/Range (float32 fields: published from a message object,
-        not the float64 batch). MuJoCo reports -1 for no hit within the cutoff: published as
-        +inf, REP 117's 'nothing detected'."""
+        not the float64 batch), variance = noise^2. MuJoCo reports -1 for no hit within the
+        cutoff: published as +inf, REP 117's 'nothing detected'."""
         msg = Range(radiation_type=Range.INFRARED, field_of_view=0.0, min_range=0.0,
-                    max_range=float(sn.cutoff) if sn.cutoff > 0 else float("inf"))
+                    max_range=float(sn.cutoff) if sn.cutoff > 0 else float("inf"),
+                    variance=float(sn.variance))
         msg.header.frame_id = frame
         return _sensor_publisher(node, Range, topic, sn.name, depth), msg, sn.adr, sn.noise
 

@@ -135,6 +135,7 @@ def test_frame_ids_stamps_and_noise_statistics(sim, probe, needs_ros):
     assert got["/pad_touch"][-1].joint_names == ["pad_touch"]
     assert list(got["/pad_touch"][-1].interface_values[0].interface_names) == ["touch"]
     check([r.range for r in got["/range"]], 1.0, 0.003, "rangefinder")
+    assert got["/range"][-1].variance == pytest.approx(0.003 ** 2, rel=1e-6)   # float32
     p = got["/tip_in_ref"][-1].point    # in the reference site's frame, noise 0
     assert (p.x, p.y, p.z) == pytest.approx((0.2, 0.4, 1.3), abs=1e-9)
 
@@ -147,3 +148,29 @@ def test_no_noise_by_default(sim, probe, needs_ros):
     assert np.ptp([r.range for r in got["/range"]]) == 0.0
     # the covariance still reports the model's noise (what the real sensor would have)
     assert got["/imu"][-1].linear_acceleration_covariance[0] == pytest.approx(0.05 ** 2)
+
+
+def test_replay_writes_the_same_message_kinds_and_frames(tmp_path):
+    """mj-ros-replay's output bag carries every sensor as the node publishes it (without noise)."""
+    import bagtools as bt
+    from mj_ros import replay
+    bag = bt.write_bag(tmp_path / "in", duration=0.2)
+    mp = bt.write_map(tmp_path / "map.yaml", text="mode: interpolate\nbodies:\n  target:\n"
+                      "    topic: /target_pose\n    type: geometry_msgs/msg/PoseStamped\n"
+                      "    frame: world\n")
+    out = tmp_path / "out"
+    assert replay.main([str(bag), "--model", str(MODEL), "--map", str(mp), "--out", str(out),
+                        "--rate", "100"]) == 0
+    got = bt.read_bag(out)
+    last = {t: msgs[-1][1] for t, msgs in got.items()}
+    assert last["/tip_pos"].header.frame_id == "world"
+    assert last["/tip_pos"].__msgtype__ == "geometry_msgs/msg/PointStamped"
+    assert last["/tip_in_ref"].header.frame_id == "ref_site"
+    assert (last["/tip_in_ref"].point.x, last["/tip_in_ref"].point.y) == pytest.approx((0.2, 0.4))
+    assert last["/range"].range == pytest.approx(1.0)
+    assert last["/range"].variance == pytest.approx(0.003 ** 2)
+    touch = last["/pad_touch"]
+    assert touch.__msgtype__ == "control_msgs/msg/DynamicJointState"
+    assert touch.header.frame_id == "touchpad" and list(touch.joint_names) == ["pad_touch"]
+    assert last["/sim_clock"].header.frame_id == ""
+    assert last["/ft"].wrench.force.z == pytest.approx(MASS * G, abs=1e-6)
