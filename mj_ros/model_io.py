@@ -5,6 +5,10 @@ Sources, first match wins: the `model` parameter (a path to an MJCF or URDF file
 robot_state_publisher offers it), else the default robot shipped in urdf/. `package://` URIs are
 resolved by the engine's loader, which sees the file's path (or, for XML text, the current
 directory) exactly as `engine.MjModel.from_xml_path/from_xml_string` define it.
+
+A URDF's `<ros2_control>` blocks become actuators here (mj_ros/ros2_control.py), added to the
+parsed XML tree before the engine's URDF reader fills the spec: the engine itself reads a URDF
+exactly as MuJoCo does (no actuators of its own), the node adds what ros2_control declares.
 """
 from __future__ import annotations
 
@@ -66,12 +70,13 @@ def choose_source(model: str, robot_description: str) -> ModelSource | None:
 @dataclasses.dataclass
 class Loaded:
     """What `load` made: the model, the `<ros2_control>` joints it actuated (joint -> command
-    interface) and one-line notes for the log."""
+    interface), notes for the log (info) and warnings (what the user should change)."""
 
     model: object
     hardware: list = dataclasses.field(default_factory=list)   # ros2_control.HardwareJoint
     interfaces: dict = dataclasses.field(default_factory=dict)
     notes: list = dataclasses.field(default_factory=list)
+    warnings: list = dataclasses.field(default_factory=list)
 
 
 def _urdf_actuated_joints(root) -> set[str]:
@@ -112,8 +117,7 @@ def _compile_urdf_with_ros2_control(source: ModelSource, text: str, gains, claim
         notes.append("<ros2_control>: the URDF's own <mujoco><actuator> drives "
                      + ", ".join(sorted(own & set(interfaces))) + " (no actuator added)")
     model = compile_spec(read_urdf(root, file=path))
-    notes += _damping_notes(model, added)
-    return Loaded(model, hardware, added, notes)
+    return Loaded(model, hardware, added, notes, _damping_notes(model, added))
 
 
 def _damping_notes(m, added: dict) -> list[str]:
@@ -159,8 +163,8 @@ def load(source: ModelSource, mj, gains=None, claimed: dict | None = None) -> Lo
             model = mj.MjModel.from_xml_path(source.value)
         else:
             model = mj.MjModel.from_xml_string(source.value)
-        notes = [r2c.NO_ACTUATORS_HINT] if text is not None and int(model.nu) == 0 else []
-        return Loaded(model, notes=notes)
+        hint = [r2c.NO_ACTUATORS_HINT] if text is not None and int(model.nu) == 0 else []
+        return Loaded(model, warnings=hint)
     except r2c.Ros2ControlError as e:
         raise ModelLoadError(f"cannot load {source.describe()}: {e}") from e
     except NotImplementedError as e:

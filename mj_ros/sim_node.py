@@ -205,6 +205,8 @@ class SimNode(Node):
             f" timestep {self.timestep} s")
         for note in loaded.notes:
             self.get_logger().info(note)
+        for warning in loaded.warnings:
+            self.get_logger().warning(warning)
         self.get_logger().info(
             f"publishing {len(self.layout.imus)} IMU, {len(self.layout.wrenches)} wrench, "
             f"{len(self.layout.others)} other sensor topics; speed {self.pacer.speed:g}"

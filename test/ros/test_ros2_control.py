@@ -99,8 +99,8 @@ def test_urdf_without_block_or_actuators_gets_one_hint(tmp_path):
     import engine
     from mj_ros import model_io
     loaded = model_io.load(model_io.ModelSource("file", str(ur5_urdf(tmp_path, "")), "t"), engine)
-    assert loaded.model.nu == 0 and len(loaded.notes) == 1
-    assert "<ros2_control" in loaded.notes[0] and "command_interface" in loaded.notes[0]
+    assert loaded.model.nu == 0 and len(loaded.warnings) == 1 and not loaded.notes
+    assert "<ros2_control" in loaded.warnings[0] and "command_interface" in loaded.warnings[0]
 
 
 @pytest.mark.parametrize("block, says", [
@@ -294,3 +294,18 @@ def test_effort_velocity_limit_cuts_only_efforts_that_push_past_the_limit():
     ctrl[:] = [-3.0, 0.0]
     guard.apply(qvel, ctrl, qfrc)          # a braking effort stays
     np.testing.assert_array_equal(ctrl, [-3.0, 0.0])
+
+
+def test_damping_gain_the_euler_integrator_cannot_follow_is_warned(tmp_path):
+    """kv * timestep / inertia > 1 on the UR5's wrist_3 (0.017 kg m^2, kv 50: 5.8): a warning
+    naming the joint; the stable shoulder (inertia 4.1) gets none."""
+    import engine
+    from mj_ros import model_io
+    block = ('<ros2_control name="a" type="system">'
+             '<joint name="shoulder_pan_joint"><command_interface name="position"/></joint>'
+             '<joint name="wrist_3_joint"><command_interface name="position"/></joint>'
+             '</ros2_control>')
+    loaded = model_io.load(model_io.ModelSource("file", str(ur5_urdf(tmp_path, block)), "t"),
+                           engine)
+    assert len(loaded.warnings) == 1
+    assert "joint 'wrist_3_joint'" in loaded.warnings[0] and "implicitfast" in loaded.warnings[0]
