@@ -152,6 +152,7 @@ class SimNode(Node):
                                          fr.urdf_text_of(source.kind, source.value))
         self.cmap.set_limits(joint_limits)
         self._effort_vlimit = limits.EffortVelocityLimit(self.cmap, joint_limits)
+        self._effort_guard = False  # a guarded effort is on (set where commands change)
         # commands set the goal; the ramp moves the applied controls towards it (velocity limits)
         self._ctrl_goal = np.zeros(m.nu)
         self._ramp = limits.Ramp(self.cmap.ramp_rate, self.timestep)
@@ -571,6 +572,7 @@ class SimNode(Node):
         self._ctrl_goal[command.ctrl_idx] = command.ctrl_val
         self._ramp.start()
         self._qfrc_cmd[command.dof_idx] = command.dof_val
+        self._effort_guard = self._effort_vlimit.engaged(self._ctrl_goal, self._qfrc_cmd)
         if command.clamped:
             self._warn.warn("clamp", f"{command.clamped} command values clamped to the actuator "
                                      f"and joint limits ({command.note})")
@@ -705,6 +707,7 @@ class SimNode(Node):
         hold = self.cmap.hold_targets(d.qpos)
         self._ctrl_goal[hold.ctrl_idx] = hold.ctrl_val
         self._ctrl_cmd[:] = self._ctrl_goal  # holding where it is: nothing to ramp
+        self._effort_guard = self._effort_vlimit.engaged(self._ctrl_goal, self._qfrc_cmd)
         self._ramp.active = False
         d.ctrl[:] = self._ctrl_cmd
         self._traj = None
@@ -735,6 +738,7 @@ class SimNode(Node):
             self._ctrl_goal[command.ctrl_idx] = command.ctrl_val
             self._ramp.start()
             self._qfrc_cmd[:] = 0.0
+            self._effort_guard = self._effort_vlimit.engaged(self._ctrl_goal, self._qfrc_cmd)
 
     def step(self, publish: bool = True) -> None:
         """Apply the commands, advance the engine one step, publish what is due (unless
@@ -750,7 +754,8 @@ class SimNode(Node):
         self._ramp.apply(self._ctrl_goal, self._ctrl_cmd)
         d.ctrl[:] = self._ctrl_cmd
         d.qfrc_applied[:] = self._qfrc_cmd
-        self._effort_vlimit.apply(d.qvel, d.ctrl, d.qfrc_applied)
+        if self._effort_guard:  # about 6 us: only while an effort on a limited joint is on
+            self._effort_vlimit.apply(d.qvel, d.ctrl, d.qfrc_applied)
         self._mj_step(m, d)
         self._steps += 1
         t = self._advance_clock(1)
@@ -908,7 +913,7 @@ class SimNode(Node):
         timeout within the batch, not following /clock)."""
         if (not self._publish_period or self._traj is not None or self._mocap is not None
                 or self._ramp.active
-                or self._effort_vlimit.engaged(self._ctrl_cmd, self._qfrc_cmd)):
+                or self._effort_guard):
             return 0
         left = self._next_publish - now
         if left <= 0:
