@@ -160,6 +160,8 @@ class EffortVelocityLimit:
         self._dof = (as_i(dof_idx), as_i(dof_idx), np.asarray(dof_v, float),
                      np.ones(len(dof_idx)))
         self.active = bool(motor_idx or dof_idx)
+        if self.active:  # compile (first run) or load the kernel now, not at the first effort
+            _cut_efforts(np.zeros(1), np.zeros(1), *(a[:0] for a in self._motor))
 
     def engaged(self, ctrl: np.ndarray, qfrc_applied: np.ndarray) -> bool:
         """Whether a guarded effort is nonzero (then `apply` may change the inputs from one step
