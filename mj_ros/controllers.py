@@ -39,7 +39,8 @@ Checks run on sim time after each step at `update_rate`; feedback goes out at
 defaults of joint_trajectory_controller's parameters of those names).
 
 Also here: forward command controllers (`<name>/commands`, std_msgs/Float64MultiArray, for
-position, velocity or effort), joint_state_broadcaster's /dynamic_joint_states, and the
+position, velocity or effort), joint_state_broadcaster's /dynamic_joint_states,
+controller_manager's `controller_manager/list_controllers` (every controller active), and the
 controllers YAML in ros2_control's format that picks them (`from_yaml`; node parameter
 `controllers_file`). Every controller has the same small shape for the node: built from the
 configuration and the model, `after_step(t)` after each step (state out, goal checks), `reset()`
@@ -133,6 +134,7 @@ class JointTrajectoryController:
                  update_rate: float = UPDATE_RATE, action_monitor_rate: float = ACTION_MONITOR_RATE,
                  state_publish_rate: float = STATE_PUBLISH_RATE, allow_partial: bool = False):
         self.node, self.sim, self.name = node, sim, name
+        self.rate = update_rate
         self.allow_partial = allow_partial
         self.joints = list(joints)
         for j in self.joints:
@@ -406,6 +408,7 @@ class ForwardCommandController:
                 raise ValueError(f"controller {name}: joint '{j.name}' has no {kind} actuator")
         self.sim, self.name, self.interface = sim, name, interface
         self.names = [j.name for j in joints]
+        self.rate = UPDATE_RATE
         node.create_subscription(Float64MultiArray, f"{name}/commands", self._on_commands, 10)
 
     def _on_commands(self, msg: Float64MultiArray) -> None:
@@ -434,8 +437,8 @@ class JointStateBroadcaster:
     qfrc_actuator + qfrc_applied: the effort /joint_states reports), at `rate` Hz of sim time.
     /joint_states itself is the node's own stream (always on)."""
 
-    def __init__(self, node, sim, joints: list, rate: float):
-        self.sim = sim
+    def __init__(self, node, sim, joints: list, rate: float, name: str = "joint_state_broadcaster"):
+        self.sim, self.name, self.names, self.rate = sim, name, [j.name for j in joints], rate
         self._pub = node.create_publisher(DynamicJointState, "/dynamic_joint_states", 10)
         self._qadr = np.asarray([j.qposadr for j in joints], dtype=int)
         self._dadr = np.asarray([j.dofadr for j in joints], dtype=int)
@@ -530,11 +533,8 @@ def _jtc_tolerances(name: str, prm: dict, joints: list, where: str) -> tuple[Tol
     return tol, bool(prm.get("allow_partial_joints_goal", False))
 
 
-def from_yaml(node, sim, path: str) -> list:
-    """The controllers a ros2_control controllers YAML selects (controller_manager's
-    `ros__parameters: <name>: {type: ...}`, each controller's `<name>: ros__parameters:`).
-    Raises ControllerConfigError for a file the node cannot follow, NotImplementedError naming a
-    controller type or interface it does not simulate."""
+def _load(path: str) -> tuple[dict, dict]:
+    """(the whole YAML document, controller_manager's ros__parameters)."""
     import yaml
     try:
         doc = yaml.safe_load(pathlib.Path(path).read_text()) or {}
@@ -544,6 +544,45 @@ def from_yaml(node, sim, path: str) -> list:
     if not cm:
         raise ControllerConfigError(f"controllers_file {path}: no controller_manager: "
                                     f"ros__parameters: section")
+    return doc, cm
+
+
+def claimed_interfaces(path: str) -> dict[str, str]:
+    """joint name -> the command interface the controllers of the YAML at `path` claim
+    (joint_trajectory_controller: its first command_interfaces entry; forward command
+    controllers: theirs). Read before the model is built: a URDF's `<ros2_control>` joints get
+    the actuator of the claimed interface (mj_ros/ros2_control.py). Two controllers claiming
+    one joint are refused, as controller_manager refuses them."""
+    if not path:
+        return {}
+    doc, cm = _load(path)
+    out, owner = {}, {}
+    for name, entry in cm.items():
+        if not isinstance(entry, dict) or "type" not in entry:
+            continue
+        kind, prm = entry["type"], _section(doc, name)
+        if kind == JTC_TYPE:
+            interface = (list(prm.get("command_interfaces") or ["position"]) or ["position"])[0]
+        elif kind in FORWARD_TYPES:
+            interface = FORWARD_TYPES[kind] or prm.get("interface_name")
+        else:
+            continue
+        names = prm.get("joints")
+        for j in names if isinstance(names, list) else []:
+            if j in owner:
+                raise ControllerConfigError(
+                    f"controllers_file {path}: joint '{j}' is claimed by controllers "
+                    f"{owner[j]} and {name}")
+            owner[j], out[j] = name, str(interface)
+    return out
+
+
+def from_yaml(node, sim, path: str) -> list:
+    """The controllers a ros2_control controllers YAML selects (controller_manager's
+    `ros__parameters: <name>: {type: ...}`, each controller's `<name>: ros__parameters:`).
+    Raises ControllerConfigError for a file the node cannot follow, NotImplementedError naming a
+    controller type or interface it does not simulate."""
+    doc, cm = _load(path)
     update_rate = _rate(cm, "update_rate", UPDATE_RATE, path)
     out = []
     for name, entry in cm.items():
@@ -553,7 +592,8 @@ def from_yaml(node, sim, path: str) -> list:
         where = f"controllers_file {path}"
         if kind == JSB_TYPE:
             out.append(JointStateBroadcaster(node, sim, [sim.cmap.joints[n] for n in
-                                                         sim.cmap.joint_names], update_rate))
+                                                         sim.cmap.joint_names], update_rate,
+                                             name))
         elif kind == JTC_TYPE:
             joints = _joints(sim, name, prm, where)
             interfaces = prm.get("command_interfaces", ["position"])
@@ -594,5 +634,49 @@ def default_controllers(node, sim) -> list:
 
 
 def make(node, sim, path: str) -> list:
-    """The node's controllers: from the controllers YAML at `path`, else the defaults."""
-    return from_yaml(node, sim, path) if path else default_controllers(node, sim)
+    """The node's controllers: from the controllers YAML at `path`, else the defaults; and
+    controller_manager's list_controllers service that names them."""
+    out = from_yaml(node, sim, path) if path else default_controllers(node, sim)
+    serve_list_controllers(node, out)
+    return out
+
+
+def controller_state(c) -> dict:
+    """The fields of controller_manager_msgs/ControllerState for controller `c`, as
+    controller_manager reports an active controller: its type, the command interfaces it
+    claims (`<joint>/<interface>`) and the state interfaces it reads."""
+    if isinstance(c, JointTrajectoryController):
+        kind, claimed = JTC_TYPE, [f"{n}/position" for n in c.names]
+        required_state = [f"{n}/{i}" for n in c.names for i in ("position", "velocity")]
+    elif isinstance(c, ForwardCommandController):
+        kind = next((t for t, i in FORWARD_TYPES.items() if i == c.interface),
+                    "forward_command_controller/ForwardCommandController")
+        claimed, required_state = [f"{n}/{c.interface}" for n in c.names], []
+    else:
+        kind, claimed = JSB_TYPE, []
+        required_state = [f"{n}/{i}" for n in c.names for i in ("position", "velocity", "effort")]
+    return dict(name=c.name, state="active", type=kind, is_async=False,
+                update_rate=int(round(min(c.rate, 65535))), claimed_interfaces=claimed,
+                required_command_interfaces=list(claimed),
+                required_state_interfaces=required_state)
+
+
+def serve_list_controllers(node, controllers: list):
+    """`controller_manager/list_controllers` (controller_manager_msgs/srv/ListControllers,
+    relative: a node namespace applies as to a real controller_manager), so `ros2 control
+    list_controllers` and rqt_joint_trajectory_controller find the controllers. None (with one
+    log line) where controller_manager_msgs is not installed (scripts/setup_ros.sh builds it)."""
+    try:
+        from controller_manager_msgs.msg import ControllerState
+        from controller_manager_msgs.srv import ListControllers
+    except ImportError:
+        node.get_logger().info("controller_manager_msgs is not installed: no "
+                               "controller_manager/list_controllers service")
+        return None
+    states = [ControllerState(**controller_state(c)) for c in controllers]
+
+    def answer(request, response):
+        getattr(node, "count_event", lambda: None)()   # the node's poll loop: work was done
+        response.controller = states
+        return response
+    return node.create_service(ListControllers, "controller_manager/list_controllers", answer)

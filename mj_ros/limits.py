@@ -19,6 +19,7 @@ import math
 import xml.etree.ElementTree as ET
 
 import numpy as np
+from numba import njit
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,3 +117,59 @@ class Ramp:
         ctrl[i] = self._prev
         np.not_equal(self._prev, self._goal, out=self._moving)
         self.active = bool(self._moving.any())
+
+
+@njit(cache=True, nogil=True)
+def _cut_efforts(qvel, u, idx, dof, vmax, sign):
+    """u[idx[k]] := 0 where joint dof[k] moves at or beyond vmax[k] and the effort (its sign
+    times u) pushes it further."""
+    for k in range(idx.shape[0]):
+        v = qvel[dof[k]]
+        if abs(v) >= vmax[k] and v * sign[k] * u[idx[k]] > 0.0:
+            u[idx[k]] = 0.0
+
+
+class EffortVelocityLimit:
+    """The velocity limit of effort-commanded joints (motors, and efforts applied to a joint
+    without one): an effort that would speed a joint already at its URDF velocity limit further
+    is cut to zero for that step, as ros2_control's joint_limits saturate effort commands; the
+    joint coasts back under the limit and the effort resumes. Position actuators (Ramp) and
+    velocity actuators (clamped commands) are held to the limit by their commands.
+
+    `apply(qvel, ctrl, qfrc_applied)` runs before every step on the engine's arrays (the
+    commands themselves are kept); one compiled loop per array, no allocation.
+    """
+
+    def __init__(self, cmap, joint_limits: dict):
+        motor_idx, motor_dof, motor_v, motor_s, dof_idx, dof_v = [], [], [], [], [], []
+        for name, lim in joint_limits.items():
+            j = cmap.joints.get(name)
+            if j is None or lim.velocity is None:
+                continue
+            act = j.actuators.get("motor")
+            if act is not None:
+                motor_idx.append(act[0])
+                motor_dof.append(j.dofadr)
+                motor_v.append(lim.velocity)
+                motor_s.append(1.0 if act[1] >= 0 else -1.0)
+            dof_idx.append(j.dofadr)       # a direct effort on the joint (no motor: qfrc)
+            dof_v.append(lim.velocity)
+        as_i = lambda x: np.asarray(x, dtype=np.int64)  # noqa: E731
+        self._motor = (as_i(motor_idx), as_i(motor_dof), np.asarray(motor_v, float),
+                       np.asarray(motor_s, float))
+        self._dof = (as_i(dof_idx), as_i(dof_idx), np.asarray(dof_v, float),
+                     np.ones(len(dof_idx)))
+        self.active = bool(motor_idx or dof_idx)
+        if self.active:  # compile (first run) or load the kernel now, not at the first effort
+            _cut_efforts(np.zeros(1), np.zeros(1), *(a[:0] for a in self._motor))
+
+    def engaged(self, ctrl: np.ndarray, qfrc_applied: np.ndarray) -> bool:
+        """Whether a guarded effort is nonzero (then `apply` may change the inputs from one step
+        to the next: the node does not hand several steps to the engine in one call)."""
+        return self.active and bool(np.any(ctrl[self._motor[0]]) or
+                                    np.any(qfrc_applied[self._dof[0]]))
+
+    def apply(self, qvel: np.ndarray, ctrl: np.ndarray, qfrc_applied: np.ndarray) -> None:
+        if self.active:
+            _cut_efforts(qvel, ctrl, *self._motor)
+            _cut_efforts(qvel, qfrc_applied, *self._dof)

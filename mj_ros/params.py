@@ -76,6 +76,26 @@ PARAMETERS: dict[str, tuple[object, str]] = {
                              "joint_trajectory_controller and forward command controllers by "
                              "name. Empty: /dynamic_joint_states and a joint_trajectory_controller "
                              "over the position-actuated joints."),
+    "ros2_control_kp": (1000.0, "Position gain (N m/rad or N/m) of the actuators a URDF's "
+                                "<ros2_control> position interfaces get, unless the joint's "
+                                "block has <param name=\"kp\">."),
+    "ros2_control_kv": (50.0, "Damping gain (N m s/rad or N s/m) of those position actuators, "
+                              "unless <param name=\"kv\">."),
+    "ros2_control_velocity_kv": (100.0, "Gain (N m s/rad or N s/m) of the actuators a URDF's "
+                                        "<ros2_control> velocity interfaces get, unless "
+                                        "<param name=\"velocity_kv\">."),
+    "hardware_commands_topic": (
+        "/robot_joint_command", "topic_based_ros2_control's commands topic (its "
+        "joint_commands_topic default): sensor_msgs/JointState whose filled position, velocity "
+        "and effort arrays command the joints (README, 'Your own controller_manager'). Empty: "
+        "off."),
+    "hardware_states_topic": (
+        "/robot_joint_states", "topic_based_ros2_control's states topic (its joint_states_topic "
+        "default): the joint states, as on joint_states, at joint_states_rate. Empty: off."),
+    "sensor_noise": (False, "Add zero-mean Gaussian noise to the published sensor values, with "
+                            "each MJCF sensor's `noise` as its standard deviation (the "
+                            "covariances the messages report are noise^2 either way)."),
+    "seed": (0, "Seed of the sensor noise generator (sensor_noise)."),
 }
 
 ARRAY_TYPES = {"initial_joint_names": "string_array", "initial_joint_positions": "double_array",
@@ -128,6 +148,9 @@ _CHECKS = {
     "command_timeout_action": (lambda v: v in TIMEOUT_ACTIONS, "one of " + ", ".join(
         TIMEOUT_ACTIONS)),
     "initial_joint_positions": (lambda v: all(map(_finite, v)), "finite numbers"),
+    "ros2_control_kp": (lambda v: _finite(v) and v >= 0, "a gain >= 0"),
+    "ros2_control_kv": (lambda v: _finite(v) and v >= 0, "a gain >= 0"),
+    "ros2_control_velocity_kv": (lambda v: _finite(v) and v >= 0, "a gain >= 0"),
 }
 for _rate in ("clock_rate", "joint_states_rate", "imu_rate", "wrench_rate", "sensor_rate",
               "odometry_rate", "diagnostics_rate", "tf_rate"):

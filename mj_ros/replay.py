@@ -95,7 +95,7 @@ class Replay:
         else:
             source = model_io.choose_source(model, "") if model else model_io.ModelSource(
                 "file", str(model_io.default_model_path()), "default robot")
-            m = model_io.load(source, mj)
+            m = model_io.load(source, mj).model
         self.model = m
         if timestep > 0:
             m.opt.timestep = timestep
@@ -138,6 +138,7 @@ class Replay:
         for note in self.welds.notes:
             self.log(f"mj-ros-replay: note: {note}")
         self.layout = sensors.layout_from_model(m, mj)
+        self._kinds = sensors.SensorKinds.from_module(mj)
         joints = list(self.cmap.joints.values())
         self._js_names = [j.name for j in joints]
         self._js_q = np.array([j.qposadr for j in joints], dtype=int)
@@ -231,9 +232,13 @@ class Replay:
                        for g in self.layout.imus]
         self._c_wrench = [(out.topic("/" + _topic(g.name), "geometry_msgs/msg/WrenchStamped"), g)
                           for g in self.layout.wrenches]
-        kinds = {"vector3": "geometry_msgs/msg/Vector3Stamped",
+        kinds = {"point": "geometry_msgs/msg/PointStamped",
+                 "vector3": "geometry_msgs/msg/Vector3Stamped",
                  "quaternion": "geometry_msgs/msg/QuaternionStamped",
-                 "array": "std_msgs/msg/Float64MultiArray"}
+                 "range": "sensor_msgs/msg/Range",
+                 "values": "control_msgs/msg/DynamicJointState"}
+        if any(o.kind == "values" for o in self.layout.others):
+            _register_control_msgs(out.store)
         self._c_other = [(out.topic("/" + _topic(o.name), kinds[o.kind]), o)
                          for o in self.layout.others]
         return out
@@ -287,22 +292,46 @@ class Replay:
                 wrench=T["geometry_msgs/msg/Wrench"](
                     force=_vec(T, s[g.force.adr:g.force.adr + 3]),
                     torque=_vec(T, s[g.torque.adr:g.torque.adr + 3]))))
-        for conn, o in self._c_other:
+        for conn, o in self._c_other:   # the node's messages (mj_ros/outputs.py), no noise
             a, n = o.sensor.adr, o.sensor.dim
-            if o.kind == "vector3":
-                msg = T["geometry_msgs/msg/Vector3Stamped"](
-                    header=Header(stamp=stamp, frame_id=p + (o.frame or self.table.world)),
-                    vector=_vec(T, s[a:a + 3]))
+            frame = self.table.world if o.frame == sensors.WORLD else o.frame
+            header = Header(stamp=stamp, frame_id=p + frame if frame else "")
+            if o.kind == "point":
+                msg = T["geometry_msgs/msg/PointStamped"](header=header, point=T[
+                    "geometry_msgs/msg/Point"](x=float(s[a]), y=float(s[a + 1]), z=float(s[a + 2])))
+            elif o.kind == "vector3":
+                msg = T["geometry_msgs/msg/Vector3Stamped"](header=header, vector=_vec(T, s[a:a + 3]))
             elif o.kind == "quaternion":
-                msg = T["geometry_msgs/msg/QuaternionStamped"](
-                    header=Header(stamp=stamp, frame_id=p + (o.frame or self.table.world)),
-                    quaternion=_quat(T, s[a:a + 4]))
+                msg = T["geometry_msgs/msg/QuaternionStamped"](header=header,
+                                                               quaternion=_quat(T, s[a:a + 4]))
+            elif o.kind == "range":
+                cutoff = o.sensor.cutoff
+                msg = T["sensor_msgs/msg/Range"](
+                    header=header, radiation_type=1, field_of_view=0.0, min_range=0.0,
+                    max_range=float(cutoff) if cutoff > 0 else float("inf"),
+                    range=float(s[a]) if s[a] >= 0 else float("inf"),
+                    variance=float(o.sensor.variance))
             else:
-                dim = T["std_msgs/msg/MultiArrayDimension"](label=o.name, size=n, stride=n)
-                msg = T["std_msgs/msg/Float64MultiArray"](
-                    layout=T["std_msgs/msg/MultiArrayLayout"](dim=[dim], data_offset=0),
-                    data=np.array(s[a:a + n], float))
+                msg = T["control_msgs/msg/DynamicJointState"](
+                    header=header, joint_names=[o.name],
+                    interface_values=[T["control_msgs/msg/InterfaceValue"](
+                        interface_names=sensors.interface_names(o.sensor, self._kinds),
+                        values=np.array(s[a:a + n], float))])
             out.write(conn, ns, msg)
+
+
+def _register_control_msgs(store) -> None:
+    """control_msgs' DynamicJointState in the output bag's typestore (rosbags' Kilted store has
+    no control_msgs; the field lists are those of scripts/interfaces/control_msgs)."""
+    from rosbags.typesys import get_types_from_msg
+    types = {}
+    for name, text in (("control_msgs/msg/InterfaceValue",
+                        "string[] interface_names\nfloat64[] values\n"),
+                       ("control_msgs/msg/DynamicJointState",
+                        "std_msgs/Header header\nstring[] joint_names\n"
+                        "control_msgs/InterfaceValue[] interface_values\n")):
+        types.update(get_types_from_msg(text, name))
+    store.register(types)
 
 
 def _vec(T, v):

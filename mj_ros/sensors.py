@@ -1,4 +1,5 @@
-"""Group a model's sensors into the ROS streams the node publishes.
+"""Group a model's sensors into the ROS streams the node publishes, with the frame each one's
+numbers are expressed in.
 
 Pure: reads only model arrays, imports neither ROS nor the engine, so it is unit-testable with
 plain arrays. Rules (issue 5):
@@ -9,12 +10,33 @@ plain arrays. Rules (issue 5):
   A group needs a gyro or an accelerometer; a missing part is marked per REP 145 (covariance[0] = -1).
 * Wrench (geometry_msgs/WrenchStamped): a `force` and a `torque` on one site, grouped the same way by
   `<name>_force` / `<name>_torque`, then by site. Both parts are required.
-* Every other sensor (touch, joint, frame, ... and left-over parts) is published on a topic of its
-  own: dim 3 as geometry_msgs/Vector3Stamped, framequat as geometry_msgs/QuaternionStamped,
-  anything else as std_msgs/Float64MultiArray (whose data is the sensor's `dim` values).
+* Every other sensor is published on a topic of its own, stamped (`OtherSensor.kind`):
+  framepos and subtreecom: geometry_msgs/PointStamped ('point'); framequat and ballquat:
+  geometry_msgs/QuaternionStamped ('quaternion'); any other 3-vector:
+  geometry_msgs/Vector3Stamped ('vector3'); rangefinder: sensor_msgs/Range ('range');
+  everything else (touch, joint, tendon, actuator scalars, ...): control_msgs/DynamicJointState
+  ('values'), the message ros2_control's joint_state_broadcaster uses for named values (a
+  sensor's state interfaces included): one entry named after the sensor, interface names
+  `<type>` (dim 1) or `<type>.<i>`.
+
+Frames (`frame_of`; seed 000 sensor/frame*): frame sensors (framepos, framequat, frame?axis,
+framelinvel, frameangvel) are in the world frame unless reftype/refname give a reference frame,
+whose name is then the frame_id; framelinacc, frameangacc and the subtree sensors are always in
+the world frame; the site sensors (touch, accelerometer, velocimeter, gyro, force, torque,
+magnetometer, rangefinder) are in their site's frame; joint, tendon, actuator and other
+non-spatial sensors have no frame ('').
+A reference `body` (MuJoCo: the body's inertial frame) is named by the body's frame, which tf
+publishes at the body origin: the two differ by the body's inertial offset.
+
+Force/torque convention (seed 000 sensor/force, tested in test/ros/test_sensors.py against a
+hanging mass): the interaction force and torque between the site's body (the child) and its
+parent, in the site's frame; the site sits on the child and the force points from the child to
+the parent: a mass m hanging below the sensor reads +m g along the site's up axis (the pull the
+parent exerts on the child to hold it), torque about the site's origin.
 
 Covariances come from the sensors' `noise` (a standard deviation): variance = noise**2 on the
-diagonal, 0 where the noise is 0 (covariance unknown, REP 145).
+diagonal, 0 where the noise is 0 (covariance unknown, REP 145). With `sensor_noise` the node adds
+zero-mean Gaussian noise of that standard deviation to what it publishes (mj_ros/outputs.py).
 """
 from __future__ import annotations
 
@@ -32,13 +54,24 @@ class SensorKinds:
     force: int
     torque: int
     site: int
+    types: dict = dataclasses.field(default_factory=dict)  # every mjtSensor: 'framepos' -> int
 
     @classmethod
     def from_module(cls, mj) -> "SensorKinds":
         s, o = mj.mjtSensor, mj.mjtObj
+        types = {k[len("mjSENS_"):].lower(): int(v) for k, v in s.__members__.items()}
         return cls(framequat=int(s.mjSENS_FRAMEQUAT), gyro=int(s.mjSENS_GYRO),
                    accelerometer=int(s.mjSENS_ACCELEROMETER), force=int(s.mjSENS_FORCE),
-                   torque=int(s.mjSENS_TORQUE), site=int(o.mjOBJ_SITE))
+                   torque=int(s.mjSENS_TORQUE), site=int(o.mjOBJ_SITE), types=types)
+
+    def name(self, sensor_type: int) -> str:
+        """'framepos' for mjSENS_FRAMEPOS; 'sensor' if unknown."""
+        found = next((k for k, v in self.types.items() if v == sensor_type), None)
+        if found is not None:
+            return found
+        named = {self.framequat: "framequat", self.gyro: "gyro",
+                 self.accelerometer: "accelerometer", self.force: "force", self.torque: "torque"}
+        return named.get(sensor_type, "sensor")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,6 +85,8 @@ class Sensor:
     noise: float
     objtype: int
     objname: str  # the name of the object it is attached to ('' if none or unnamed)
+    refname: str = ""   # its reference frame object (frame sensors' reftype/refname)
+    cutoff: float = 0.0  # sensor_cutoff (rangefinder: the maximum range, 0 = none)
 
     @property
     def variance(self) -> float:
@@ -77,7 +112,8 @@ class WrenchGroup:
 
 @dataclasses.dataclass(frozen=True)
 class OtherSensor:
-    """A sensor published alone. kind is 'vector3', 'quaternion' or 'array'."""
+    """A sensor published alone. kind: 'point', 'vector3', 'quaternion', 'range' or 'values';
+    frame: the frame its numbers are in ('' for none, `world` for the world frame)."""
 
     name: str
     frame: str
@@ -163,14 +199,46 @@ def group_sensors(sensors: Sequence[Sensor], kinds: SensorKinds) -> SensorLayout
     for s in sensors:
         if s.name in claimed:
             continue
-        if s.type == kinds.framequat and s.dim == 4:
-            kind = "quaternion"
-        elif s.dim == 3:
-            kind = "vector3"
-        else:
-            kind = "array"
-        others.append(OtherSensor(s.name, s.objname, kind, s))
+        others.append(OtherSensor(s.name, frame_of(s, kinds, WORLD), message_kind(s, kinds), s))
     return SensorLayout(tuple(imus), tuple(wrenches), tuple(others))
+
+
+WORLD = "world"   # stands for the world frame in OtherSensor.frame (the node's world_frame)
+_WORLD_OR_REF = {"framepos", "framequat", "framexaxis", "frameyaxis", "framezaxis",
+                 "framelinvel", "frameangvel"}
+_WORLD_ONLY = {"framelinacc", "frameangacc", "subtreecom", "subtreelinvel", "subtreeangmom"}
+_SITE_FRAME = {"touch", "accelerometer", "velocimeter", "gyro", "force", "torque",
+               "magnetometer", "rangefinder"}
+
+
+def frame_of(s: Sensor, kinds: SensorKinds, world: str = WORLD) -> str:
+    """The frame sensor `s`'s numbers are expressed in (module docstring): `world`, a reference
+    frame's name, its site's name, or '' (no spatial frame)."""
+    name = kinds.name(s.type)
+    if name in _WORLD_OR_REF:
+        return s.refname or world
+    if name in _WORLD_ONLY:
+        return world
+    if name in _SITE_FRAME:
+        return s.objname
+    return ""
+
+
+def message_kind(s: Sensor, kinds: SensorKinds) -> str:
+    name = kinds.name(s.type)
+    if name in ("framepos", "subtreecom"):
+        return "point"
+    if name in ("framequat", "ballquat") and s.dim == 4:
+        return "quaternion"
+    if name == "rangefinder" and s.dim == 1:
+        return "range"
+    return "vector3" if s.dim == 3 else "values"
+
+
+def interface_names(s: Sensor, kinds: SensorKinds) -> list[str]:
+    """DynamicJointState interface names of a 'values' sensor: its type, `<type>.<i>` if dim > 1."""
+    t = kinds.name(s.type)
+    return [t] if s.dim == 1 else [f"{t}.{i}" for i in range(s.dim)]
 
 
 def sensors_from_model(m, mj) -> list[Sensor]:
@@ -180,16 +248,27 @@ def sensors_from_model(m, mj) -> list[Sensor]:
     for i in range(int(m.nsensor)):
         name = mj.mj_id2name(m, mj.mjtObj.mjOBJ_SENSOR, i) or f"sensor{i}"
         objtype, objid = int(m.sensor_objtype[i]), int(m.sensor_objid[i])
-        objname = ""
-        if objid >= 0:
-            try:
-                objname = mj.mj_id2name(m, objtype, objid) or ""
-            except Exception:  # an object type without names (e.g. none)
-                objname = ""
+        reftype, refid = int(m.sensor_reftype[i]), int(m.sensor_refid[i])
         out.append(Sensor(name=name, type=int(m.sensor_type[i]), adr=int(m.sensor_adr[i]),
                           dim=int(m.sensor_dim[i]), noise=float(m.sensor_noise[i]),
-                          objtype=objtype, objname=objname))
+                          objtype=objtype, objname=_object_name(m, mj, objtype, objid),
+                          refname=_object_name(m, mj, reftype, refid),
+                          cutoff=float(m.sensor_cutoff[i])))
     return out
+
+
+def _object_name(m, mj, objtype: int, objid: int) -> str:
+    """The name of an object as tf names its frame ('' if none or unnamed: a body's tf frame
+    is `body<i>` then, mj_ros/frames.py)."""
+    if objid < 0:
+        return ""
+    try:
+        name = mj.mj_id2name(m, objtype, objid) or ""
+    except Exception:  # an object type without names (e.g. none)
+        return ""
+    if not name and objtype in (int(mj.mjtObj.mjOBJ_BODY), int(mj.mjtObj.mjOBJ_XBODY)):
+        return "world" if objid == 0 else f"body{objid}"
+    return name
 
 
 def layout_from_model(m, mj) -> SensorLayout:

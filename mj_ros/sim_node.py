@@ -127,7 +127,11 @@ class SimNode(Node):
         if source is None:
             source = model_io.ModelSource("file", str(model_io.default_model_path()),
                                           "default robot")
-        self.model = model_io.load(source, mj)  # loads the engine's kernels (see main)
+        from mj_ros import ros2_control as r2c  # URDF <ros2_control> blocks become actuators
+        loaded = model_io.load(source, mj, r2c.Gains(
+            p("ros2_control_kp"), p("ros2_control_kv"), p("ros2_control_velocity_kv")),
+            controllers.claimed_interfaces(p("controllers_file")))
+        self.model = loaded.model  # loads the engine's kernels (see main)
         if p("timestep") > 0:
             self.model.opt.timestep = p("timestep")
         try:
@@ -144,8 +148,11 @@ class SimNode(Node):
         self.timestep = float(m.opt.timestep)
 
         self.cmap = cmds.CommandMap.from_model(m, mj)
-        self.cmap.set_limits(limits.from_model(
-            m, self.cmap.joints, fr.urdf_text_of(source.kind, source.value)))
+        joint_limits = limits.from_model(m, self.cmap.joints,
+                                         fr.urdf_text_of(source.kind, source.value))
+        self.cmap.set_limits(joint_limits)
+        self._effort_vlimit = limits.EffortVelocityLimit(self.cmap, joint_limits)
+        self._effort_guard = False  # a guarded effort is on (set where commands change)
         # commands set the goal; the ramp moves the applied controls towards it (velocity limits)
         self._ctrl_goal = np.zeros(m.nu)
         self._ramp = limits.Ramp(self.cmap.ramp_rate, self.timestep)
@@ -179,6 +186,13 @@ class SimNode(Node):
         self._make_publishers()
         self._make_inputs()
         self.controllers = controllers.make(self, self, p("controllers_file"))  # ros2_control's
+        self._hardware = None   # topic_based_ros2_control's topics (mj_ros/topic_hardware.py)
+        if p("hardware_commands_topic") or p("hardware_states_topic"):
+            from mj_ros import topic_hardware
+            self._hardware = topic_hardware.TopicHardware(
+                self, self, p("hardware_commands_topic"), p("hardware_states_topic"),
+                loaded.hardware, loaded.interfaces,
+                lockstep.QUEUE_DEPTH if self.lockstep else COMMAND_QOS)
         self._make_tf_and_mocap()
         self._make_scene()
         self._make_outputs(clock_pub)
@@ -190,6 +204,10 @@ class SimNode(Node):
         self.get_logger().info(
             f"model {source.describe()}: {m.njnt} joints, {m.nu} actuators, {m.nsensor} sensors,"
             f" timestep {self.timestep} s")
+        for note in loaded.notes:
+            self.get_logger().info(note)
+        for warning in loaded.warnings:
+            self.get_logger().warning(warning)
         self.get_logger().info(
             f"publishing {len(self.layout.imus)} IMU, {len(self.layout.wrenches)} wrench, "
             f"{len(self.layout.others)} other sensor topics; speed {self.pacer.speed:g}"
@@ -368,8 +386,11 @@ class SimNode(Node):
         self.out = outputs.StateOutputs(
             self, self.model, mj, L, self.cmap.joints.values(), topic_prefix=p("topic_prefix"),
             frame_prefix=p("frame_prefix"), world_frame=p("world_frame"),
-            odometry_bodies=self._odom_bodies, tf=self._tf, clock_pub=clock_pub)
+            odometry_bodies=self._odom_bodies, tf=self._tf, clock_pub=clock_pub,
+            noise_seed=p("seed") if p("sensor_noise") else None)
         self.clock_pub, self.js_pub = self.out.clock_pub, self.out.js_pub
+        if self._hardware is not None and self._hardware.states_pub is not None:
+            self.out.also_send_joint_states(self._hardware.states_pub)
         # the streams with nothing to publish are off
         if not L.imus:
             self._s_imu.every = 0
@@ -551,6 +572,7 @@ class SimNode(Node):
         self._ctrl_goal[command.ctrl_idx] = command.ctrl_val
         self._ramp.start()
         self._qfrc_cmd[command.dof_idx] = command.dof_val
+        self._effort_guard = self._effort_vlimit.engaged(self._ctrl_goal, self._qfrc_cmd)
         if command.clamped:
             self._warn.warn("clamp", f"{command.clamped} command values clamped to the actuator "
                                      f"and joint limits ({command.note})")
@@ -685,6 +707,7 @@ class SimNode(Node):
         hold = self.cmap.hold_targets(d.qpos)
         self._ctrl_goal[hold.ctrl_idx] = hold.ctrl_val
         self._ctrl_cmd[:] = self._ctrl_goal  # holding where it is: nothing to ramp
+        self._effort_guard = self._effort_vlimit.engaged(self._ctrl_goal, self._qfrc_cmd)
         self._ramp.active = False
         d.ctrl[:] = self._ctrl_cmd
         self._traj = None
@@ -715,6 +738,7 @@ class SimNode(Node):
             self._ctrl_goal[command.ctrl_idx] = command.ctrl_val
             self._ramp.start()
             self._qfrc_cmd[:] = 0.0
+            self._effort_guard = self._effort_vlimit.engaged(self._ctrl_goal, self._qfrc_cmd)
 
     def step(self, publish: bool = True) -> None:
         """Apply the commands, advance the engine one step, publish what is due (unless
@@ -730,6 +754,8 @@ class SimNode(Node):
         self._ramp.apply(self._ctrl_goal, self._ctrl_cmd)
         d.ctrl[:] = self._ctrl_cmd
         d.qfrc_applied[:] = self._qfrc_cmd
+        if self._effort_guard:  # about 6 us: only while an effort on a limited joint is on
+            self._effort_vlimit.apply(d.qvel, d.ctrl, d.qfrc_applied)
         self._mj_step(m, d)
         self._steps += 1
         t = self._advance_clock(1)
@@ -883,9 +909,11 @@ class SimNode(Node):
     def _batchable_steps(self, now: float) -> int:
         """How many steps can go to the engine in one call before the next publication is due:
         0 unless publications are held back by max_publish_rate and the inputs are constant
-        (no trajectory, no mocap, no command timeout within the batch, not following /clock)."""
+        (no trajectory, no mocap, no ramp, no effort at a velocity limit's guard, no command
+        timeout within the batch, not following /clock)."""
         if (not self._publish_period or self._traj is not None or self._mocap is not None
-                or self._ramp.active):
+                or self._ramp.active
+                or self._effort_guard):
             return 0
         left = self._next_publish - now
         if left <= 0:

@@ -66,7 +66,9 @@ def test_every_message_holds_the_engine_state(node):
     np.testing.assert_array_equal([f.x, f.y, f.z], s[g.force.adr:g.force.adr + 3])
     np.testing.assert_array_equal([t.x, t.y, t.z], s[g.torque.adr:g.torque.adr + 3])
     for (entry, src), other in zip(out.other.entries, node.layout.others):
-        np.testing.assert_array_equal(b.check(entry).data, s[src])
+        msg = b.check(entry)   # the default robot's: touch sensors, DynamicJointState
+        np.testing.assert_array_equal(msg.interface_values[0].values, s[src])
+        assert (msg.header.stamp.sec, msg.header.stamp.nanosec) == (sec, nsec)
         assert len(src) == other.sensor.dim
 
     tf = b.check(out._e_tf)

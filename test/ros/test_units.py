@@ -33,7 +33,7 @@ def test_imu_and_wrench_grouped_by_name_convention():
     g = layout.imus[0]
     assert (g.quat.adr, g.gyro.adr, g.accel.adr) == (0, 4, 7)
     assert [(w.name, w.force.adr, w.torque.adr) for w in layout.wrenches] == [("ft", 10, 13)]
-    assert [(o.name, o.kind) for o in layout.others] == [("tip_touch", "array")]
+    assert [(o.name, o.kind) for o in layout.others] == [("tip_touch", "values")]
     oc, gc, ac = imu_covariances(g)
     assert oc == [0.0] * 9 and gc[0] == pytest.approx(1e-6) and ac[4] == pytest.approx(1e-4)
 
