@@ -99,14 +99,13 @@ def instance_of(c, el, capability):
 
 def actuator_actdim(c, el, k, i):
     """Activation variables of plugin actuator ``i`` (instance ``k``): the XML actdim when
-    given, else the plugin's actuator_actdim, plus one for a dyntype filter (seed 002
-    "执行器状态": the dyntype's variable comes after the plugin's)."""
+    given, else one for a dyntype filter. mujoco 4.0.0 sizes them from the XML only; a plugin
+    that needs act checks the count in its init (measured: mujoco.pid without actdim="1" and
+    with ki or slewmax fails to load)."""
     nact = el.attrs.get("actdim", -1)
     if nact is not None and nact >= 0:
         return int(nact)
-    p = c.plugin_objs[k]
-    n = int(p.actuator_actdim(_View(c), k, i)) if p.actuator_actdim is not None else 0
-    return n + (1 if el.attrs.get("dyntype", "none") != "none" else 0)
+    return 1 if el.attrs.get("dyntype", "none") != "none" else 0
 
 
 def sensor_dim(c, el, k, i):

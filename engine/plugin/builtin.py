@@ -39,7 +39,7 @@ class Pid(Plugin):
     name = "mujoco.pid"
     capabilities = ACTUATOR
     # the order mjModel.plugin_attr stores them in mujoco 4.0.0 (measured on pid.xml)
-    attributes = ("kp", "ki", "kd", "slewmax", "imax")
+    attributes = ("kp", "ki", "kd", "imax", "slewmax")
 
     def _get(self, m, instance, attr):
         return _opt_float(m, instance, self.attributes.index(attr), attr)
@@ -67,7 +67,12 @@ class Pid(Plugin):
         if len(ids) != 1:
             raise ValueError(f"mujoco.pid instance {instance}: needs exactly one actuator, "
                              f"found {len(ids)}")
-        cfg.actuator = ids[0]
+        cfg.actuator = i = ids[0]
+        want = self.actuator_actdim(m, instance, i)
+        if int(m.actuator_actnum[i]) != want:
+            raise ValueError(f"plugin->init failed for plugin id {instance}: actuator {i} has "
+                             f"actdim {int(m.actuator_actnum[i])}, expected {want}. Add "
+                             f'actdim="{want}" to the actuator plugin element.')
         return cfg
 
     def reset(self, m, plugin_state, plugin_data, instance):

@@ -9,8 +9,9 @@ MuJoCo's mjpPlugin:
   values), ``needstage`` (mjtStage of a sensor plugin's compute: NONE and POS run in
   mj_sensorPos, VEL in mj_sensorVel, ACC in mj_sensorAcc);
 - sizes: ``nstate(m, instance)`` (floats of d.plugin_state), ``nsensordata(m, instance,
-  sensor_id)`` (sensordata of one sensor), ``actuator_actdim(m, instance, actuator_id)`` (act
-  variables of an actuator, when its actdim is not given in the XML);
+  sensor_id)`` (sensordata of one sensor), ``actuator_actdim(m, instance, actuator_id)`` (the act
+  variables an actuator needs: the XML's actdim sizes them, as in mujoco 4.0.0, and a plugin
+  checks it in init);
 - callbacks: ``init(m, d, instance)`` returns the instance's plugin data (any Python object,
   stored in d.plugin_data[instance]), ``destroy(m, d, instance)``, ``reset(m, plugin_state,
   plugin_data, instance)`` (plugin_state: this instance's slice of d.plugin_state),
