@@ -130,12 +130,16 @@ def python_stages(m):
     if _control is not None or _passive is not None:
         return True
     ext = m.__dict__.get("_ext_python")
+    if ext is False:        # the common case: nothing to call (one lookup on mj_step's path)
+        return False
     if ext is None:
         from .plugin.pipeline import needs_python
-        ext = needs_python(m)
+        user_sensors, always = needs_python(m)
+        ext = (user_sensors, always) if user_sensors or always else False
         m.__dict__["_ext_python"] = ext
-    user_sensors, always = ext
-    return always or (user_sensors and _sensor is not None)
+        if ext is False:
+            return False
+    return ext[1] or (ext[0] and _sensor is not None)
 
 
 def _unsupported(name):

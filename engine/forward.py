@@ -1299,6 +1299,14 @@ def mj_step(m, d, nstep=1):
     if not callbacks.python_stages(m):
         check_model(m)
         done = _run(m, d, OP_STEP, nstep)[0]
+    else:   # plugins written as kernels: their compiled loop (engine.plugin.compiled)
+        from .plugin.pipeline import compiled_step
+        kstep = compiled_step(m)
+        done = None
+        if kstep is not None:
+            check_model(m)
+            done = kstep(m._A, d._A, d.plugin_state, m.__dict__["_plugin_config_num"], nstep)
+    if done is not None:
         if done == nstep:
             return
         if d.fw_status[0] != STATUS_FWDINV:

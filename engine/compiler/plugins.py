@@ -19,6 +19,10 @@ import numpy as np
 from ..errors import CompileError
 
 
+# first-party plugins mujoco 4.0.0 ships that the engine does not provide yet
+_NOT_BUILT = ("mujoco.sdf.", "mujoco.elasticity.")
+
+
 class _View:
     """What a plugin's size callbacks (nstate, nsensordata, actuator_actdim) can read while the
     model is being compiled: the plugin fields and the fields compiled so far."""
@@ -43,6 +47,9 @@ def resolve_instances(c):
 
     def lookup(name, file, line, elem):
         p, slot = mjp_getPlugin(name)
+        if p is None and name.startswith(_NOT_BUILT):
+            raise NotImplementedError(f"{file}:{line}: MuJoCo's first-party plugin '{name}' is "
+                                      "not built in this engine yet (seed 002)")
         if p is None:
             raise CompileError(f"unknown plugin '{name}' (not registered: see "
                                "engine.mjp_registerPlugin and engine.mj_loadPluginLibrary)",

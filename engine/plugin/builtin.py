@@ -7,12 +7,16 @@ de/dt = du/dt - velocity (du/dt = 0 for dyntype none); u is ctrl (clamped to ctr
 actuator's last act for a dyntype filter; I (when ki != 0) is an activation variable holding the
 error integral, clamped to imax / ki; with slewmax, u is limited to move at most slewmax * dt per
 step from the previous u (kept in act, with a plugin state flag telling whether one exists).
+
+mujoco.sensor.touch_grid: see `TouchGrid`.
 """
 from __future__ import annotations
 
 import math
 
-from .registry import ACTUATOR, Plugin, mjp_registerPlugin
+import numpy as np
+
+from .registry import ACTUATOR, SENSOR, Plugin, mjp_registerPlugin
 
 _DYN_NONE, _DYN_FILTEREXACT = 0, 3
 _MINVAL = 1e-15
@@ -162,3 +166,121 @@ class Pid(Plugin):
 def register():
     """Register the first-party plugins (called on the registry's first lookup)."""
     mjp_registerPlugin(Pid())
+    mjp_registerPlugin(TouchGrid())
+
+
+# ---- mujoco.sensor.touch_grid ---------------------------------------------------------------------
+def _numbers(text, kind=float):
+    """A config value's whitespace-separated numbers."""
+    return [kind(float(x)) for x in text.split()]
+
+
+def _fovea(x, gamma):
+    """The foveal deformation of a unit bin edge: gamma x^5 + (1 - gamma) x."""
+    if not gamma:
+        return x
+    g = max(0.0, min(1.0, gamma))
+    return g * x ** 5 + (1 - g) * x
+
+
+def _bin_edges(n, fov, gamma):
+    """n + 1 bin edges over [-fov, fov] degrees (as radians), foveally deformed."""
+    step = 2.0 / n if n > 0 else 0.0
+    edges, x = [], -1.0
+    for _ in range(n + 1):      # accumulated as MuJoCo's LinSpace does (same rounding)
+        edges.append(x)
+        x += step
+    return np.array([_fovea(e, gamma) for e in edges]) * (fov * math.pi / 180)
+
+
+def _bin(edges, x):
+    """The bin of x (1-based; 0 or len(edges) when outside), the first edge with x <= edge."""
+    return int(np.searchsorted(edges, x, side="left"))
+
+
+class TouchGrid(Plugin):
+    """mujoco.sensor.touch_grid: contact forces on the body of a site, binned on a grid of
+    (azimuth, elevation) directions seen from the site (the site looks down its -z axis).
+
+    sensordata: nchannel frames of size[0] x size[1] (x fastest); channel k sums, per bin, the
+    k-th component of the contacts' force/torque in the site frame permuted to (normal,
+    tangent, tangent): (z, x, y) of force then of torque. Contacts count when either body's
+    weld is the site body's weld; forces point away from the site's body. needstage ACC (it
+    reads the constraint forces)."""
+    name = "mujoco.sensor.touch_grid"
+    capabilities = SENSOR
+    attributes = ("nchannel", "size", "fov", "gamma")
+    needstage = 3
+
+    @staticmethod
+    def _cfg(m, instance):
+        vals = dict(zip(TouchGrid.attributes, m.__dict__["_plugin_config"][instance]))
+        nch = int(float(vals["nchannel"] or 0)) or 1
+        size = _numbers(vals["size"], int) if vals["size"] else []
+        return vals, nch, size
+
+    def nsensordata(self, m, instance, sensor_id):
+        _, nch, size = self._cfg(m, instance)
+        if len(size) != 2:
+            raise ValueError("mujoco.sensor.touch_grid: both horizontal and vertical "
+                             "resolutions must be specified")
+        return nch * size[0] * size[1]
+
+    def init(self, m, d, instance):
+        vals, nch, size = self._cfg(m, instance)
+        if not 1 <= nch <= 6:
+            raise ValueError("mujoco.sensor.touch_grid: nchannel must be between 1 and 6")
+        if len(size) != 2 or size[0] <= 0 or size[1] <= 0:
+            raise ValueError("mujoco.sensor.touch_grid: horizontal and vertical resolutions "
+                             "must be positive")
+        fov = _numbers(vals["fov"]) if vals["fov"] else []
+        if len(fov) != 2 or not 0 < fov[0] <= 180 or not 0 < fov[1] <= 90:
+            raise ValueError("mujoco.sensor.touch_grid: fov must be two angles in (0, 180] and "
+                             "(0, 90] degrees")
+        gamma = float(vals["gamma"] or 0)
+        if not 0 <= gamma <= 1:
+            raise ValueError("mujoco.sensor.touch_grid: gamma must be in [0, 1]")
+        sid = next(i for i in range(m.nsensor) if int(m.sensor_plugin[i]) == instance)
+        if int(m.sensor_objtype[sid]) != 6:     # mjOBJ_SITE
+            raise ValueError("mujoco.sensor.touch_grid: the sensor must be attached to a site")
+        return dict(sensor=sid, nchannel=nch, size=size,
+                    xedges=_bin_edges(size[0], fov[0], gamma),
+                    yedges=_bin_edges(size[1], fov[1], gamma), force=np.zeros(6))
+
+    def compute(self, m, d, instance, capability):
+        from ..constraint import mj_contactForce
+        cfg = d.plugin_data[instance]
+        sid = cfg["sensor"]
+        adr, dim = int(m.sensor_adr[sid]), int(m.sensor_dim[sid])
+        out = d.sensordata[adr:adr + dim]
+        out[:] = 0.0
+        site = int(m.sensor_objid[sid])
+        parent_body = int(m.body_weldid[m.site_bodyid[site]])
+        parent_weld = int(m.body_weldid[parent_body])
+        gb, weld = m.geom_bodyid, m.body_weldid
+        spos, smat = d.site_xpos[site], d.site_xmat[site].reshape(3, 3)
+        nx, ny = cfg["size"]
+        frame = nx * ny
+        xe, ye = cfg["xedges"], cfg["yedges"]
+        f6 = cfg["force"]
+        for i in range(d.ncon):
+            c = d.contact[i]
+            b1, b2 = int(gb[c.geom1]), int(gb[c.geom2])
+            if int(weld[b1]) != parent_weld and int(weld[b2]) != parent_weld:
+                continue
+            mj_contactForce(m, d, i, f6)
+            cf = np.asarray(c.frame).reshape(3, 3)
+            force = smat.T @ (cf.T @ f6[:3])
+            torque = smat.T @ (cf.T @ f6[3:])
+            if parent_body < max(b1, b2):
+                force, torque = -force, -torque
+            comps = (force[2], force[0], force[1], torque[2], torque[0], torque[1])
+            x, y, z = smat.T @ (np.asarray(c.pos) - spos)
+            az = math.atan2(x, -z)
+            el = math.atan2(y, math.sqrt(x * x + z * z))
+            xi, yi = _bin(xe, az), _bin(ye, el)
+            if xi == 0 or xi == nx + 1 or yi == 0 or yi == ny + 1:
+                continue
+            k = (yi - 1) * nx + (xi - 1)
+            for ch in range(cfg["nchannel"]):
+                out[ch * frame + k] += comps[ch]

@@ -67,6 +67,25 @@ def needs_python(m):
     return has_user, bool(inf["user_act"] or inf["plugins"])
 
 
+def compiled_step(m):
+    """The compiled mj_step loop with the model's plugin kernels (engine.plugin.compiled), when
+    plugins written as kernels are the only reason for the Python stages; else None."""
+    if (callbacks.get_mjcb_control() is not None or callbacks.get_mjcb_passive() is not None
+            or int(m.opt.integrator) == 1):   # RK4's inner stages run without the plugins
+        return None
+    inf = _info(m)
+    if inf["user_act"] or (callbacks.get_mjcb_sensor() is not None
+                           and any(inf["user_sensors"].values())):
+        return None
+    fn = m.__dict__.get("_plugin_step", False)
+    if fn is False:
+        from .compiled import config_array, step_kernel
+        fn = step_kernel(m)
+        config_array(m)
+        m.__dict__["_plugin_step"] = fn
+    return fn
+
+
 # ---- data: plugin state and plugin data (seed 002 "插件状态") -----------------------------------
 def init_data(m, d):
     """d.plugin_state (npluginstate floats, zero) and d.plugin_data (each instance's init
