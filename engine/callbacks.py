@@ -31,6 +31,9 @@ _sensor = None
 _act_dyn = None
 _act_gain = None
 _act_bias = None
+# True while neither a control nor a passive callback is set: with a model's cached
+# "_ext_python" False, mj_step's test for the compiled loop is one global and one dict lookup
+idle = True
 
 # callbacks the engine does not call: name -> what it would be for
 _NOT_CALLED = {
@@ -48,9 +51,10 @@ def _check(name, fn):
 
 def set_mjcb_control(fn):
     """Install the control callback ``fn(m, d)``; None removes it."""
-    global _control
+    global _control, idle
     _check("mjcb_control", fn)
     _control = fn
+    idle = _control is None and _passive is None
 
 
 def get_mjcb_control():
@@ -61,9 +65,10 @@ def get_mjcb_control():
 def set_mjcb_passive(fn):
     """Install the passive-force callback ``fn(m, d)`` (adds to d.qfrc_passive); None removes
     it."""
-    global _passive
+    global _passive, idle
     _check("mjcb_passive", fn)
     _passive = fn
+    idle = _control is None and _passive is None
 
 
 def get_mjcb_passive():

@@ -1210,7 +1210,8 @@ def _forward(m, d, skipstage, skipsensor):
     """mj_forwardSkip after its argument checks."""
     _prepare(m, d)
     d.fw_status[0] = 0
-    if not callbacks.python_stages(m):
+    if (callbacks.idle and m.__dict__.get("_ext_python") is False) or \
+            not callbacks.python_stages(m):
         _run(m, d, OP_FORWARD, skipstage=skipstage, skipsensor=skipsensor)
     else:
         _python_forward(m, d, int(skipstage), bool(skipsensor))
@@ -1296,7 +1297,8 @@ def mj_step(m, d, nstep=1):
         argcheck.pair_slow(m, d, "mj_step")
     if type(nstep) is not int:
         nstep = argcheck.integer(nstep, "nstep", "mj_step")
-    if not callbacks.python_stages(m):
+    if (callbacks.idle and m.__dict__.get("_ext_python") is False) or \
+            not callbacks.python_stages(m):
         check_model(m)
         done = _run(m, d, OP_STEP, nstep)[0]
     else:   # plugins written as kernels: their compiled loop (engine.plugin.compiled)

@@ -298,9 +298,9 @@ class AssetPhases:
         ``subdir`` (meshdir, texturedir): the assets dict, a resource provider or the file system,
         in MuJoCo's order (engine.plugin.resource, seed 002). CompileError naming the element,
         the resource and the provider when none has it."""
-        from ..plugin.resource import ResourceError, join, read_resource
+        from ..plugin.resource import ResourceError, join_dir, read_resource
         try:
-            return read_resource(fname, join(self.spec.dir, subdir), self.assets)
+            return read_resource(fname, join_dir(self.spec.dir, subdir), self.assets)
         except ResourceError as e:
             raise err(el, str(e), "file") from None
 

@@ -28,8 +28,11 @@ class _View:
     model is being compiled: the plugin fields and the fields compiled so far."""
 
     def __init__(self, c):
-        self.__dict__.update({k: np.asarray(v) for k, v in c.v.items()
-                              if not isinstance(v, dict)})
+        for k, v in c.v.items():
+            try:
+                self.__dict__[k] = np.asarray(v)
+            except ValueError:      # a ragged list: kept as it is
+                self.__dict__[k] = v
         self.__dict__.update(c.sz)
         self.__dict__["_plugin_config"] = c.plugin_config
         self.plugin = np.asarray(c.plugin_slot, np.int32)

@@ -16,10 +16,10 @@ import math
 
 import numpy as np
 
+from .pipeline import next_activation
 from .registry import ACTUATOR, SENSOR, Plugin, mjp_registerPlugin
 
-_DYN_NONE, _DYN_FILTEREXACT = 0, 3
-_MINVAL = 1e-15
+_DYN_NONE = 0
 
 
 def _opt_float(m, instance, k, attr):
@@ -98,18 +98,6 @@ class Pid(Plugin):
             prev_exists = bool(d.plugin_state[m.plugin_stateadr[instance]])
         return integral, prev, prev_exists
 
-    @staticmethod
-    def _next_act(m, d, i, j, act_dot):
-        act = d.act[j]
-        if int(m.actuator_dyntype[i]) == _DYN_FILTEREXACT:
-            tau = max(_MINVAL, m.actuator_dynprm[i, 0])
-            act = act + act_dot * tau * (1 - math.exp(-m.opt.timestep / tau))
-        else:
-            act = act + act_dot * m.opt.timestep
-        if m.actuator_actlimited[i]:
-            act = min(max(act, m.actuator_actrange[i, 0]), m.actuator_actrange[i, 1])
-        return act
-
     def _ctrl(self, m, d, cfg, prev, prev_exists, actearly):
         i = cfg.actuator
         if int(m.actuator_dyntype[i]) == _DYN_NONE:
@@ -118,7 +106,7 @@ class Pid(Plugin):
                 u = min(max(u, m.actuator_ctrlrange[i, 0]), m.actuator_ctrlrange[i, 1])
         else:
             j = int(m.actuator_actadr[i] + m.actuator_actnum[i] - 1)
-            u = self._next_act(m, d, i, j, d.act_dot[j]) if actearly else d.act[j]
+            u = next_activation(m, i, d.act[j], d.act_dot[j]) if actearly else d.act[j]
         if cfg.slewmax is not None and prev_exists:
             h = m.opt.timestep
             u = min(max(u, prev - cfg.slewmax * h), prev + cfg.slewmax * h)
@@ -169,7 +157,7 @@ def register():
     mjp_registerPlugin(TouchGrid())
 
 
-# ---- mujoco.sensor.touch_grid ---------------------------------------------------------------------
+# ---- mujoco.sensor.touch_grid -------------------------------------------------------------------
 def _numbers(text, kind=float):
     """A config value's whitespace-separated numbers."""
     return [kind(float(x)) for x in text.split()]

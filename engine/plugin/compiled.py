@@ -97,16 +97,18 @@ from engine._access import f1, f2, i1, i2, is_, u1
 from engine._jit import kernel
 from engine._layout import DF, MF
 from engine.actuation import fwd_actuation, joint_force, _gravcomp_on
-from engine.forward import (check_acc, check_pos, check_vel, fwd_acceleration, fwd_constraint,
-                            fwd_position, fwd_velocity, integrate, options_unsupported)
-from engine.sensor import energy_pos, energy_vel, sensor_acc, sensor_pos, sensor_vel
+from engine.enums import mjtDisableBit, mjtEnableBit
+from engine.forward import (STATUS_FWDINV as _STATUS_FWDINV, check_acc, check_pos, check_vel,
+                            fwd_acceleration, fwd_constraint, fwd_position, fwd_velocity,
+                            integrate, options_unsupported)
+from engine.sensor import (_apply_cutoff, energy_pos, energy_vel, sensor_acc, sensor_pos,
+                           sensor_vel)
 {imports}
 
-_ENBL_ENERGY = 2
-_ENBL_FWDINV = 4
-_DSBL_SENSOR = 1 << 12
-_DSBL_ACTUATION = 1 << 11
-_STATUS_FWDINV = 12
+_ENBL_ENERGY = int(mjtEnableBit.mjENBL_ENERGY)
+_ENBL_FWDINV = int(mjtEnableBit.mjENBL_FWDINV)
+_DSBL_SENSOR = int(mjtDisableBit.mjDSBL_SENSOR)
+_DSBL_ACTUATION = int(mjtDisableBit.mjDSBL_ACTUATION)
 
 
 @kernel
@@ -217,15 +219,24 @@ def step_kernel(m):
         return "\n".join(lines) or f"{indent}pass"
 
     stage = inf["sensor_inst"]
+
+    def sensors(st):
+        """The plugin sensor calls of stage ``st``, then the cutoff of its plugin sensors."""
+        text = calls(stage[st], SENSOR, guard="sensors")
+        cut = [s for s in inf["plugin_sensors"][st] if m.sensor_cutoff[s] > 0]
+        if cut and stage[st]:
+            text += "\n" + "\n".join(f"        _apply_cutoff(M, D, {s})" for s in cut)
+        return text
+
     src = _TEMPLATE.format(
         names=", ".join(p.name for p in plugins), imports="",
         act_dot=calls(inf["actuator_inst"], None, "act_dot_kernel"),
         act=calls(inf["actuator_inst"], ACTUATOR),
         act_call="    _actuators(M, D, PS, CF)" if inf["actuator_inst"] else "",
-        sensor_pos=calls(stage[1], SENSOR, guard="sensors"),
+        sensor_pos=sensors(1),
         passive=calls(inf["passive_inst"], PASSIVE),
-        sensor_vel=calls(stage[2], SENSOR, guard="sensors"),
-        sensor_acc=calls(stage[3], SENSOR, guard="sensors"),
+        sensor_vel=sensors(2),
+        sensor_acc=sensors(3),
         advance=calls(inf["advance_inst"], None, "advance_kernel", indent="        "))
     src = src.replace("\n\n_ENBL_ENERGY", "\n" + "\n".join(imports) + "\n\n_ENBL_ENERGY", 1)
     digest = hashlib.sha256(src.encode()).hexdigest()[:16]

@@ -20,17 +20,25 @@ import math
 import numpy as np
 
 from .. import callbacks
-from ..enums import mjtSensor
+from ..enums import (mjMINVAL, mjtBias, mjtDisableBit, mjtDyn, mjtEnableBit, mjtGain,
+                     mjtIntegrator, mjtJoint, mjtSensor, mjtTrn)
 
 _SENS_USER, _SENS_PLUGIN = int(mjtSensor.mjSENS_USER), int(mjtSensor.mjSENS_PLUGIN)
-_DYN_FILTEREXACT, _DYN_USER = 3, 7
-_GAIN_FIXED, _GAIN_AFFINE, _GAIN_USER = 0, 1, 6
-_BIAS_NONE, _BIAS_AFFINE, _BIAS_USER = 0, 1, 5
-_TRN_TENDON = 3
-_DSBL_CLAMPCTRL, _DSBL_GRAVITY, _DSBL_ACTUATION, _DSBL_SENSOR = 1 << 8, 1 << 7, 1 << 11, 1 << 12
-_DSBL_SPRING, _DSBL_DAMPER = 1 << 5, 1 << 6
-_ENBL_ENERGY = 1 << 1
-_MINVAL = 1e-15
+_DYN_FILTEREXACT, _DYN_USER = int(mjtDyn.mjDYN_FILTEREXACT), int(mjtDyn.mjDYN_USER)
+_GAIN_FIXED, _GAIN_AFFINE, _GAIN_USER = (int(mjtGain.mjGAIN_FIXED), int(mjtGain.mjGAIN_AFFINE),
+                                         int(mjtGain.mjGAIN_USER))
+_BIAS_NONE, _BIAS_AFFINE, _BIAS_USER = (int(mjtBias.mjBIAS_NONE), int(mjtBias.mjBIAS_AFFINE),
+                                        int(mjtBias.mjBIAS_USER))
+_TRN_TENDON = int(mjtTrn.mjTRN_TENDON)
+_JNT_FREE, _JNT_BALL = int(mjtJoint.mjJNT_FREE), int(mjtJoint.mjJNT_BALL)
+_DSBL_CLAMPCTRL = int(mjtDisableBit.mjDSBL_CLAMPCTRL)
+_DSBL_GRAVITY = int(mjtDisableBit.mjDSBL_GRAVITY)
+_DSBL_ACTUATION = int(mjtDisableBit.mjDSBL_ACTUATION)
+_DSBL_SENSOR = int(mjtDisableBit.mjDSBL_SENSOR)
+_DSBL_SPRING = int(mjtDisableBit.mjDSBL_SPRING)
+_DSBL_DAMPER = int(mjtDisableBit.mjDSBL_DAMPER)
+_ENBL_ENERGY = int(mjtEnableBit.mjENBL_ENERGY)
+_INT_RK4 = int(mjtIntegrator.mjINT_RK4)
 
 
 def _info(m):
@@ -71,7 +79,7 @@ def compiled_step(m):
     """The compiled mj_step loop with the model's plugin kernels (engine.plugin.compiled), when
     plugins written as kernels are the only reason for the Python stages; else None."""
     if (callbacks.get_mjcb_control() is not None or callbacks.get_mjcb_passive() is not None
-            or int(m.opt.integrator) == 1):   # RK4's inner stages run without the plugins
+            or int(m.opt.integrator) == _INT_RK4):   # RK4's inner stages run without plugins
         return None
     inf = _info(m)
     if inf["user_act"] or (callbacks.get_mjcb_sensor() is not None
@@ -163,9 +171,11 @@ def passive_hook(m, d):
             inf["plugins"][k].compute(m, d, k, PASSIVE)
 
 
-def _next_act(m, i, act, act_dot):
+def next_activation(m, i, act, act_dot):
+    """The act of actuator ``i`` after one step at rate act_dot (exact for filterexact),
+    clamped to its actrange: mj_fwdActuation's actearly input."""
     if int(m.actuator_dyntype[i]) == _DYN_FILTEREXACT:
-        tau = max(_MINVAL, m.actuator_dynprm[i, 0])
+        tau = max(mjMINVAL, m.actuator_dynprm[i, 0])
         act = act + act_dot * tau * (1 - math.exp(-m.opt.timestep / tau))
     else:
         act = act + act_dot * m.opt.timestep
@@ -239,7 +249,8 @@ def actuation_hook(m, d):
             inp = ctrl[i]
         else:
             j = adr + int(m.actuator_actnum[i]) - 1
-            inp = _next_act(m, i, d.act[j], d.act_dot[j]) if m.actuator_actearly[i] else d.act[j]
+            inp = (next_activation(m, i, d.act[j], d.act_dot[j]) if m.actuator_actearly[i]
+                   else d.act[j])
         d.actuator_force[i] = gain * inp + bias
         changed.append(i)
     for k in inf["actuator_inst"]:
@@ -270,7 +281,7 @@ def _joint_force(m, d):
     on = not int(m.opt.disableflags) & _DSBL_GRAVITY and (g[0] or g[1] or g[2])
     for j in range(m.njnt):
         t = int(m.jnt_type[j])
-        n = 6 if t == 0 else (3 if t == 1 else 1)
+        n = 6 if t == _JNT_FREE else (3 if t == _JNT_BALL else 1)
         a = int(m.jnt_dofadr[j])
         if on and m.jnt_actgravcomp[j]:
             q[a:a + n] += d.qfrc_gravcomp[a:a + n]

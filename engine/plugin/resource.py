@@ -120,13 +120,24 @@ def is_absolute(name):
 
 
 def join(directory, name):
-    """``name`` resolved in ``directory`` (a file system path, or a provider's directory such as
-    ``mem:scene/``)."""
+    """``name`` resolved in ``directory``: a file system path, or a provider's directory (what
+    its getdir returns, separator included, e.g. ``mem:scene/``), which is prefixed as is."""
     if not directory or is_absolute(name):
         return name
     if find_provider(directory) is not None:
-        return directory + ("" if directory.endswith("/") else "/") + name
+        return directory + name
     return os.path.join(directory, name)
+
+
+def join_dir(directory, sub):
+    """The directory ``sub`` (meshdir, texturedir...) inside ``directory``, ending with its
+    separator when a provider serves it."""
+    if not sub:
+        return directory
+    out = join(directory, sub)
+    if find_provider(out) is not None and not out.endswith("/"):
+        out += "/"
+    return out
 
 
 def resource_dir(name):

@@ -44,7 +44,7 @@ import warnings
 import numpy as np
 
 from ..errors import XMLError
-from ..plugin.resource import find_provider, join, resource_dir, resource_exists
+from ..plugin.resource import find_provider, join, join_dir, resource_dir, resource_exists
 from ..spec import Body, DefaultClass
 from . import schema as S
 from .mjcf import MJCFReader, Node
@@ -430,7 +430,7 @@ class URDFReader:
         if "://" in fname:
             raise _err(node, f"unsupported URI scheme in '{fname}' (package:// and file:// are "
                              "supported)", "filename")
-        path = join(join(self.dir, self.meshdir), fname)
+        path = join(join_dir(self.dir, self.meshdir), fname)
         if find_provider(path) is not None:       # the URDF itself came from a provider
             if not resource_exists(path):
                 raise _err(node, f"mesh file '{fname}' not found (looked for {path})",

@@ -18,7 +18,7 @@ import pytest
 
 import engine
 from engine.plugin import registry
-from engine.plugin.registry import (ACTUATOR, PASSIVE, SENSOR, Plugin, mj_loadPluginLibrary,
+from engine.plugin.registry import (ACTUATOR, PASSIVE, SENSOR, Plugin,
                                     mjp_registerPlugin)
 
 PID = "/work/shared/models/mujoco/model/plugin/actuator/pid.xml"

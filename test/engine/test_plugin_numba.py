@@ -29,11 +29,12 @@ PLUGIN = f"""<mujoco><option timestep="0.002"/>
 <plugin plugin="test.nb_energy"><instance name="e"><config key="k" value="2"/></instance>
 </plugin></extension>
 <worldbody><body pos="0 0 2">{CHAIN}</body></worldbody>
-<sensor><plugin name="energy" instance="e"/><jointpos joint="j"/></sensor></mujoco>"""
+<sensor><plugin name="energy" instance="e" cutoff="0.3"/><jointpos joint="j"/></sensor>
+</mujoco>"""
 PLAIN = PLUGIN[:PLUGIN.index("<extension>")] + PLUGIN[PLUGIN.index("<worldbody>"):].replace(
-    '<plugin name="energy" instance="e"/>', "")
-REF = PLAIN.replace('<jointpos joint="j"/>', '<user name="energy" dim="1" needstage="pos"/>'
-                    '<jointpos joint="j"/>')
+    '<plugin name="energy" instance="e" cutoff="0.3"/>', "")
+REF = PLAIN.replace('<jointpos joint="j"/>', '<user name="energy" dim="1" needstage="pos" '
+                    'cutoff="0.3"/><jointpos joint="j"/>')
 PLUGIN = PLUGIN.replace('<body pos="0 0 -.3"><joint type="hinge"', '<body pos="0 0 -.3"><joint '
                         'name="j" type="hinge"', 1)
 PLAIN = PLAIN.replace('<body pos="0 0 -.3"><joint type="hinge"', '<body pos="0 0 -.3"><joint '
@@ -88,7 +89,7 @@ def test_kernel_plugins_match_mujoco_callbacks(plugins):
     # mj_forward (Python stages calling the same kernels) agrees with the compiled step's state
     s = d.sensordata.copy()
     engine.mj_forward(m, d)
-    e = 0.5 * 2 * np.sum(d.qpos ** 2)
+    e = min(0.3, 0.5 * 2 * np.sum(d.qpos ** 2))     # cutoff 0.3
     assert d.sensordata[0] == pytest.approx(e, rel=1e-12) and s.shape == d.sensordata.shape
 
 

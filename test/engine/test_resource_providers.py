@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine.plugin.resource import (ResourceError, register_resource_provider,
+from engine.plugin.resource import (register_resource_provider,
                                     unregister_resource_provider)
 
 OBJ = b"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
@@ -203,3 +203,27 @@ def test_urdf_mesh_from_a_provider(mem, ondisk):
     theirs = mujoco.MjModel.from_xml_string(urdf.format(f="tet.obj"), assets={"tet.obj": OBJ})
     np.testing.assert_allclose(ours.mesh_vert, theirs.mesh_vert, rtol=1e-6, atol=1e-12)
     np.testing.assert_allclose(ours.body_inertia, theirs.body_inertia, rtol=1e-12)
+
+
+def test_getdir_decides_where_relative_names_resolve():
+    """A provider's getdir gives the directory of its resources: here every file of model
+    'zip:pkg.zip#model.xml' resolves to 'zip:pkg.zip#<name>'."""
+    files = {"model.xml": SCENE.replace('meshdir="meshes"', ""), "bodies.xml": BODIES,
+             "tet.obj": OBJ}
+    seen = []
+
+    def open_(res):
+        seen.append(res.name)
+        return res.name.split("#", 1)[1] in files
+
+    register_resource_provider("zip", open_, lambda r: files[r.name.split("#", 1)[1]],
+                               lambda r: None, getdir=lambda r: r.name.split("#")[0] + "#")
+    try:
+        ours = engine.MjModel.from_xml_path("zip:pkg.zip#model.xml")
+    finally:
+        unregister_resource_provider("zip")
+    assert seen == ["zip:pkg.zip#model.xml", "zip:pkg.zip#bodies.xml", "zip:pkg.zip#tet.obj"]
+    theirs = mujoco.MjModel.from_xml_string(files["model.xml"],
+                                            assets={"bodies.xml": BODIES.encode(),
+                                                    "tet.obj": OBJ})
+    _same(ours, theirs)
