@@ -143,7 +143,8 @@ def attach(c, m):
     d["plugin_attr"] = np.asarray(attr, np.int8)
     d["plugin_attradr"] = np.asarray(attradr, np.int32)
     d["npluginattr"] = len(attr)
-    d["body_plugin"] = np.full(m.nbody, -1, np.int32)
+    from ..plugin.registry import PASSIVE
+    d["body_plugin"] = np.asarray([instance_of(c, b, PASSIVE) for b in c.bodies], np.int32)
     for k, p in enumerate(c.plugin_objs):
         statenum[k] = int(p.nstate(m, k))
         if statenum[k] < 0:

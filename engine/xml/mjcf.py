@@ -617,6 +617,17 @@ class MJCFReader:
                 el = self.make(c, "freejoint", S.FREEJOINT, None)
                 el.frame = frame
                 body.add(el)
+            elif tag == "plugin" and not world:
+                # a body backed by a plugin instance (seed 002; MuJoCo's passive plugins)
+                extra = set(c.attrib) - {"plugin", "instance"}
+                if extra:
+                    raise XMLError(f"unrecognized attribute '{sorted(extra)[0]}'", c.file,
+                                   c.line, "plugin", sorted(extra)[0])
+                if getattr(body, "plugin_instance", None) or \
+                        getattr(body, "plugin_implicit", None) is not None:
+                    raise XMLError("a body can have only one <plugin>", c.file, c.line,
+                                   "plugin")
+                self._plugin_use(c, body, "body")
             elif tag == "attach":
                 _check_children(c, set())
                 attrs = parse_attrs(c, S.ATTACH, skip=("_suffix",))

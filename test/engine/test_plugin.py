@@ -336,3 +336,54 @@ def test_touch_grid_matches_mujoco():
     engine.mj_forward(ours, do)
     assert do.ncon == dt.ncon
     np.testing.assert_allclose(do.sensordata, dt.sensordata, rtol=0, atol=1e-8)
+
+
+class BodyDrag(Plugin):
+    """A passive plugin attached to bodies (<body><plugin>): linear drag on its body's dofs."""
+    name = "test.bodydrag"
+    capabilities = PASSIVE
+    attributes = ("b",)
+
+    def compute(self, m, d, instance, capability):
+        b = float(registry.plugin_config(m, instance, "b"))
+        for body in np.nonzero(m.body_plugin == instance)[0]:
+            a, n = m.body_dofadr[body], m.body_dofnum[body]
+            d.qfrc_passive[a:a + n] -= b * d.qvel[a:a + n]
+
+
+def test_body_plugin_elements():
+    """<body><plugin> makes the body's instance (body_plugin), explicit or implicit; the
+    passive force acts as the same force from mjcb_passive in mujoco."""
+    mjp_registerPlugin(BodyDrag())
+    xml = """<mujoco><extension><plugin plugin="test.bodydrag"><instance name="d1">
+      <config key="b" value="0.5"/></instance></plugin></extension><worldbody>
+      <body name="a" pos="0 0 1"><joint type="slide" axis="1 0 0"/><geom size=".1"/>
+        <plugin instance="d1"/></body>
+      <body name="b" pos="1 0 1"><joint type="slide" axis="0 1 0"/><geom size=".1"/>
+        <plugin plugin="test.bodydrag"><config key="b" value="2"/></plugin></body>
+      <body name="c" pos="2 0 1"><joint type="slide" axis="0 0 1"/><geom size=".1"/></body>
+    </worldbody></mujoco>"""
+    ref = xml[:xml.index("<extension>")] + xml[xml.index("<worldbody>"):]
+    ref = ref.replace('<plugin instance="d1"/>', "").replace(
+        '<plugin plugin="test.bodydrag"><config key="b" value="2"/></plugin>', "")
+    try:
+        m = engine.MjModel.from_xml_string(xml)
+        assert list(m.body_plugin) == [-1, 0, 1, -1] and m.nplugin == 2
+        d = engine.MjData(m)
+        r = mujoco.MjModel.from_xml_string(ref)
+        rd = mujoco.MjData(r)
+        mujoco.set_mjcb_passive(lambda m_, d_: d_.qfrc_passive.__isub__(
+            np.array([0.5, 2.0, 0.0]) * d_.qvel))
+        for dd in (d, rd):
+            dd.qvel[:] = 1.0, -1.0, 0.5
+        for _ in range(100):
+            engine.mj_step(m, d)
+            mujoco.mj_step(r, rd)
+        np.testing.assert_allclose(np.concatenate([d.qpos, d.qvel]),
+                                   np.concatenate([rd.qpos, rd.qvel]), rtol=TOL, atol=TOL)
+        with pytest.raises(engine.XMLError, match="only one <plugin>"):
+            engine.MjModel.from_xml_string(xml.replace('<plugin instance="d1"/>',
+                                                       '<plugin instance="d1"/>' * 2))
+    finally:
+        mujoco.set_mjcb_passive(None)
+        _unregister("test.bodydrag")
