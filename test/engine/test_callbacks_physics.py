@@ -137,3 +137,15 @@ def test_no_python_path_without_callbacks():
         assert engine.callbacks.python_stages(m)
     finally:
         engine.set_mjcb_passive(None)
+
+
+def test_inverse_refuses_callbacks_it_cannot_call():
+    m = engine.MjModel.from_xml_string(XML)
+    d = engine.MjData(m)
+    engine.mj_inverse(m, d)
+    engine.set_mjcb_passive(passive)
+    try:
+        with pytest.raises(NotImplementedError, match="mj_inverse with mjcb_passive"):
+            engine.mj_inverse(m, d)
+    finally:
+        engine.set_mjcb_passive(None)
