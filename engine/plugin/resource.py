@@ -151,7 +151,7 @@ def resource_dir(name):
     return name[:name.rfind("/") + 1] if "/" in name else name[:name.find(":") + 1]
 
 
-def _asset_lookup(assets, full, name):
+def asset_lookup(assets, full, name):
     """The assets dict entry for a resource (full name, name as written, then base name)."""
     if not assets:
         return None
@@ -205,7 +205,7 @@ def read_resource(name, directory="", assets=None):
     full name it was found under: the assets dict, then a provider, then the file system.
     ResourceError when none has it."""
     full = join(directory, name)
-    val = _asset_lookup(assets, full, name)
+    val = asset_lookup(assets, full, name)
     if val is not None:
         return _as_bytes(val, name), full
     p = find_provider(full)
@@ -224,7 +224,7 @@ def read_resource(name, directory="", assets=None):
 def resource_exists(name, directory="", assets=None):
     """True when `read_resource` would find ``name`` (a provider is asked by opening it)."""
     full = join(directory, name)
-    if _asset_lookup(assets, full, name) is not None:
+    if asset_lookup(assets, full, name) is not None:
         return True
     p = find_provider(full)
     if p is not None:
