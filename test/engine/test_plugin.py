@@ -286,6 +286,18 @@ def test_load_plugin_library_and_entry_points(tmp_path, monkeypatch):
     finally:
         _unregister("lib.clock2")
 
+    # a directory of plugin files (mj_loadAllPluginLibraries), with the load callback
+    other = tmp_path / "libs"
+    other.mkdir()
+    (other / "more.py").write_text(lib.read_text().replace("lib.clock2", "lib.clock3")
+                                   .replace("Clock2", "Clock3"))
+    seen = []
+    try:
+        engine.mj_loadAllPluginLibraries(str(other), lambda f, first, n: seen.append((f, n)))
+        assert seen == [("more.py", 1)] and registry.mjp_getPlugin("lib.clock3")[0] is not None
+    finally:
+        _unregister("lib.clock3")
+
     class EP:
         name, value = "demo", "demo:plugins"
 
