@@ -43,3 +43,17 @@ def energy_sensor(M, D, state, config, instance, capability):
     for s in range(splug.shape[0]):
         if splug[s] == instance:
             data[sadr[s]] = e
+
+
+@kernel
+def pd_compute(M, D, state, config, instance, capability):
+    """Actuator: force = kp (ctrl - length) - kv velocity for this instance's actuators (config
+    kp, kv), as <position kp kv>."""
+    ap = i1(M, MF.actuator_plugin)
+    ctrl = f1(D, DF.ctrl)
+    length = f1(D, DF.actuator_length)
+    vel = f1(D, DF.actuator_velocity)
+    force = f1(D, DF.actuator_force)
+    for i in range(ap.shape[0]):
+        if ap[i] == instance:
+            force[i] = config[0] * ctrl[i] - config[0] * length[i] - config[1] * vel[i]

@@ -117,3 +117,48 @@ def test_kernel_plugin_step_time(plugins):
     print(f"plugin/plain step time: {min(ratios):.3f} ({tp / 2000 * 1e6:.2f} us vs "
           f"{t0 / 2000 * 1e6:.2f} us per step)")
     assert min(ratios) < 1.10
+
+
+PD_XML = """<mujoco><option timestep="0.002"/>
+<extension><plugin plugin="test.nb_pd"/></extension>
+<worldbody><body pos="0 0 2">{chain}</body></worldbody>
+<actuator>{acts}</actuator></mujoco>"""
+
+
+def test_kernel_actuator_plugin_matches_position_actuators():
+    """An actuator plugin written as a kernel (one implicit instance per actuator, forcerange
+    clamped after it, as MuJoCo does) against mujoco's <position kp kv forcerange>."""
+    p = KernelPlugin(name="test.nb_pd", capabilities=registry.ACTUATOR, attributes=("kp", "kv"),
+                     compute_kernel=K.pd_compute)
+    mjp_registerPlugin(p)
+    chain = CHAIN.replace('<joint type="hinge"', '<joint name="j{}" type="hinge"')
+    names = []
+    for k in range(4):
+        chain = chain.replace('name="j{}"', f'name="j{k}"', 1)
+        names.append(f"j{k}")
+    ours = PD_XML.format(chain=chain, acts="".join(
+        f'<plugin joint="{n}" plugin="test.nb_pd" forcerange="-1 1"><config key="kp" '
+        f'value="{5 + k}"/><config key="kv" value="0.5"/></plugin>'
+        for k, n in enumerate(names)))
+    ref = PD_XML.format(chain=chain, acts="".join(
+        f'<position joint="{n}" kp="{5 + k}" kv="0.5" forcerange="-1 1"/>'
+        for k, n in enumerate(names))).replace(
+        '<extension><plugin plugin="test.nb_pd"/></extension>', "")
+    try:
+        m, d = _start(engine, ours)
+        assert engine.plugin.pipeline.compiled_step(m) is not None
+        r, rd = _start(mujoco, ref)
+        fmax = 0.0
+        for k in range(20):
+            d.ctrl[:] = rd.ctrl[:] = 0.4 * np.sin(0.3 * k + np.arange(4))
+            engine.mj_step(m, d, 25)
+            for _ in range(25):
+                mujoco.mj_step(r, rd)
+            np.testing.assert_allclose(
+                np.concatenate([d.qpos, d.qvel, d.actuator_force, d.qfrc_actuator]),
+                np.concatenate([rd.qpos, rd.qvel, rd.actuator_force, rd.qfrc_actuator]),
+                rtol=TOL, atol=TOL)
+            fmax = max(fmax, np.abs(d.actuator_force).max())
+        assert fmax == pytest.approx(1.0)   # the forcerange clamp acted
+    finally:
+        registry._table[:] = [q for q in registry._table if q is not p]
