@@ -53,6 +53,8 @@ from .inverse import mj_inverse, mj_inverseSkip  # noqa: E402
 from .state import (mj_stateSize, mj_getState, mj_setState, mj_copyState, mj_copyData,  # noqa
                     mjtState)
 from .callbacks import *  # noqa: E402,F401,F403  (set_/get_mjcb_*, mj_resetCallbacks)
+from .plugin import (register_resource_provider, Plugin, mjp_registerPlugin,  # noqa: E402,F401
+                     mjp_pluginCount, mj_loadPluginLibrary, mj_loadAllPluginLibraries)
 from . import rollout  # noqa: E402,F401
 from .ray import mj_ray, mj_rayHfield, mj_rayMesh, mju_rayGeom  # noqa: E402,F401
 from .mju_api import *  # noqa: E402,F401,F403  (mju_* utilities; kernels in engine.mju)

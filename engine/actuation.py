@@ -394,9 +394,10 @@ def _gravcomp_on(M):
     return not (g[0] == 0.0 and g[1] == 0.0 and g[2] == 0.0)
 
 
-_UNSUPPORTED_DYN = {5: "dcmotor", 6: "pid", 7: "user"}
-_UNSUPPORTED_GAIN = {3: "dcmotor", 4: "so3", 5: "pid", 6: "user"}
-_UNSUPPORTED_BIAS = {3: "dcmotor", 4: "so3", 5: "user"}
+# user types: engine.plugin.pipeline (mjcb_act_dyn / gain / bias)
+_UNSUPPORTED_DYN = {5: "dcmotor", 6: "pid"}
+_UNSUPPORTED_GAIN = {3: "dcmotor", 4: "so3", 5: "pid"}
+_UNSUPPORTED_BIAS = {3: "dcmotor", 4: "so3"}
 
 
 def check_actuation_supported(m):

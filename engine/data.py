@@ -298,6 +298,9 @@ class MjData(_Fields):
         d["warning"] = _WarningStatList(arena.views["warning_lastinfo"],
                                         arena.views["warning_number"])
         d["contact"] = _ContactList(self)
+        if model.nplugin:   # seed 002: plugin state and each instance's init (mj_makeData)
+            from .plugin.pipeline import init_data
+            init_data(model, self)
         from .io import mj_resetData  # as in MuJoCo, the reset lives with the I/O functions
         mj_resetData(model, self)
 

@@ -1200,19 +1200,18 @@ def mj_fwdConstraint(m, d):
 
 
 def _python_forward(m, d, skipstage, skipsensor):
-    """mj_forwardSkip from Python, calling the control callback between stages."""
-    _run(m, d, OP_POSITION_VELOCITY, skipstage=skipstage, skipsensor=skipsensor)
-    cb = callbacks.get_mjcb_control()
-    if cb is not None:
-        cb(m, d)
-    step2_forward(m._A, d._A)
+    """mj_forwardSkip from Python, calling the callbacks and Python plugins between stages
+    (engine.plugin.pipeline)."""
+    from .plugin import pipeline
+    pipeline.forward(m, d, skipstage, skipsensor)
 
 
 def _forward(m, d, skipstage, skipsensor):
     """mj_forwardSkip after its argument checks."""
     _prepare(m, d)
     d.fw_status[0] = 0
-    if callbacks.get_mjcb_control() is None:
+    if (callbacks.idle and m.__dict__.get("_ext_python") is False) or \
+            not callbacks.python_stages(m):
         _run(m, d, OP_FORWARD, skipstage=skipstage, skipsensor=skipsensor)
     else:
         _python_forward(m, d, int(skipstage), bool(skipsensor))
@@ -1273,7 +1272,7 @@ def mj_RungeKutta(m, d, N=4):
     if N != 4:
         raise NotImplementedError("mj_RungeKutta: only N=4 is supported")
     _prepare(m, d)
-    if callbacks.get_mjcb_control() is None:
+    if not callbacks.python_stages(m):
         _run(m, d, OP_RK4)
         _raise_status(m, d)
         return
@@ -1298,9 +1297,18 @@ def mj_step(m, d, nstep=1):
         argcheck.pair_slow(m, d, "mj_step")
     if type(nstep) is not int:
         nstep = argcheck.integer(nstep, "nstep", "mj_step")
-    if callbacks.get_mjcb_control() is None:
+    if (callbacks.idle and m.__dict__.get("_ext_python") is False) or \
+            not callbacks.python_stages(m):
         check_model(m)
         done = _run(m, d, OP_STEP, nstep)[0]
+    else:   # plugins written as kernels: their compiled loop (engine.plugin.compiled)
+        from .plugin.pipeline import compiled_step
+        kstep = compiled_step(m)
+        done = None
+        if kstep is not None:
+            check_model(m)
+            done = kstep(m._A, d._A, d.plugin_state, m.__dict__["_plugin_config_num"], nstep)
+    if done is not None:
         if done == nstep:
             return
         if d.fw_status[0] != STATUS_FWDINV:
@@ -1310,6 +1318,8 @@ def mj_step(m, d, nstep=1):
     _prepare(m, d)
     integ = int(m.opt.integrator)
     fwdinv = int(m.opt.enableflags) & _ENBL_FWDINV
+    from .plugin import pipeline
+    plugins = int(m.nplugin)
     for _ in range(nstep):
         _run(m, d, OP_CHECKPOS)
         _run(m, d, OP_CHECKVEL)
@@ -1325,6 +1335,8 @@ def mj_step(m, d, nstep=1):
             _run(m, d, OP_IMPLICIT)
         else:
             _run(m, d, OP_EULER)
+        if plugins:
+            pipeline.advance_hook(m, d)
 
 
 def mj_compareFwdInv(m, d):
@@ -1358,7 +1370,14 @@ def mj_step1(m, d):
     """First half of a step: checks, position and velocity stages (then set ctrl)."""
     argcheck.pair(m, d, "mj_step1")
     _prepare(m, d)
-    _run(m, d, OP_STEP1)
+    if callbacks.python_stages(m):
+        from .plugin import pipeline
+        d.fw_status[0] = 0
+        _run(m, d, OP_CHECKPOS)
+        _run(m, d, OP_CHECKVEL)
+        pipeline.position_velocity(m, d)
+    else:
+        _run(m, d, OP_STEP1)
     cb = callbacks.get_mjcb_control()
     if cb is not None:
         cb(m, d)
@@ -1370,9 +1389,16 @@ def mj_step2(m, d):
     argcheck.pair(m, d, "mj_step2")
     _prepare(m, d)
     d.fw_status[0] = 0
-    step2_forward(m._A, d._A)
+    python = callbacks.python_stages(m)
+    if python:
+        from .plugin import pipeline
+        pipeline.after_control(m, d)
+    else:
+        step2_forward(m._A, d._A)
     _raise_status(m, d)
     if int(m.opt.enableflags) & _ENBL_FWDINV:
         _run(m, d, OP_CHECKACC)  # as step2_integrate does first (a second call changes nothing)
         mj_compareFwdInv(m, d)
     _run(m, d, OP_STEP2_INTEGRATE)
+    if python and int(m.nplugin):
+        pipeline.advance_hook(m, d)

@@ -8,7 +8,7 @@ jar = J qacc - aref: the soft constraints make the inverse unique, seed 001 "Inv
 """
 from __future__ import annotations
 
-from . import argcheck
+from . import argcheck, enums
 from ._access import f1, i1
 from ._jit import kernel
 from ._layout import DF, MF
@@ -69,6 +69,13 @@ def mj_inverseSkip(m, d, skipstage=0, skipsensor=0):
     """Inverse dynamics skipping the stages below ``skipstage``."""
     argcheck.pair(m, d, "mj_inverseSkip")
     check_inverse_options(m)
+    from . import callbacks
+    if (callbacks.get_mjcb_passive() is not None or m.nplugin
+            or (callbacks.get_mjcb_sensor() is not None
+                and (m.sensor_type == enums.mjtSensor.mjSENS_USER).any())):
+        # the compiled inverse pipeline cannot call them (seed 002): refuse, not ignore
+        raise NotImplementedError("mj_inverse with mjcb_passive, mjcb_sensor (user sensors) or "
+                                  "engine plugins is not supported yet")
     _prepare(m, d)
     d.fw_status[0] = 0
     inverse_skip(m._A, d._A, argcheck.integer(skipstage, "skipstage", "mj_inverseSkip"),

@@ -17,6 +17,9 @@ def mj_resetData(m, d):
     argcheck.pair(m, d, "mj_resetData")
     from .forward import OP_RESET, _run
     ninit, nslept = _run(m, d, OP_RESET)
+    if m.nplugin:   # seed 002: plugin state cleared, each instance's reset
+        from .plugin.pipeline import reset_data
+        reset_data(m, d)
     if nslept != ninit:
         _warn_init(m, d, ninit, nslept)
 

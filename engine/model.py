@@ -32,6 +32,7 @@ NAMED_KINDS = {
     "numeric": ("numeric_", enums.mjtObj.mjOBJ_NUMERIC, "nnumeric"),
     "tuple": ("tuple_", enums.mjtObj.mjOBJ_TUPLE, "ntuple"),
     "key": ("key_", enums.mjtObj.mjOBJ_KEY, "nkey"),
+    "plugin": ("plugin_", enums.mjtObj.mjOBJ_PLUGIN, "nplugin"),   # instances (seed 002)
 }
 # m.names: every name in one buffer, each ended by a NUL, the model's name first, then the
 # objects' names kind by kind in mjModel's order, an unnamed object taking an empty string;

@@ -56,7 +56,7 @@ _ENBL_ENERGY = 1 << 1
 _JNT_FREE, _JNT_BALL = 0, 1
 _TRN_TENDON = 3
 
-_UNSUPPORTED = {TACTILE: "tactile", PLUGIN: "plugin", USER: "user"}
+_UNSUPPORTED = {TACTILE: "tactile"}   # user and plugin: engine.plugin.pipeline
 _COLLISION_TAG = {GEOMDIST: "distance", GEOMNORMAL: "normal", GEOMFROMTO: "fromto"}
 # mjtConstraint rows the limit sensors read; mjtCone
 _CNSTR_LIMIT_JOINT, _CNSTR_LIMIT_TENDON = 3, 4

@@ -3,8 +3,9 @@
 The state components and their bits are MuJoCo 4.0.0's mjtState, concatenated in bit order:
 TIME(1) QPOS(nq) QVEL(nv) ACT(na) HISTORY(nhistory) WARMSTART(nv) CTRL(nu) QFRC_APPLIED(nv)
 XFRC_APPLIED(6 nbody) EQ_ACTIVE(neq) MOCAP_POS(3 nmocap) MOCAP_QUAT(4 nmocap) USERDATA(nuserdata)
-PLUGIN(npluginstate) PLASTIC(nplastic). This engine has no actuator/sensor history, plugin state
-or plasticity yet: those components have size 0 here.
+PLUGIN(npluginstate) PLASTIC(nplastic). This engine has no actuator/sensor history or plasticity
+yet: those components have size 0 here. Plugin state (d.plugin_state, seed 002 "插件状态") is
+state: serialised with the rest, copied by mj_copyData (plugin data made by each plugin's copy).
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ _COMPONENTS = (
     (1 << 10, "mocap_pos", lambda m: 3 * m.nmocap),
     (1 << 11, "mocap_quat", lambda m: 4 * m.nmocap),
     (1 << 12, "userdata", lambda m: m.nuserdata),
-    (1 << 13, None, lambda m: 0),                # plugin state
+    (1 << 13, "plugin_state", lambda m: int(getattr(m, "npluginstate", 0))),  # seed 002
     (1 << 14, None, lambda m: 0),                # plasticity
 )
 _ALL = (1 << 15) - 1
@@ -116,4 +117,7 @@ def mj_copyData(dst, m, src):
     dst._arena.u[:] = src._arena.u
     for a, b in zip(dst.warning, src.warning):
         a.lastinfo, a.number = b.lastinfo, b.number
+    if m.nplugin:
+        from .plugin.pipeline import copy_data
+        copy_data(m, dst, src)
     return dst

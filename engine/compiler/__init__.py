@@ -36,7 +36,9 @@ def compile_spec(spec, assets=None):
 
 
 def compile_file(path, assets=None, package_map=None):
-    if not os.path.exists(path):
+    from ..plugin.resource import find_provider, asset_lookup
+    if (not os.path.exists(path) and find_provider(path) is None
+            and asset_lookup(assets, path, path) is None):
         raise XMLError("model file not found", path)
     return compile_spec(parse_file(path, assets, package_map), assets)
 

@@ -107,12 +107,9 @@ class AssetPhases:
             fname = a["file"]
             if self.c["strippath"]:
                 fname = os.path.basename(fname)
-            path = self.resolve_asset(fname, meshdir, mel)
-            where = fname if isinstance(path, (bytes, bytearray)) else path
+            blob, where = self.read_asset(fname, meshdir, mel)
             try:
                 kind = meshlib.mesh_kind(where, a.get("content_type"))
-                blob = (bytes(path) if isinstance(path, (bytes, bytearray))
-                        else meshlib.read_mesh_file(path))
             except meshlib.MeshError as e:
                 raise err(mel, str(e), "file") from None
             source = blob
@@ -275,8 +272,7 @@ class AssetPhases:
         fname = el.attrs["file"]
         if self.c["strippath"]:
             fname = os.path.basename(fname)
-        path = self.resolve_asset(fname, hdir, el)
-        blob = self._read_bytes(path, el)
+        blob, _ = self.read_asset(fname, hdir, el)
         ctype = el.attrs.get("content_type")
         if ctype not in (None, "image/png", "image/vnd.mujoco.hfield"):
             raise err(el, f"unsupported content type '{ctype}' for an hfield", "content_type")
@@ -297,26 +293,16 @@ class AssetPhases:
             raise err(el, f"hfield file '{fname}': unexpected file size", "file")
         return np.frombuffer(blob[8:], "<f4").reshape(int(nrow), int(ncol))
 
-    def _read_bytes(self, path, el):
-        """Bytes of an asset path (or of an in-memory asset given to the compiler)."""
-        if isinstance(path, (bytes, bytearray)):
-            return bytes(path)
+    def read_asset(self, fname, subdir, el):
+        """(bytes, full name) of the asset file ``fname`` resolved in the model's directory and
+        ``subdir`` (meshdir, texturedir): the assets dict, a resource provider or the file system,
+        in MuJoCo's order (engine.plugin.resource, seed 002). CompileError naming the element,
+        the resource and the provider when none has it."""
+        from ..plugin.resource import ResourceError, join_dir, read_resource
         try:
-            with open(path, "rb") as f:
-                return f.read()
-        except OSError as e:
-            raise err(el, f"cannot read file '{path}': {e.strerror}", "file") from None
-
-    def resolve_asset(self, fname, subdir, el):
-        if fname in self.assets:
-            return self.assets[fname]
-        base = self.spec.dir
-        cands = [os.path.join(base, subdir, fname)] if not os.path.isabs(fname) else [fname]
-        for p in cands:
-            if os.path.exists(p):
-                return p
-        raise err(el, f"file not found: '{fname}' (looked in {os.path.join(base, subdir)})",
-                  "file")
+            return read_resource(fname, join_dir(self.spec.dir, subdir), self.assets)
+        except ResourceError as e:
+            raise err(el, str(e), "file") from None
 
     def compile_textures(self):
         """tex_* from <texture> assets (seed 000, asset/texture; engine.compiler.texture)."""
@@ -348,8 +334,7 @@ class AssetPhases:
                         fname = a[attr]
                         if self.c["strippath"]:
                             fname = os.path.basename(fname)
-                        files[attr] = (fname, self._read_bytes(
-                            self.resolve_asset(fname, tdir, el), el))
+                        files[attr] = (fname, self.read_asset(fname, tdir, el)[0])
                     h, w, data, srgb = T.from_images_cached(a, t, files)
                     if colorspace == 0:
                         colorspace = 2 if srgb else 1

@@ -22,7 +22,9 @@ from ..xml import schema as S
 from .frames import IDENT, Orienter, compose, frame_pose, fromto_pose, quat2mat, quat_mul
 from . import inertia as inertia_mod
 from ._err import err
+from . import plugins
 from .assets import AssetPhases
+from ..plugin.registry import ACTUATOR
 from .fluid import geom_fluid_coefficients
 
 GEOM_TYPE = {n: i for i, n in enumerate(S.GEOM_TYPES)}
@@ -117,6 +119,9 @@ class Compiler(AssetPhases):
         self.compile_mass_sparsity()
         self.compile_tendons()
         self.compile_equalities()
+        plugins.resolve_instances(self)
+        self.sz["nplugin"] = len(self.plugin_slot)
+        self.names["plugin"] = self.plugin_names
         self.compile_actuators()
         self.compile_sleep_policy()
         self.compile_sensors()
@@ -127,6 +132,7 @@ class Compiler(AssetPhases):
         self.compile_keyframes()
         m = MjModel(self.sz, self.v, self.names, modelname=self.spec.modelname)
         m.__dict__["narena"] = self.memory
+        plugins.attach(self, m)
         apply_xml(m.vis, self.spec.visual)
         from .setconst import set_const
         set_const(m, self)
@@ -1234,6 +1240,7 @@ class Compiler(AssetPhases):
         ctrllim, forcelim, actlim = np.zeros(n, int), np.zeros(n, int), np.zeros(n, int)
         actadr, actnum = np.full(n, -1), np.zeros(n, int)
         ctrlrange = np.zeros((n, 2))
+        aplug = np.full(n, -1)
         na = 0
         for i, el in enumerate(acts):
             a = el.attrs
@@ -1307,7 +1314,10 @@ class Compiler(AssetPhases):
             ctrlrange[i] = a["ctrlrange"]
             dyn = DYN[a["dyntype"]]
             nact = a.get("actdim", -1)
-            if nact is None or nact < 0:
+            aplug[i] = plugins.instance_of(self, el, ACTUATOR) if el.tag == "plugin" else -1
+            if aplug[i] >= 0:
+                nact = plugins.actuator_actdim(self, el, aplug[i], i)
+            elif nact is None or nact < 0:
                 nact = 0 if dyn == 0 else 1
             if nact:
                 actadr[i], actnum[i] = na, nact
@@ -1337,7 +1347,7 @@ class Compiler(AssetPhases):
                  # one control input per actuator, no delay line (mujoco 4 fields)
                  actuator_ctrladr=np.arange(n), actuator_ctrlnum=np.ones(n, int),
                  actuator_historyadr=np.full(n, -1),
-                 actuator_plugin=[-1] * n)
+                 actuator_plugin=aplug)
         self.names["actuator"] = [el.name for el in acts]
         self._user("actuator", [el.attrs.get("user", ()) for el in acts])
 

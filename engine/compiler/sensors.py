@@ -193,6 +193,28 @@ _SPECIAL = {"distance": _geompair_sensor, "normal": _geompair_sensor,
             "rangefinder": _rangefinder_sensor}
 
 
+def _plugin_sensor(c, el, i, stype, dtype, stage, otype, oid, rtype, rid, splug):
+    """<sensor><plugin>: dim from the plugin's nsensordata, stage from its needstage (seed
+    002); the object and reference, when given, as a frame sensor names them."""
+    from . import plugins
+    from ..plugin.registry import SENSOR
+    a = el.attrs
+    k = plugins.instance_of(c, el, SENSOR)
+    splug[i] = k
+    stype[i], dtype[i] = int(mjtSensor.mjSENS_PLUGIN), _DATATYPE["real"]
+    stage[i] = int(c.plugin_objs[k].needstage)
+    for tkey, nkey, types, ids in (("objtype", "objname", otype, oid),
+                                   ("reftype", "refname", rtype, rid)):
+        t = a.get(tkey)
+        if t:
+            if t not in FRAME_OBJ:
+                raise CompileError(f"{tkey} must be one of {', '.join(FRAME_OBJ)}", el.file,
+                                   el.line, el.tag, tkey)
+            types[i] = FRAME_OBJ[t]
+            ids[i] = c._id(_kind_of(types[i]), a.get(nkey), el, nkey)
+    return plugins.sensor_dim(c, el, k, i)
+
+
 def compile_sensors(c):
     """Fill the sensor_* fields of compiler ``c`` (a builder.Compiler) from its spec."""
     sensors = c.spec.sensors
@@ -201,12 +223,18 @@ def compile_sensors(c):
     otype, oid, rtype, rid = np.zeros(n, int), np.full(n, -1), np.zeros(n, int), np.full(n, -1)
     intprm = np.zeros((n, 3), int)
     adr = np.zeros(n, int)
+    splug = np.full(n, -1)
     total = 0
     for i, el in enumerate(sensors):
         a = el.attrs
         tag = el.tag
         if tag == "tactile":
             raise NotImplementedError(f"{el.file}:{el.line}: sensor <tactile> is not supported yet")
+        if tag == "plugin":
+            adr[i] = total
+            dim[i] = _plugin_sensor(c, el, i, stype, dtype, stage, otype, oid, rtype, rid, splug)
+            total += dim[i]
+            continue
         if tag in _SPECIAL:
             adr[i] = total
             dim[i] = _SPECIAL[tag](c, el, i, stype, dtype, stage, otype, oid, rtype, rid, intprm)
@@ -262,6 +290,6 @@ def compile_sensors(c):
                sensor_intprm=intprm, sensor_adr=adr,
                sensor_cutoff=[el.attrs.get("cutoff", 0.0) for el in sensors],
                sensor_noise=[el.attrs.get("noise", 0.0) for el in sensors],
-               sensor_plugin=[-1] * n, sensor_historyadr=[-1] * n)
+               sensor_plugin=splug, sensor_historyadr=[-1] * n)
     c.names["sensor"] = [el.name for el in sensors]
     c._user("sensor", [el.attrs.get("user", ()) for el in sensors])

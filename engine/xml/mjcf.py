@@ -53,20 +53,25 @@ def _convert(el, file):
 
 
 def load_xml(path=None, text=None, assets=None):
-    """Parse a file (or a string) into a Node tree with every <include> expanded."""
+    """Parse a file (or a string) into a Node tree with every <include> expanded. Files come
+    through `engine.plugin.resource.read_resource`: the assets dict, a resource provider, or the
+    file system (seed 002)."""
+    from ..plugin.resource import ResourceError, read_resource, resource_dir
     if text is None:
         try:
-            with open(path, "rb") as f:
-                text = f.read()
-        except OSError as e:
-            raise XMLError(f"cannot read model file: {e.strerror}", file=path) from None
+            text, path = read_resource(path, "", assets)
+        except ResourceError as e:
+            raise XMLError(f"cannot read model file: {e}", file=path) from None
     root = _parse_xml_text(text, path)
-    base = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
-    _expand_includes(root, base, assets or {}, seen=set([os.path.abspath(path)] if path else []))
+    base = resource_dir(path) if path else os.getcwd()
+    seen = set([path if path and ":" in path and not os.path.isabs(path)
+                else os.path.abspath(path)] if path else [])
+    _expand_includes(root, base, assets or {}, seen)
     return root
 
 
 def _expand_includes(node, base, assets, seen):
+    from ..plugin.resource import ResourceError, find_provider, read_resource
     out = []
     for c in node.children:
         if c.tag != "include":
@@ -76,20 +81,17 @@ def _expand_includes(node, base, assets, seen):
         fname = c.attrib.get("file")
         if not fname:
             raise XMLError("<include> needs a 'file' attribute", c.file, c.line, "include", "file")
-        path = os.path.join(base, fname)
-        key = os.path.abspath(path)
+        try:
+            text, full = read_resource(fname, base, assets)
+        except ResourceError as e:
+            raise XMLError(f"included file '{fname}' not found: {e}", c.file, c.line, "include",
+                           "file") from None
+        key = full if find_provider(full) else os.path.abspath(full)
         if key in seen:
             raise XMLError(f"file '{fname}' is included more than once", c.file, c.line,
                            "include", "file")
         seen.add(key)
-        if fname in assets:
-            sub = _parse_xml_text(assets[fname], fname)
-        else:
-            if not os.path.exists(path):
-                raise XMLError(f"included file '{fname}' not found (looked in {base})",
-                               c.file, c.line, "include", "file")
-            with open(path, "rb") as f:
-                sub = _parse_xml_text(f.read(), path)
+        sub = _parse_xml_text(text, full)
         # The included file's top element is dropped; its children take the include's place.
         _expand_includes(sub, base, assets, seen)
         if not sub.children:
@@ -294,8 +296,12 @@ def apply_actuator_shortcut(node, tag, proto, explicit):
         b = [0.0] * 10
         a.update(gaintype="fixed", biastype="none", dyntype="none", ctrllimited="true")
     elif tag == "plugin":
-        raise NotImplementedError(f"{node.file or '<string>'}:{node.line}: actuator <plugin> "
-                                  "(engine plugins) is not supported yet")
+        # seed 002: the plugin computes the force; the gain/bias stay at their plain values and
+        # the dynamics (dyntype, dynprm) filter the control before it (its act after the
+        # plugin's own state)
+        g = [1.0] + [0.0] * 9
+        b = [0.0] * 10
+        a.update(gaintype="fixed", biastype="none", dyntype=explicit.get("dyntype", "none"))
     else:
         raise err(f"unknown actuator type <{tag}>")
     a["gainprm"], a["biasprm"], a["dynprm"] = tuple(g), tuple(b), tuple(dn)
@@ -341,8 +347,10 @@ class MJCFReader:
     def __init__(self, root: Node, file=None, spec=None):
         self.root = root
         self.file = file
-        self.spec = spec or Spec(file=file, dir=os.path.dirname(os.path.abspath(file)) if file
-                                 else os.getcwd())
+        if spec is None:
+            from ..plugin.resource import resource_dir
+            spec = Spec(file=file, dir=resource_dir(file) if file else os.getcwd())
+        self.spec = spec
 
     # -- entry ---------------------------------------------------------------------------------------
     def read(self) -> Spec:
@@ -609,6 +617,17 @@ class MJCFReader:
                 el = self.make(c, "freejoint", S.FREEJOINT, None)
                 el.frame = frame
                 body.add(el)
+            elif tag == "plugin" and not world:
+                # a body backed by a plugin instance (seed 002; MuJoCo's passive plugins)
+                extra = set(c.attrib) - {"plugin", "instance"}
+                if extra:
+                    raise XMLError(f"unrecognized attribute '{sorted(extra)[0]}'", c.file,
+                                   c.line, "plugin", sorted(extra)[0])
+                if getattr(body, "plugin_instance", None) or \
+                        getattr(body, "plugin_implicit", None) is not None:
+                    raise XMLError("a body can have only one <plugin>", c.file, c.line,
+                                   "plugin")
+                self._plugin_use(c, body, "body")
             elif tag == "attach":
                 _check_children(c, set())
                 attrs = parse_attrs(c, S.ATTACH, skip=("_suffix",))
@@ -740,8 +759,9 @@ class MJCFReader:
         if a.get("content_type") not in (None, "text/xml"):
             raise XMLError(f"unsupported content type '{a['content_type']}' (only text/xml)",
                            node.file, node.line, "model", "content_type")
-        path = fname if os.path.isabs(fname) else os.path.join(self.spec.dir, fname)
-        if not os.path.exists(path):
+        from ..plugin.resource import join, resource_exists
+        path = join(self.spec.dir, fname)
+        if not resource_exists(fname, self.spec.dir):
             raise XMLError(f"model file '{fname}' not found (looked in {self.spec.dir})",
                            node.file, node.line, "model", "file")
         child = MJCFReader(load_xml(path), file=path).read()
@@ -1064,10 +1084,7 @@ class MJCFReader:
         _check_children(node, S.ACTUATOR)
         main = self.spec.defaults["main"]
         for c in node.children:
-            _check_children(c, set())
-            if c.tag == "plugin":
-                raise NotImplementedError(f"{c.file or '<string>'}:{c.line}: actuator <plugin> "
-                                          "(engine plugins) is not supported yet")
+            _check_children(c, {"config"} if c.tag == "plugin" else set())
             cls = self._class(c, main)
             explicit = parse_attrs(c, S.ACTUATOR[c.tag])
             proto = {**schema_defaults(_GENERAL), **cls.values.get("general", {})}
@@ -1077,16 +1094,17 @@ class MJCFReader:
                 given |= {"ctrllimited"} if c.tag != "intvelocity" else {"actlimited"}
             el = Element("actuator", c.tag, attrs, given, c.file, c.line)
             el.explicit = explicit
+            if c.tag == "plugin":
+                self._plugin_use(c, el, "actuator")
             self.spec.actuators.append(el)
 
     def sensor(self, node):
         _check_children(node, S.SENSOR)
         for c in node.children:
             _check_children(c, {"config"} if c.tag == "plugin" else set())
-            if c.tag == "plugin":
-                raise NotImplementedError(f"{c.file or '<string>'}:{c.line}: sensor <plugin> "
-                                          "(engine plugins) is not supported yet")
             el = self.make(c, "sensor", S.SENSOR[c.tag], None)
+            if c.tag == "plugin":
+                self._plugin_use(c, el, "sensor")
             self.spec.sensors.append(el)
 
     def keyframe(self, node):
@@ -1108,11 +1126,83 @@ class MJCFReader:
                 el = self.make(c, c.tag, S.CUSTOM[c.tag], None)
                 (self.spec.numerics if c.tag == "numeric" else self.spec.texts).append(el)
 
+    # -- engine plugins (seed 002 "在 MJCF 中声明", "在 MJCF 中配置") --------------------------------
+    def _plugins(self):
+        """spec.extras['plugins']: the declared plugin names and the instances, in document
+        order (explicit ones from <extension>, implicit ones where an element names a plugin):
+        each {'plugin', 'name', 'config', 'file', 'line'}."""
+        return self.spec.extras.setdefault("plugins", {"declared": {}, "instances": []})
+
+    def _config(self, node):
+        cfg = {}
+        for k in node.children:
+            if k.tag != "config":
+                raise XMLError(f"unrecognized element <{k.tag}> (expected <config>)", k.file,
+                               k.line, k.tag)
+            _check_children(k, set())
+            key, value = k.attrib.get("key"), k.attrib.get("value")
+            extra = set(k.attrib) - {"key", "value"}
+            if extra:
+                raise XMLError(f"unrecognized attribute '{sorted(extra)[0]}'", k.file, k.line,
+                               "config", sorted(extra)[0])
+            if not key or value is None:
+                raise XMLError("<config> needs 'key' and 'value'", k.file, k.line, "config",
+                               "key" if not key else "value")
+            if key in cfg:
+                raise XMLError(f"repeated config key '{key}'", k.file, k.line, "config", "key")
+            cfg[key] = value
+        return cfg
+
     def extension(self, node):
-        if node.children:
-            c = node.children[0]
-            raise NotImplementedError(f"{c.file or '<string>'}:{c.line}: <extension> engine "
-                                      "plugins are not supported yet")
+        """<extension><plugin plugin="..."><instance name="..."><config key value/>."""
+        _check_children(node, {"plugin"})
+        reg = self._plugins()
+        for p in node.children:
+            _check_children(p, {"instance"})
+            name = p.attrib.get("plugin")
+            extra = set(p.attrib) - {"plugin"}
+            if extra:
+                raise XMLError(f"unrecognized attribute '{sorted(extra)[0]}'", p.file, p.line,
+                               "plugin", sorted(extra)[0])
+            if not name:
+                raise XMLError("<plugin> needs attribute 'plugin'", p.file, p.line, "plugin",
+                               "plugin")
+            reg["declared"].setdefault(name, (p.file, p.line))
+            for inst in p.children:
+                extra = set(inst.attrib) - {"name"}
+                if extra:
+                    raise XMLError(f"unrecognized attribute '{sorted(extra)[0]}'", inst.file,
+                                   inst.line, "instance", sorted(extra)[0])
+                iname = inst.attrib.get("name")
+                if not iname:
+                    raise XMLError("<instance> needs attribute 'name'", inst.file, inst.line,
+                                   "instance", "name")
+                reg["instances"].append(dict(plugin=name, name=iname,
+                                             config=self._config(inst), file=inst.file,
+                                             line=inst.line))
+
+    def _plugin_use(self, node, el, kind):
+        """An element backed by a plugin: ``instance`` names an explicit instance (no <config>
+        allowed), else ``plugin`` creates an implicit instance configured by the element's own
+        <config> children. Sets el.plugin_instance (a name) or el.plugin_implicit (an index)."""
+        a = node.attrib
+        inst, plugin = a.get("instance"), a.get("plugin")
+        reg = self._plugins()
+        el.plugin_instance = el.plugin_implicit = None
+        if inst:
+            if any(k.tag == "config" for k in node.children):
+                raise XMLError("<config> cannot be given where an existing plugin instance is "
+                               "referenced", node.file, node.line, node.tag, "instance")
+            el.plugin_instance = inst
+            el.plugin_name = plugin
+            return
+        if not plugin:
+            raise XMLError(f"{kind} <plugin> needs attribute 'plugin' or 'instance'",
+                           node.file, node.line, node.tag, "plugin")
+        reg["instances"].append(dict(plugin=plugin, name=None, config=self._config(node),
+                                     file=node.file, line=node.line))
+        el.plugin_implicit = len(reg["instances"]) - 1
+        el.plugin_name = plugin
 
     def deformable(self, node):
         if node.children:

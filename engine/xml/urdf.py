@@ -44,6 +44,7 @@ import warnings
 import numpy as np
 
 from ..errors import XMLError
+from ..plugin.resource import find_provider, join, join_dir, resource_dir, resource_exists
 from ..spec import Body, DefaultClass
 from . import schema as S
 from .mjcf import MJCFReader, Node
@@ -165,7 +166,7 @@ class URDFReader:
     def __init__(self, root: Node, file=None, package_map=None, assets=None):
         self.root = root
         self.file = file
-        self.dir = os.path.dirname(os.path.abspath(file)) if file else os.getcwd()
+        self.dir = resource_dir(file) if file else os.getcwd()
         self.package_map = dict(package_map or {})
         self.assets = assets or {}
         self.mj = MJCFReader(root, file=file)
@@ -421,13 +422,20 @@ class URDFReader:
             return path
         if fname.startswith("file://"):
             fname = fname[len("file://"):]
+        elif find_provider(fname) is not None:    # a resource provider's name (seed 002)
+            if not resource_exists(fname):
+                raise _err(node, f"mesh file '{fname}' not found by resource provider "
+                           f"'{find_provider(fname).prefix}'", "filename")
+            return fname
         if "://" in fname:
             raise _err(node, f"unsupported URI scheme in '{fname}' (package:// and file:// are "
                              "supported)", "filename")
-        if os.path.isabs(fname):
-            path = fname
-        else:
-            path = os.path.join(self.dir, self.meshdir, fname)
+        path = join(join_dir(self.dir, self.meshdir), fname)
+        if find_provider(path) is not None:       # the URDF itself came from a provider
+            if not resource_exists(path):
+                raise _err(node, f"mesh file '{fname}' not found (looked for {path})",
+                           "filename")
+            return path
         if not os.path.isfile(path):
             raise _err(node, f"mesh file '{fname}' not found (looked for {path})", "filename")
         return os.path.abspath(path)
