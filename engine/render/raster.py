@@ -1,0 +1,333 @@
+"""The renderer's kernels: visibility (a z-buffer of axial depth and geom ids) and shading.
+
+Visibility. Every pixel is the ray from the camera's centre through the pixel's centre. Geoms
+drawn as triangles (meshes, boxes, height fields) are rasterized: each triangle's vertices are
+projected, the pixels whose centres fall inside it (2D edge functions) get its depth, computed
+exactly as the distance along the pixel's ray to the triangle's plane (not interpolated), so it
+equals mj_ray's distance on that face up to rounding. Primitives (spheres, capsules, ellipsoids,
+cylinders, planes) are intersected analytically per pixel inside their projected bounding box
+with mj_ray's own routines (engine/ray.py), so their depth equals mj_ray's as well; MuJoCo's
+OpenGL renderer tessellates them, so its images differ there by the tessellation error.
+
+Depth is *axial*: the distance along the camera's viewing axis (-z of the camera frame), what
+mujoco.Renderer returns (it linearises the OpenGL depth buffer). The pixel ray is built with a
+unit axial component, so the ray parameter is the axial depth; mj_ray's distance along the unit
+ray is depth times the ray's length. Surfaces nearer than ``near`` or farther than ``far`` (the
+model's znear and zfar times its extent, as MuJoCo's projection) are clipped; empty pixels keep
+``far`` (MuJoCo's cleared depth buffer reads as far).
+
+Shading follows MuJoCo's classic OpenGL renderer (fixed-function lighting): the material's
+emission times the colour, plus for each active light (the headlight first: directional along
+the camera's axis) ambient and Lambert diffuse terms times the colour and a Blinn-Phong specular
+term (material specular, exponent shininess * 128), with spot cones and attenuation for
+positional lights. No shadows, reflections, fog or transparency; 2D textures only on planes
+(the checker floor of most scenes), modulating the colour as MuJoCo does.
+
+All kernels are nogil (engine/_jit.py), so a node can render on a thread while physics runs.
+"""
+from __future__ import annotations
+
+import math
+
+from .._jit import kernel
+from ..ray import _local, _ray_triangle, primitive_normal_local, ray_geom_local
+
+_PLANE = 0
+_KIND_TRIANGLES = 0
+_LIGHT_DIRECTIONAL = 1      # mjtLightType.mjLIGHT_DIRECTIONAL
+_TEX2D = 0                  # mjtTexture.mjTEXTURE_2D
+_TEXCUBE, _TEXSKYBOX = 1, 2
+
+
+@kernel
+def _pixel_ray(r, c, fx, fy, px, py):
+    """Camera-frame direction of pixel (row r, column c)'s ray, axial component -1."""
+    return (c + 0.5 - px) / fx, -(r + 0.5 - py) / fy, -1.0
+
+
+@kernel
+def _to_world(cam_mat, v):
+    """cam_mat (row-major, columns the camera axes in world) times a camera-frame vector."""
+    return (cam_mat[0] * v[0] + cam_mat[1] * v[1] + cam_mat[2] * v[2],
+            cam_mat[3] * v[0] + cam_mat[4] * v[1] + cam_mat[5] * v[2],
+            cam_mat[6] * v[0] + cam_mat[7] * v[1] + cam_mat[8] * v[2])
+
+
+@kernel
+def _bound_box(cam_pos, cam_mat, xpos, rb, fx, fy, px, py, near, width, height):
+    """Pixel bounds (r0, r1, c0, c1, inclusive) of a sphere of radius rb at xpos; empty
+    (r0 > r1) when it is off screen or behind the near plane; the whole image when the sphere
+    reaches behind the camera's near plane or rb <= 0 (an infinite plane)."""
+    d0, d1, d2 = xpos[0] - cam_pos[0], xpos[1] - cam_pos[1], xpos[2] - cam_pos[2]
+    cx = cam_mat[0] * d0 + cam_mat[3] * d1 + cam_mat[6] * d2
+    cy = cam_mat[1] * d0 + cam_mat[4] * d1 + cam_mat[7] * d2
+    zd = -(cam_mat[2] * d0 + cam_mat[5] * d1 + cam_mat[8] * d2)
+    if rb <= 0.0:
+        return 0, height - 1, 0, width - 1
+    if zd + rb < near:
+        return 1, 0, 1, 0
+    if zd - rb <= near:
+        return 0, height - 1, 0, width - 1
+    # the sphere's extent in x/z and y/z: within its box's corners at the nearest and farthest
+    # depths (conservative)
+    xl = min((cx - rb) / (zd - rb), (cx - rb) / (zd + rb))
+    xh = max((cx + rb) / (zd - rb), (cx + rb) / (zd + rb))
+    yl = min((cy - rb) / (zd - rb), (cy - rb) / (zd + rb))
+    yh = max((cy + rb) / (zd - rb), (cy + rb) / (zd + rb))
+    c0 = max(0, int(math.floor(px + fx * xl - 0.5)))
+    c1 = min(width - 1, int(math.ceil(px + fx * xh - 0.5)))
+    r0 = max(0, int(math.floor(py - fy * yh - 0.5)))
+    r1 = min(height - 1, int(math.ceil(py - fy * yl - 0.5)))
+    return r0, r1, c0, c1
+
+
+@kernel
+def _draw_primitive(g, gtype, size, xpos, xmat, cam_pos, cam_mat, fx, fy, px, py, near, far,
+                    r0, r1, c0, c1, zbuf, gbuf):
+    """Per-pixel analytic intersection of primitive geom g (mj_ray's routine) in a pixel box."""
+    for r in range(r0, r1 + 1):
+        for c in range(c0, c1 + 1):
+            dw = _to_world(cam_mat, _pixel_ray(r, c, fx, fy, px, py))
+            lp, lv = _local(xpos, xmat, cam_pos, dw)
+            x = ray_geom_local(lp, lv, size, gtype)
+            if x >= near and x <= far and x < zbuf[r, c]:
+                zbuf[r, c] = x
+                gbuf[r, c] = g
+
+
+@kernel
+def _draw_triangle_clipped(g, a, b, cc, fx, fy, px, py, near, far, zbuf, gbuf, nbuf, n):
+    """A triangle reaching behind the near plane: a ray-triangle test (mj_ray's) at every
+    pixel, the near plane clipping per pixel (rare: only triangles next to the camera)."""
+    h, w = zbuf.shape
+    o = (0.0, 0.0, 0.0)
+    for r in range(h):
+        for c in range(w):
+            x = _ray_triangle(o, _pixel_ray(r, c, fx, fy, px, py), a, b, cc)
+            if x >= near and x <= far and x < zbuf[r, c]:
+                zbuf[r, c] = x
+                gbuf[r, c] = g
+                nbuf[r, c, 0], nbuf[r, c, 1], nbuf[r, c, 2] = n
+
+
+@kernel
+def _draw_triangles(g, vadr, nvert, fadr, nface, shape_vert, shape_face, xpos, xmat, cam_pos,
+                    cam_mat, fx, fy, px, py, near, far, vcam, vscr, zbuf, gbuf, nbuf):
+    """Rasterize one geom's triangles (module docstring): vertices to the camera frame and the
+    screen, then per triangle its covered pixel centres, each with its exact depth."""
+    h, w = zbuf.shape
+    # camera-from-geom rotation A = cam_mat^T xmat and translation t = cam_mat^T (xpos - cam)
+    d0, d1, d2 = xpos[0] - cam_pos[0], xpos[1] - cam_pos[1], xpos[2] - cam_pos[2]
+    for k in range(nvert):
+        v = shape_vert[vadr + k]
+        wx = xmat[0] * v[0] + xmat[1] * v[1] + xmat[2] * v[2] + d0
+        wy = xmat[3] * v[0] + xmat[4] * v[1] + xmat[5] * v[2] + d1
+        wz = xmat[6] * v[0] + xmat[7] * v[1] + xmat[8] * v[2] + d2
+        for j in range(3):
+            vcam[k, j] = cam_mat[j] * wx + cam_mat[3 + j] * wy + cam_mat[6 + j] * wz
+        zd = -vcam[k, 2]
+        if zd > 0.0:
+            vscr[k, 0] = px + fx * vcam[k, 0] / zd - 0.5
+            vscr[k, 1] = py - fy * vcam[k, 1] / zd - 0.5
+    for f in range(fadr, fadr + nface):
+        ia, ib, ic = shape_face[f, 0], shape_face[f, 1], shape_face[f, 2]
+        a, b, cc = vcam[ia], vcam[ib], vcam[ic]
+        za, zb, zc = -a[2], -b[2], -cc[2]
+        if (za < near and zb < near and zc < near) or (za > far and zb > far and zc > far):
+            continue
+        # plane of the triangle (camera frame): normal nc, nc . p = dn
+        e1 = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
+        e2 = (cc[0] - a[0], cc[1] - a[1], cc[2] - a[2])
+        nc = (e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+              e1[0] * e2[1] - e1[1] * e2[0])
+        nn = math.sqrt(nc[0] * nc[0] + nc[1] * nc[1] + nc[2] * nc[2])
+        if nn == 0.0:
+            continue
+        nw = _to_world(cam_mat, (nc[0] / nn, nc[1] / nn, nc[2] / nn))
+        if za < near or zb < near or zc < near:
+            _draw_triangle_clipped(g, a, b, cc, fx, fy, px, py, near, far, zbuf, gbuf, nbuf, nw)
+            continue
+        x0, y0 = vscr[ia, 0], vscr[ia, 1]
+        x1, y1 = vscr[ib, 0], vscr[ib, 1]
+        x2, y2 = vscr[ic, 0], vscr[ic, 1]
+        area = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0)
+        if area == 0.0:
+            continue
+        s = 1.0 if area > 0.0 else -1.0
+        c0 = max(0, int(math.ceil(min(x0, x1, x2))))
+        c1 = min(w - 1, int(math.floor(max(x0, x1, x2))))
+        r0 = max(0, int(math.ceil(min(y0, y1, y2))))
+        r1 = min(h - 1, int(math.floor(max(y0, y1, y2))))
+        if c0 > c1 or r0 > r1:
+            continue
+        dn = nc[0] * a[0] + nc[1] * a[1] + nc[2] * a[2]
+        for r in range(r0, r1 + 1):
+            yr = float(r)
+            ry = -(r + 0.5 - py) / fy
+            for c in range(c0, c1 + 1):
+                xc = float(c)
+                # edge functions, all >= 0 inside (sign s makes either winding count)
+                if s * ((x2 - x1) * (yr - y1) - (y2 - y1) * (xc - x1)) < 0.0:
+                    continue
+                if s * ((x0 - x2) * (yr - y2) - (y0 - y2) * (xc - x2)) < 0.0:
+                    continue
+                if s * ((x1 - x0) * (yr - y0) - (y1 - y0) * (xc - x0)) < 0.0:
+                    continue
+                den = nc[0] * (c + 0.5 - px) / fx + nc[1] * ry - nc[2]
+                if den == 0.0:
+                    continue
+                x = dn / den
+                if x >= near and x <= far and x < zbuf[r, c]:
+                    zbuf[r, c] = x
+                    gbuf[r, c] = g
+                    nbuf[r, c, 0], nbuf[r, c, 1], nbuf[r, c, 2] = nw
+
+
+@kernel
+def visibility(geoms, kind, shape, geom_type, geom_size, geom_rbound, geom_xpos, geom_xmat,
+               shape_vertadr, shape_vertnum, shape_faceadr, shape_facenum, shape_vert,
+               shape_face, cam_pos, cam_mat, fx, fy, px, py, near, far, vcam, vscr, zbuf,
+               gbuf, nbuf):
+    """Fill the z-buffer ``zbuf`` (h, w: axial depth, m; ``far`` where empty), the geom id
+    buffer ``gbuf`` (h, w: -1 where empty) and, for triangle pixels, the face's world normal
+    ``nbuf`` (h, w, 3) for the geoms ``geoms`` seen from the camera at ``cam_pos`` with
+    orientation ``cam_mat`` (row-major; columns x right, y up, z backwards) and pixel
+    intrinsics fx, fy, px, py (pixels; principal point from the top-left corner)."""
+    h, w = zbuf.shape
+    for r in range(h):
+        for c in range(w):
+            zbuf[r, c] = far
+            gbuf[r, c] = -1
+    for i in range(geoms.shape[0]):
+        g = geoms[i]
+        rb = geom_rbound[g] if geom_type[g] != _PLANE else 0.0
+        r0, r1, c0, c1 = _bound_box(cam_pos, cam_mat, geom_xpos[g], rb, fx, fy, px, py, near,
+                                    w, h)
+        if r0 > r1 or c0 > c1:
+            continue
+        if kind[i] == _KIND_TRIANGLES:
+            s = shape[i]
+            _draw_triangles(g, shape_vertadr[s], shape_vertnum[s], shape_faceadr[s],
+                            shape_facenum[s], shape_vert, shape_face, geom_xpos[g],
+                            geom_xmat[g], cam_pos, cam_mat, fx, fy, px, py, near, far, vcam,
+                            vscr, zbuf, gbuf, nbuf)
+        else:
+            _draw_primitive(g, geom_type[g], geom_size[g], geom_xpos[g], geom_xmat[g],
+                            cam_pos, cam_mat, fx, fy, px, py, near, far, r0, r1, c0, c1, zbuf,
+                            gbuf)
+
+
+@kernel
+def _texel(tex_data, adr, tw, th, nch, u, v):
+    """Nearest texel (rgb 0-1) of a 2D texture at wrapped coordinates (u, v)."""
+    u -= math.floor(u)
+    v -= math.floor(v)
+    i = min(tw - 1, int(u * tw))
+    j = min(th - 1, int(v * th))
+    k = adr + (j * tw + i) * nch
+    return tex_data[k] / 255.0, tex_data[k + 1] / 255.0, tex_data[k + 2] / 255.0
+
+
+@kernel
+def _light(n, vdir, p, ldir, lpos, directional, atten, cutoff, exponent):
+    """(cosine n.L, Blinn-Phong n.H, attenuation times spot factor) of one light at surface
+    point p with unit normal n, seen along the unit view direction vdir (towards p)."""
+    if directional:
+        L = (-ldir[0], -ldir[1], -ldir[2])
+        f = 1.0
+    else:
+        L = (lpos[0] - p[0], lpos[1] - p[1], lpos[2] - p[2])
+        dist = math.sqrt(L[0] * L[0] + L[1] * L[1] + L[2] * L[2])
+        if dist == 0.0:
+            return 0.0, 0.0, 0.0
+        L = (L[0] / dist, L[1] / dist, L[2] / dist)
+        f = 1.0 / max(atten[0] + atten[1] * dist + atten[2] * dist * dist, 1e-12)
+        # spot cone (OpenGL: cutoff is the half-angle in degrees, 180 means none)
+        if cutoff < 180.0:
+            cosang = -(L[0] * ldir[0] + L[1] * ldir[1] + L[2] * ldir[2])
+            if cosang < math.cos(math.radians(cutoff)):
+                return 0.0, 0.0, 0.0
+            f *= max(cosang, 0.0) ** exponent
+    ndl = n[0] * L[0] + n[1] * L[1] + n[2] * L[2]
+    hx, hy, hz = L[0] - vdir[0], L[1] - vdir[1], L[2] - vdir[2]
+    hn = math.sqrt(hx * hx + hy * hy + hz * hz)
+    ndh = (n[0] * hx + n[1] * hy + n[2] * hz) / hn if hn > 0.0 else 0.0
+    return ndl, ndh, f
+
+
+@kernel
+def shade(zbuf, gbuf, nbuf, geom_type, geom_size, geom_xpos, geom_xmat, geom_rgba,
+          geom_matid, mat_emission, mat_specular, mat_shininess, mat_texid, mat_texrepeat,
+          mat_texuniform, tex_type, tex_adr, tex_width, tex_height, tex_nchannel, tex_data,
+          light_active, light_directional, light_xpos, light_xdir, light_ambient,
+          light_diffuse, light_specular, light_attenuation, light_cutoff, light_exponent,
+          background, cam_pos, cam_mat, fx, fy, px, py, rgb):
+    """Colour every pixel of the visibility buffers into ``rgb`` (h, w, 3 uint8) with the
+    lights given (index 0 is the headlight, already placed at the camera) and ``background``
+    (h, w, 3, 0-1) where nothing was hit (module docstring)."""
+    h, w = zbuf.shape
+    for r in range(h):
+        for c in range(w):
+            g = gbuf[r, c]
+            if g < 0:
+                for j in range(3):
+                    rgb[r, c, j] = int(min(max(background[r, c, j], 0.0), 1.0) * 255.0 + 0.5)
+                continue
+            t = zbuf[r, c]
+            dw = _to_world(cam_mat, _pixel_ray(r, c, fx, fy, px, py))
+            dl = math.sqrt(dw[0] * dw[0] + dw[1] * dw[1] + dw[2] * dw[2])
+            vdir = (dw[0] / dl, dw[1] / dl, dw[2] / dl)
+            p = (cam_pos[0] + t * dw[0], cam_pos[1] + t * dw[1], cam_pos[2] + t * dw[2])
+            gt = geom_type[g]
+            xm = geom_xmat[g]
+            lp, lv = _local(geom_xpos[g], xm, cam_pos, dw)
+            q = (lp[0] + t * lv[0], lp[1] + t * lv[1], lp[2] + t * lv[2])
+            if gt == 0 or gt == 2 or gt == 3 or gt == 4 or gt == 5:
+                nl = primitive_normal_local(gt, geom_size[g], q)
+                n = _to_world(xm, nl)
+                nn = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
+                n = (n[0] / nn, n[1] / nn, n[2] / nn) if nn > 0.0 else (0.0, 0.0, 1.0)
+            else:
+                n = (nbuf[r, c, 0], nbuf[r, c, 1], nbuf[r, c, 2])
+            # the side facing the camera (OpenGL two-sided lighting)
+            if n[0] * vdir[0] + n[1] * vdir[1] + n[2] * vdir[2] > 0.0:
+                n = (-n[0], -n[1], -n[2])
+            base0, base1, base2 = geom_rgba[g, 0], geom_rgba[g, 1], geom_rgba[g, 2]
+            emission, spec, shin = 0.0, 0.5, 0.5     # MuJoCo's material defaults
+            mat = geom_matid[g]
+            if mat >= 0:
+                emission, spec, shin = mat_emission[mat], mat_specular[mat], mat_shininess[mat]
+                tex = mat_texid[mat]
+                if tex >= 0 and gt == _PLANE and tex_type[tex] == _TEX2D:
+                    # texture coordinates on a plane: per unit length when texuniform,
+                    # otherwise over the plane's extent (seed 000 "material"); MuJoCo's
+                    # images repeat a uniform texture texrepeat / 2 times per metre (measured
+                    # against mujoco.Renderer), hence the half
+                    su, sv = 0.5 * q[0], 0.5 * q[1]
+                    if not mat_texuniform[mat] and geom_size[g, 0] > 0.0:
+                        su = 0.5 * (q[0] / geom_size[g, 0] + 1.0)
+                        sv = 0.5 * (q[1] / geom_size[g, 1] + 1.0)
+                    t0, t1, t2 = _texel(tex_data, tex_adr[tex], tex_width[tex],
+                                        tex_height[tex], tex_nchannel[tex],
+                                        su * mat_texrepeat[mat, 0], sv * mat_texrepeat[mat, 1])
+                    base0, base1, base2 = base0 * t0, base1 * t1, base2 * t2
+            a0 = a1 = a2 = d0 = d1 = d2 = s0 = s1 = s2 = 0.0
+            for k in range(light_active.shape[0]):
+                if not light_active[k]:
+                    continue
+                ndl, ndh, f = _light(n, vdir, p, light_xdir[k], light_xpos[k],
+                                     light_directional[k], light_attenuation[k],
+                                     light_cutoff[k], light_exponent[k])
+                la, ld, ls = light_ambient[k], light_diffuse[k], light_specular[k]
+                a0, a1, a2 = a0 + f * la[0], a1 + f * la[1], a2 + f * la[2]
+                if ndl > 0.0:
+                    d0, d1, d2 = d0 + f * ndl * ld[0], d1 + f * ndl * ld[1], d2 + f * ndl * ld[2]
+                    if ndh > 0.0:
+                        e = f * ndh ** (shin * 128.0)
+                        s0, s1, s2 = s0 + e * ls[0], s1 + e * ls[1], s2 + e * ls[2]
+            col0 = base0 * (emission + a0 + d0) + spec * s0
+            col1 = base1 * (emission + a1 + d1) + spec * s1
+            col2 = base2 * (emission + a2 + d2) + spec * s2
+            rgb[r, c, 0] = int(min(max(col0, 0.0), 1.0) * 255.0 + 0.5)
+            rgb[r, c, 1] = int(min(max(col1, 0.0), 1.0) * 255.0 + 0.5)
+            rgb[r, c, 2] = int(min(max(col2, 0.0), 1.0) * 255.0 + 0.5)
