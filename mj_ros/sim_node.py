@@ -43,6 +43,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 import engine as mj
 from engine import warmup
+from mj_ros import cameras
 from mj_ros import commands as cmds
 from mj_ros import controllers
 from mj_ros import diagnostics as diag
@@ -181,6 +182,7 @@ class SimNode(Node):
         self.controllers = controllers.make(self, self, p("controllers_file"))  # ros2_control's
         self._make_tf_and_mocap()
         self._make_scene()
+        self.cameras = cameras.from_params(self, m, mj, p)   # camera images (mj_ros/cameras.py)
         self._make_outputs(clock_pub)
         self._drive_own_clock()
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -458,6 +460,11 @@ class SimNode(Node):
                 text = description.urdf_from_model(m, frames, joints, specs,
                                                    self._model_name())
             self._description_pub = mk.publish_description(self, text)
+
+    def destroy_node(self):
+        if getattr(self, "cameras", None):
+            self.cameras.close()
+        return super().destroy_node()
 
     def _model_name(self) -> str:
         names = getattr(self.model, "names", b"")
@@ -863,6 +870,8 @@ class SimNode(Node):
         if now >= self._diag_next:
             self._diag_next = now + self._diag_period
             self._diagnostics()
+        if self.cameras:    # between steps: a frame when one is due and the renderer is idle
+            self.cameras.tick(self.data, *to_stamp(self.simclock.last), now)
 
     def _burst(self, until: float) -> None:
         """At speed 0, step until the next executor poll (no callback can run meanwhile, so
