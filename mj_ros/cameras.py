@@ -23,8 +23,9 @@ Threading: images are rendered on a worker thread. The step loop calls `tick` be
 (at every executor poll, also while paused or waiting in lockstep): when a frame is due by wall
 time (camera_rate) and the worker is idle, the state is taken (kinematics and camera poses
 brought up to date, each camera's scene copied: microseconds) and the worker is woken; the
-renderer's kernels release the GIL, so physics and publishing go on meanwhile. A frame due
-while the worker is still busy is dropped (counted), never waited for: physics keeps its pace.
+renderer's kernels release the GIL, so physics and publishing go on meanwhile. A due frame
+waits for a busy worker (it is taken at the first tick the worker is idle) up to one period,
+then it is dropped (counted): the step loop never waits for the renderer.
 """
 from __future__ import annotations
 
@@ -184,8 +185,10 @@ class CameraStreams:
         if not force and now < self._next:
             return False
         if self._busy:
-            self.dropped += len(self.cameras)
-            self._next = now + self.period
+            # the due frame waits for the worker, up to one period; then it is dropped
+            if self._next and now >= self._next + self.period:
+                self.dropped += len(self.cameras)
+                self._next += self.period
             return False
         m, mj = self.model, self._mj
         mj.mj_kinematics(m, d)      # mj_step leaves the poses of the state it started from
@@ -193,8 +196,10 @@ class CameraStreams:
         for cam in self.cameras:
             cam.renderer.update_scene(d, cam.camid)
         self._stamp = (int(sec), int(nsec))
-        # the next frame one period after this one; after a stall, one period from now
-        self._next = max(self._next + self.period, now) if self._next else now + self.period
+        # the next frame one period after this one was due (the rate holds while rendering
+        # takes less than a period); after a stall, no burst of catching-up frames
+        self._next = self._next + self.period if self._next else now + self.period
+        self._next = max(self._next, now)
         self._busy = True
         self._idle.clear()
         self._wake.set()

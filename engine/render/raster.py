@@ -229,7 +229,7 @@ def _texel(tex_data, adr, tw, th, nch, u, v):
 
 
 @kernel
-def _light(n, vdir, p, ldir, lpos, directional, atten, cutoff, exponent):
+def _light(n, vdir, p, ldir, lpos, directional, atten, cos_cutoff, exponent):
     """(cosine n.L, Blinn-Phong n.H, attenuation times spot factor) of one light at surface
     point p with unit normal n, seen along the unit view direction vdir (towards p)."""
     if directional:
@@ -242,10 +242,10 @@ def _light(n, vdir, p, ldir, lpos, directional, atten, cutoff, exponent):
             return 0.0, 0.0, 0.0
         L = (L[0] / dist, L[1] / dist, L[2] / dist)
         f = 1.0 / max(atten[0] + atten[1] * dist + atten[2] * dist * dist, 1e-12)
-        # spot cone (OpenGL: cutoff is the half-angle in degrees, 180 means none)
-        if cutoff < 180.0:
+        # spot cone: cos_cutoff is the cosine of the cone's half-angle (< -1: no cone)
+        if cos_cutoff >= -1.0:
             cosang = -(L[0] * ldir[0] + L[1] * ldir[1] + L[2] * ldir[2])
-            if cosang < math.cos(math.radians(cutoff)):
+            if cosang < cos_cutoff:
                 return 0.0, 0.0, 0.0
             f *= max(cosang, 0.0) ** exponent
     ndl = n[0] * L[0] + n[1] * L[1] + n[2] * L[2]
@@ -260,7 +260,7 @@ def shade(zbuf, gbuf, nbuf, geom_type, geom_size, geom_xpos, geom_xmat, geom_rgb
           geom_matid, mat_emission, mat_specular, mat_shininess, mat_texid, mat_texrepeat,
           mat_texuniform, tex_type, tex_adr, tex_width, tex_height, tex_nchannel, tex_data,
           light_active, light_directional, light_xpos, light_xdir, light_ambient,
-          light_diffuse, light_specular, light_attenuation, light_cutoff, light_exponent,
+          light_diffuse, light_specular, light_attenuation, light_coscutoff, light_exponent,
           background, cam_pos, cam_mat, fx, fy, px, py, rgb):
     """Colour every pixel of the visibility buffers into ``rgb`` (h, w, 3 uint8) with the
     lights given (index 0 is the headlight, already placed at the camera) and ``background``
@@ -312,19 +312,23 @@ def shade(zbuf, gbuf, nbuf, geom_type, geom_size, geom_xpos, geom_xmat, geom_rgb
                                         su * mat_texrepeat[mat, 0], sv * mat_texrepeat[mat, 1])
                     base0, base1, base2 = base0 * t0, base1 * t1, base2 * t2
             a0 = a1 = a2 = d0 = d1 = d2 = s0 = s1 = s2 = 0.0
+            # the specular term only where it can show: ndh^e above 1/1000 (pow is the
+            # costliest operation of the loop)
+            e = shin * 128.0
+            ndh_min = math.exp(-6.9 / e) if spec > 0.0 and e > 0.0 else 2.0
             for k in range(light_active.shape[0]):
                 if not light_active[k]:
                     continue
                 ndl, ndh, f = _light(n, vdir, p, light_xdir[k], light_xpos[k],
                                      light_directional[k], light_attenuation[k],
-                                     light_cutoff[k], light_exponent[k])
+                                     light_coscutoff[k], light_exponent[k])
                 la, ld, ls = light_ambient[k], light_diffuse[k], light_specular[k]
                 a0, a1, a2 = a0 + f * la[0], a1 + f * la[1], a2 + f * la[2]
                 if ndl > 0.0:
                     d0, d1, d2 = d0 + f * ndl * ld[0], d1 + f * ndl * ld[1], d2 + f * ndl * ld[2]
-                    if ndh > 0.0:
-                        e = f * ndh ** (shin * 128.0)
-                        s0, s1, s2 = s0 + e * ls[0], s1 + e * ls[1], s2 + e * ls[2]
+                    if ndh > ndh_min:
+                        sp = f * ndh ** e
+                        s0, s1, s2 = s0 + sp * ls[0], s1 + sp * ls[1], s2 + sp * ls[2]
             col0 = base0 * (emission + a0 + d0) + spec * s0
             col1 = base1 * (emission + a1 + d1) + spec * s1
             col2 = base2 * (emission + a2 + d2) + spec * s2

@@ -93,6 +93,9 @@ the clause:
             self._light_attenuation[1:] = model.light_attenuation
             self._light_cutoff[1:] = model.light_cutoff
             self._light_exponent[1:] = model.light_exponent
+        # OpenGL spot cones: the cosine of the half-angle, "no cone" (-2) at 180 degrees or more
+        self._light_coscutoff = np.where(self._light_cutoff < 180.0,
+                                         np.cos(np.radians(self._light_cutoff)), -2.0)
         self._cam_pos = np.zeros(3)
         self._cam_mat = np.eye(3).reshape(9).copy()
         self._intrinsics = intrinsics(model, -1, w, h)
@@ -214,7 +217,7 @@ the clause:
                      m.tex_adr, m.tex_width, m.tex_height, m.tex_nchannel, m.tex_data,
                      self._light_active, self._light_directional, self._light_xpos,
                      self._light_xdir, self._light_ambient, self._light_diffuse,
-                     self._light_specular, self._light_attenuation, self._light_cutoff,
+                     self._light_specular, self._light_attenuation, self._light_coscutoff,
                      self._light_exponent, self._background, self._cam_pos, self._cam_mat,
                      fx, fy, px, py, rgb)
 
