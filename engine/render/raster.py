@@ -184,35 +184,35 @@ def _draw_triangles(g, vadr, nvert, fadr, nface, shape_vert, shape_face, xpos, x
 
 
 @kernel
-def visibility(geoms, kind, shape, geom_type, geom_size, geom_rbound, geom_xpos, geom_xmat,
+def visibility(kind, shape, item_type, item_size, item_rbound, item_xpos, item_xmat,
                shape_vertadr, shape_vertnum, shape_faceadr, shape_facenum, shape_vert,
                shape_face, cam_pos, cam_mat, fx, fy, px, py, near, far, vcam, vscr, zbuf,
                gbuf, nbuf):
-    """Fill the z-buffer ``zbuf`` (h, w: axial depth, m; ``far`` where empty), the geom id
-    buffer ``gbuf`` (h, w: -1 where empty) and, for triangle pixels, the face's world normal
-    ``nbuf`` (h, w, 3) for the geoms ``geoms`` seen from the camera at ``cam_pos`` with
-    orientation ``cam_mat`` (row-major; columns x right, y up, z backwards) and pixel
-    intrinsics fx, fy, px, py (pixels; principal point from the top-left corner)."""
+    """Fill the z-buffer ``zbuf`` (h, w: axial depth, m; ``far`` where empty), the item buffer
+    ``gbuf`` (h, w: the index of the item seen, -1 where empty) and, for triangle pixels, the
+    face's world normal ``nbuf`` (h, w, 3) for the items (geoms and sites: scene.py) seen from
+    the camera at ``cam_pos`` with orientation ``cam_mat`` (row-major; columns x right, y up,
+    z backwards) and pixel intrinsics fx, fy, px, py (pixels; principal point from the
+    top-left corner)."""
     h, w = zbuf.shape
     for r in range(h):
         for c in range(w):
             zbuf[r, c] = far
             gbuf[r, c] = -1
-    for i in range(geoms.shape[0]):
-        g = geoms[i]
-        rb = geom_rbound[g] if geom_type[g] != _PLANE else 0.0
-        r0, r1, c0, c1 = _bound_box(cam_pos, cam_mat, geom_xpos[g], rb, fx, fy, px, py, near,
+    for i in range(kind.shape[0]):
+        rb = item_rbound[i] if item_type[i] != _PLANE else 0.0
+        r0, r1, c0, c1 = _bound_box(cam_pos, cam_mat, item_xpos[i], rb, fx, fy, px, py, near,
                                     w, h)
         if r0 > r1 or c0 > c1:
             continue
         if kind[i] == _KIND_TRIANGLES:
             s = shape[i]
-            _draw_triangles(g, shape_vertadr[s], shape_vertnum[s], shape_faceadr[s],
-                            shape_facenum[s], shape_vert, shape_face, geom_xpos[g],
-                            geom_xmat[g], cam_pos, cam_mat, fx, fy, px, py, near, far, vcam,
+            _draw_triangles(i, shape_vertadr[s], shape_vertnum[s], shape_faceadr[s],
+                            shape_facenum[s], shape_vert, shape_face, item_xpos[i],
+                            item_xmat[i], cam_pos, cam_mat, fx, fy, px, py, near, far, vcam,
                             vscr, zbuf, gbuf, nbuf)
         else:
-            _draw_primitive(g, geom_type[g], geom_size[g], geom_xpos[g], geom_xmat[g],
+            _draw_primitive(i, item_type[i], item_size[i], item_xpos[i], item_xmat[i],
                             cam_pos, cam_mat, fx, fy, px, py, near, far, r0, r1, c0, c1, zbuf,
                             gbuf)
 
@@ -256,8 +256,8 @@ def _light(n, vdir, p, ldir, lpos, directional, atten, cos_cutoff, exponent):
 
 
 @kernel
-def shade(zbuf, gbuf, nbuf, geom_type, geom_size, geom_xpos, geom_xmat, geom_rgba,
-          geom_matid, mat_emission, mat_specular, mat_shininess, mat_texid, mat_texrepeat,
+def shade(zbuf, gbuf, nbuf, item_type, item_size, item_xpos, item_xmat, item_rgba,
+          item_matid, mat_emission, mat_specular, mat_shininess, mat_texid, mat_texrepeat,
           mat_texuniform, tex_type, tex_adr, tex_width, tex_height, tex_nchannel, tex_data,
           light_active, light_directional, light_xpos, light_xdir, light_ambient,
           light_diffuse, light_specular, light_attenuation, light_coscutoff, light_exponent,
@@ -278,12 +278,12 @@ def shade(zbuf, gbuf, nbuf, geom_type, geom_size, geom_xpos, geom_xmat, geom_rgb
             dl = math.sqrt(dw[0] * dw[0] + dw[1] * dw[1] + dw[2] * dw[2])
             vdir = (dw[0] / dl, dw[1] / dl, dw[2] / dl)
             p = (cam_pos[0] + t * dw[0], cam_pos[1] + t * dw[1], cam_pos[2] + t * dw[2])
-            gt = geom_type[g]
-            xm = geom_xmat[g]
-            lp, lv = _local(geom_xpos[g], xm, cam_pos, dw)
+            gt = item_type[g]
+            xm = item_xmat[g]
+            lp, lv = _local(item_xpos[g], xm, cam_pos, dw)
             q = (lp[0] + t * lv[0], lp[1] + t * lv[1], lp[2] + t * lv[2])
             if gt == 0 or gt == 2 or gt == 3 or gt == 4 or gt == 5:
-                nl = primitive_normal_local(gt, geom_size[g], q)
+                nl = primitive_normal_local(gt, item_size[g], q)
                 n = _to_world(xm, nl)
                 nn = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
                 n = (n[0] / nn, n[1] / nn, n[2] / nn) if nn > 0.0 else (0.0, 0.0, 1.0)
@@ -292,9 +292,9 @@ def shade(zbuf, gbuf, nbuf, geom_type, geom_size, geom_xpos, geom_xmat, geom_rgb
             # the side facing the camera (OpenGL two-sided lighting)
             if n[0] * vdir[0] + n[1] * vdir[1] + n[2] * vdir[2] > 0.0:
                 n = (-n[0], -n[1], -n[2])
-            base0, base1, base2 = geom_rgba[g, 0], geom_rgba[g, 1], geom_rgba[g, 2]
+            base0, base1, base2 = item_rgba[g, 0], item_rgba[g, 1], item_rgba[g, 2]
             emission, spec, shin = 0.0, 0.5, 0.5     # MuJoCo's material defaults
-            mat = geom_matid[g]
+            mat = item_matid[g]
             if mat >= 0:
                 emission, spec, shin = mat_emission[mat], mat_specular[mat], mat_shininess[mat]
                 tex = mat_texid[mat]
@@ -304,9 +304,9 @@ def shade(zbuf, gbuf, nbuf, geom_type, geom_size, geom_xpos, geom_xmat, geom_rgb
                     # images repeat a uniform texture texrepeat / 2 times per metre (measured
                     # against mujoco.Renderer), hence the half
                     su, sv = 0.5 * q[0], 0.5 * q[1]
-                    if not mat_texuniform[mat] and geom_size[g, 0] > 0.0:
-                        su = 0.5 * (q[0] / geom_size[g, 0] + 1.0)
-                        sv = 0.5 * (q[1] / geom_size[g, 1] + 1.0)
+                    if not mat_texuniform[mat] and item_size[g, 0] > 0.0:
+                        su = 0.5 * (q[0] / item_size[g, 0] + 1.0)
+                        sv = 0.5 * (q[1] / item_size[g, 1] + 1.0)
                     t0, t1, t2 = _texel(tex_data, tex_adr[tex], tex_width[tex],
                                         tex_height[tex], tex_nchannel[tex],
                                         su * mat_texrepeat[mat, 0], sv * mat_texrepeat[mat, 1])

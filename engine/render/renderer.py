@@ -30,7 +30,6 @@ from . import raster
 from .camera import camera_pose, intrinsics
 from .scene import SceneGeometry
 
-_OBJ_GEOM = int(mjtObj.mjOBJ_GEOM)
 _OBJ_CAMERA = int(mjtObj.mjOBJ_CAMERA)
 _DIRECTIONAL = int(mjtLightType.mjLIGHT_DIRECTIONAL)
 
@@ -70,9 +69,7 @@ the clause:
         self._gbuf = np.empty((h, w), np.int32)
         self._nbuf = np.zeros((h, w, 3))
         self._background = np.zeros((h, w, 3))
-        # the scene: state copied by update_scene
-        self._geom_xpos = np.zeros((int(model.ngeom), 3))
-        self._geom_xmat = np.tile(np.eye(3).reshape(9), (int(model.ngeom), 1))
+        # the scene: state copied by update_scene (the items' poses: _geometry_for)
         nl = int(model.nlight) + 1
         self._light_xpos = np.zeros((nl, 3))
         self._light_xdir = np.zeros((nl, 3))
@@ -140,14 +137,19 @@ the clause:
     # -- scene -------------------------------------------------------------------------------
 
     def _geometry_for(self, option):
-        groups = tuple(int(i) for i, on in enumerate(np.asarray(option.geomgroup)) if on)
-        if groups not in self._geometry:
-            self._geometry[groups] = SceneGeometry(self._model, groups)
-        geo = self._geometry[groups]
-        if len(geo.geoms) > self._max_geom:
+        def shown(groups):
+            return tuple(int(i) for i, on in enumerate(np.asarray(groups)) if on)
+        key = (shown(option.geomgroup), shown(option.sitegroup))
+        if key not in self._geometry:
+            self._geometry[key] = SceneGeometry(self._model, *key)
+        geo = self._geometry[key]
+        if len(geo) > self._max_geom:
             # mujoco's scene holds max_geom geoms and drops the rest (with a warning)
-            raise ValueError(f"engine.Renderer: the scene has {len(geo.geoms)} geoms, more "
-                             f"than max_geom={self._max_geom}")
+            raise ValueError(f"engine.Renderer: the scene has {len(geo)} geoms and sites, "
+                             f"more than max_geom={self._max_geom}")
+        if geo is not getattr(self, "_geo", None):
+            self._xpos = np.zeros((len(geo), 3))
+            self._xmat = np.tile(np.eye(3).reshape(9), (len(geo), 1))
         return geo
 
     def update_scene(self, data, camera=-1, scene_option=None):
@@ -176,8 +178,7 @@ the clause:
         self._cam_pos[:] = pos
         self._cam_mat[:] = mat
         self._intrinsics = intrinsics(m, camid, self._width, self._height)
-        self._geom_xpos[:] = data.geom_xpos
-        self._geom_xmat[:] = data.geom_xmat
+        self._geo.gather(data, self._xpos, self._xmat)
         # the headlight: directional along the camera's axis (seed 000 "visual/headlight")
         hl = m.vis.headlight
         self._light_active[0] = bool(hl.active)
@@ -197,29 +198,27 @@ the clause:
         extent = float(m.stat.extent)
         near, far = float(m.vis.map.znear) * extent, float(m.vis.map.zfar) * extent
         fx, fy, px, py = self._intrinsics
-        geoms = geo.geoms if self._have_scene else geo.geoms[:0]
+        n = len(geo) if self._have_scene else 0
         vcam = np.empty((geo.max_vert, 3))
         vscr = np.empty((geo.max_vert, 2))
-        raster.visibility(geoms, geo.kind, geo.shape, m.geom_type, m.geom_size, m.geom_rbound,
-                          self._geom_xpos, self._geom_xmat, geo.shape_vertadr,
-                          geo.shape_vertnum, geo.shape_faceadr, geo.shape_facenum,
-                          geo.shape_vert, geo.shape_face, self._cam_pos, self._cam_mat,
-                          fx, fy, px, py, near, far, vcam, vscr, self._zbuf, self._gbuf,
-                          self._nbuf)
+        raster.visibility(geo.kind[:n], geo.shape, geo.type, geo.size, geo.rbound, self._xpos,
+                          self._xmat, geo.shape_vertadr, geo.shape_vertnum, geo.shape_faceadr,
+                          geo.shape_facenum, geo.shape_vert, geo.shape_face, self._cam_pos,
+                          self._cam_mat, fx, fy, px, py, near, far, vcam, vscr, self._zbuf,
+                          self._gbuf, self._nbuf)
 
     def _shade(self, rgb):
         m, geo = self._model, self._geo
         fx, fy, px, py = self._intrinsics
-        raster.shade(self._zbuf, self._gbuf, self._nbuf, m.geom_type, m.geom_size,
-                     self._geom_xpos, self._geom_xmat, geo.rgba, m.geom_matid, m.mat_emission,
-                     m.mat_specular, m.mat_shininess, m.mat_texid[:, 1] if m.nmat else
-                     np.zeros(0, np.int32), m.mat_texrepeat, m.mat_texuniform, m.tex_type,
-                     m.tex_adr, m.tex_width, m.tex_height, m.tex_nchannel, m.tex_data,
-                     self._light_active, self._light_directional, self._light_xpos,
-                     self._light_xdir, self._light_ambient, self._light_diffuse,
-                     self._light_specular, self._light_attenuation, self._light_coscutoff,
-                     self._light_exponent, self._background, self._cam_pos, self._cam_mat,
-                     fx, fy, px, py, rgb)
+        raster.shade(self._zbuf, self._gbuf, self._nbuf, geo.type, geo.size, self._xpos,
+                     self._xmat, geo.rgba, geo.matid, m.mat_emission, m.mat_specular,
+                     m.mat_shininess, m.mat_texid[:, 1] if m.nmat else np.zeros(0, np.int32),
+                     m.mat_texrepeat, m.mat_texuniform, m.tex_type, m.tex_adr, m.tex_width,
+                     m.tex_height, m.tex_nchannel, m.tex_data, self._light_active,
+                     self._light_directional, self._light_xpos, self._light_xdir,
+                     self._light_ambient, self._light_diffuse, self._light_specular,
+                     self._light_attenuation, self._light_coscutoff, self._light_exponent,
+                     self._background, self._cam_pos, self._cam_mat, fx, fy, px, py, rgb)
 
     def render(self, *, out=None):
         """The image of the last update_scene (module docstring for the three modes)."""
@@ -246,8 +245,12 @@ the clause:
         if self._depth_rendering:
             buffer[:] = self._zbuf
         elif self._segmentation_rendering:
-            buffer[..., 0] = self._gbuf
-            buffer[..., 1] = np.where(self._gbuf >= 0, _OBJ_GEOM, -1)
+            item, hit = self._gbuf, self._gbuf >= 0
+            if len(self._geo):
+                buffer[..., 0] = np.where(hit, self._geo.objid[item], -1)
+                buffer[..., 1] = np.where(hit, self._geo.objtype[item], -1)
+            else:
+                buffer[:] = -1
         else:
             self._shade(buffer)
         if out is not None:

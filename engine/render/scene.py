@@ -7,7 +7,8 @@ mjvOption shows groups 0, 1 and 2; Menagerie models put visual geoms in group 2 
 geoms in group 3) and whose colour is not fully transparent. A geom's colour is its rgba, or its
 material's when it has a material and its rgba is the default (0.5, 0.5, 0.5, 1): MuJoCo's rule
 (the geom's own rgba wins only when it was set). The ROS scene markers (mj_ros/scene.py) use the
-same two functions.
+same two functions. Sites of the shown site groups (0-2 by default) are drawn too, as MuJoCo's
+renderer draws them, with the same colour rule.
 
 How each geom is drawn (engine/render/raster.py): meshes, boxes and height fields as triangles
 (exact: their surfaces are planar, so a pixel's depth is the ray's distance to the face);
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..enums import mjtGeom
+from ..enums import mjtGeom, mjtObj
 
 DEFAULT_GROUPS = (0, 1, 2)
 DEFAULT_RGBA = np.array([0.5, 0.5, 0.5, 1.0], np.float32)
@@ -40,11 +41,7 @@ _BOX_FACES = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0
 
 def geom_rgba(m, g: int) -> np.ndarray:
     """The colour MuJoCo's renderer gives geom `g` (rgba 0-1)."""
-    rgba = np.asarray(m.geom_rgba[g], np.float32)
-    mat = int(m.geom_matid[g])
-    if mat >= 0 and np.array_equal(rgba, DEFAULT_RGBA):
-        return np.asarray(m.mat_rgba[mat], np.float32)
-    return rgba
+    return _rgba(m.geom_rgba[g], int(m.geom_matid[g]), m.mat_rgba)
 
 
 def visual_geoms(m, groups=DEFAULT_GROUPS) -> list[int]:
@@ -70,23 +67,74 @@ def _hfield_triangles(m, h):
     return vert, face.astype(np.int32)
 
 
-class SceneGeometry:
-    """The model's drawable geometry, built once per model and geom-group selection.
+def _rgba(rgba, matid, mat_rgba) -> np.ndarray:
+    """MuJoCo's colour rule for a geom or site: its rgba, or its material's when it has one and
+    its own rgba is the default."""
+    rgba = np.asarray(rgba, np.float32)
+    if matid >= 0 and np.array_equal(rgba, DEFAULT_RGBA):
+        return np.asarray(mat_rgba[matid], np.float32)
+    return rgba
 
-    Attributes (flat arrays the kernels read):
-      geoms (n,) int32: drawn geom ids; kind (n,) int32: KIND_TRIANGLES or KIND_PRIMITIVE;
-      shape (n,) int32: for triangles, the index of its triangle set (-1 otherwise);
+
+def visual_sites(m, groups=DEFAULT_GROUPS) -> list[int]:
+    """Ids of the sites MuJoCo's renderer shows: in `groups` (mjvOption.sitegroup, 0-2 by
+    default), not fully transparent."""
+    keep = set(int(g) for g in groups)
+    return [s for s in range(int(m.nsite))
+            if int(m.site_group[s]) in keep
+            and float(_rgba(m.site_rgba[s], int(m.site_matid[s]), m.mat_rgba)[3]) > 0]
+
+
+def _rbound(t, size) -> float:
+    """Radius of a primitive's bounding sphere about its centre (geom_rbound for sites)."""
+    r, h = float(size[0]), float(size[1])
+    if t == int(mjtGeom.mjGEOM_SPHERE):
+        return r
+    if t == int(mjtGeom.mjGEOM_CAPSULE):
+        return r + h
+    if t == int(mjtGeom.mjGEOM_CYLINDER):
+        return float(np.hypot(r, h))
+    return float(np.linalg.norm(size))      # ellipsoid, box
+
+
+class SceneGeometry:
+    """What one geom-group and site-group selection draws, built once per model and selection:
+    the visible geoms, then the visible sites (MuJoCo draws sites too), as "items".
+
+    Attributes (flat arrays the kernels read, one row per item):
+      objtype, objid (n,) int32: mjOBJ_GEOM or mjOBJ_SITE and the object's id;
+      type (n,) int32 (mjtGeom), size (n, 3), rgba (n, 4), matid (n,) int32, rbound (n,);
+      kind (n,) int32: KIND_TRIANGLES or KIND_PRIMITIVE; shape (n,) int32: for triangles, the
+      index of its triangle set (-1 otherwise);
       shape_vertadr, shape_vertnum, shape_faceadr, shape_facenum (s,) int32;
-      shape_vert (V, 3) float64 in the geom's frame (m); shape_face (F, 3) int32, indices
-      relative to the shape's first vertex; rgba (ngeom, 4) float64: every geom's colour.
+      shape_vert (V, 3) float64 in the object's frame (m); shape_face (F, 3) int32, indices
+      relative to the shape's first vertex.
+    `gather(d, xpos, xmat)` fills the items' world poses from a state.
     """
 
-    def __init__(self, m, groups=DEFAULT_GROUPS):
+    def __init__(self, m, groups=DEFAULT_GROUPS, site_groups=DEFAULT_GROUPS):
         self.geoms = np.array(visual_geoms(m, groups), np.int32)
-        types = np.asarray(m.geom_type)
+        self.sites = np.array(visual_sites(m, site_groups), np.int32)
+        ng, ns = len(self.geoms), len(self.sites)
+        n = ng + ns
+        self.objtype = np.array([int(mjtObj.mjOBJ_GEOM)] * ng + [int(mjtObj.mjOBJ_SITE)] * ns,
+                                np.int32)
+        self.objid = np.concatenate([self.geoms, self.sites]).astype(np.int32)
+        self.type = np.concatenate([np.asarray(m.geom_type)[self.geoms],
+                                    np.asarray(m.site_type)[self.sites]]).astype(np.int32)
+        self.size = np.concatenate([np.asarray(m.geom_size, float).reshape(-1, 3)[self.geoms],
+                                    np.asarray(m.site_size, float).reshape(-1, 3)[self.sites]])
+        self.matid = np.concatenate([np.asarray(m.geom_matid)[self.geoms],
+                                     np.asarray(m.site_matid)[self.sites]]).astype(np.int32)
+        self.rgba = np.array([geom_rgba(m, g) for g in self.geoms]
+                             + [_rgba(m.site_rgba[s], int(m.site_matid[s]), m.mat_rgba)
+                                for s in self.sites], float).reshape(n, 4)
+        self.rbound = np.concatenate([
+            np.asarray(m.geom_rbound, float)[self.geoms],
+            [_rbound(int(m.site_type[s]), m.site_size[s]) for s in self.sites]]).astype(float)
         verts, faces, shape_of = [], [], {}
-        self.kind = np.zeros(len(self.geoms), np.int32)
-        self.shape = np.full(len(self.geoms), -1, np.int32)
+        self.kind = np.zeros(n, np.int32)
+        self.shape = np.full(n, -1, np.int32)
 
         def add(key, make):
             if key not in shape_of:
@@ -101,25 +149,29 @@ class SceneGeometry:
             fa, nf = int(m.mesh_faceadr[k]), int(m.mesh_facenum[k])
             return m.mesh_vert[va:va + nv], m.mesh_face[fa:fa + nf]
 
-        keep = np.ones(len(self.geoms), bool)
-        for i, g in enumerate(self.geoms):
-            t = int(types[g])
+        keep = np.ones(n, bool)
+        for i in range(n):
+            t = int(self.type[i])
             if t in _PRIMITIVES:
                 self.kind[i] = KIND_PRIMITIVE
                 continue
             self.kind[i] = KIND_TRIANGLES
+            dataid = int(m.geom_dataid[self.objid[i]]) if i < ng else -1
             if t == _BOX:
-                size = np.asarray(m.geom_size[g], float)
+                size = self.size[i].copy()
                 self.shape[i] = add(("box", *size), lambda: (_BOX_CORNERS * size, _BOX_FACES))
-            elif t == _MESH:
-                k = int(m.geom_dataid[g])
-                self.shape[i] = add(("mesh", k), lambda: mesh(k))
-            elif t == _HFIELD:
-                h = int(m.geom_dataid[g])
-                self.shape[i] = add(("hfield", h), lambda: _hfield_triangles(m, h))
+            elif t == _MESH and dataid >= 0:
+                self.shape[i] = add(("mesh", dataid), lambda: mesh(dataid))
+            elif t == _HFIELD and dataid >= 0:
+                self.shape[i] = add(("hfield", dataid), lambda: _hfield_triangles(m, dataid))
             else:   # SDF geoms (engine plugins) have no surface the renderer can draw
                 keep[i] = False
-        self.geoms, self.kind, self.shape = self.geoms[keep], self.kind[keep], self.shape[keep]
+        if not keep.all():
+            for name in ("objtype", "objid", "type", "size", "matid", "rgba", "rbound", "kind",
+                         "shape"):
+                setattr(self, name, getattr(self, name)[keep])
+            self.geoms = self.objid[self.objtype == int(mjtObj.mjOBJ_GEOM)]
+        self._ng = len(self.geoms)
         nv = np.array([len(v) for v in verts], np.int32)
         nf = np.array([len(f) for f in faces], np.int32)
         self.shape_vertnum, self.shape_facenum = nv, nf
@@ -129,5 +181,15 @@ class SceneGeometry:
         self.shape_face = (np.concatenate(faces) if faces else
                            np.zeros((0, 3), np.int32)).astype(np.int32)
         self.max_vert = int(nv.max()) if len(nv) else 1
-        self.rgba = np.array([geom_rgba(m, g) for g in range(int(m.ngeom))],
-                             float).reshape(-1, 4)
+
+    def __len__(self) -> int:
+        return len(self.objid)
+
+    def gather(self, d, xpos, xmat) -> None:
+        """xpos (n, 3) and xmat (n, 9) := the items' world poses in state ``d``."""
+        ng = self._ng
+        np.take(d.geom_xpos, self.geoms, axis=0, out=xpos[:ng])
+        np.take(d.geom_xmat, self.geoms, axis=0, out=xmat[:ng])
+        if len(self.sites):
+            np.take(d.site_xpos, self.sites, axis=0, out=xpos[ng:])
+            np.take(d.site_xmat, self.sites, axis=0, out=xmat[ng:])

@@ -104,6 +104,7 @@ def test_segmentation_and_depth_match_mujoco(mj_gl, path, camera, noise):
     near = em.vis.map.znear * em.stat.extent
     gid = es[..., 0]
     sel = ((ms[..., 0] == gid) & (gid >= 0) & _interior(es)
+           & (es[..., 1] == int(engine.mjtObj.mjOBJ_GEOM))
            & np.isin(em.geom_type[np.maximum(gid, 0)], PLANAR))
     assert sel.sum() > 1000
     z = edp[sel].astype(float)
@@ -150,6 +151,8 @@ def test_depth_equals_mj_ray(path, camera, noise):
         xe = engine.mj_ray(em, ed, pos, v, group, 1, -1, gid_e)
         xm = mujoco.mj_ray(mm, md, pos, v, group, 1, -1, gid_m)
         assert xe == pytest.approx(xm, rel=1e-9, abs=1e-12)
+        if seg[row, col, 1] == int(engine.mjtObj.mjOBJ_SITE):
+            continue    # sites are drawn (as mujoco's renderer does), mj_ray does not see them
         if xe < 0 or xe > far:
             assert depth[row, col] == pytest.approx(far, rel=1e-6)
             assert seg[row, col, 0] == -1 or not inner[row, col]
@@ -227,6 +230,18 @@ def test_update_scene_snapshot_and_modes():
         r.enable_segmentation_rendering()
         r.update_scene(ed, "front", opt)
         assert (r.render()[..., 0] == em.geom("hidden").id).any()
+        # sites: drawn in groups 0-2 (objtype mjOBJ_SITE), group 4 only when shown
+        site = int(engine.mjtObj.mjOBJ_SITE)
+        r.update_scene(ed, "front")
+        seg = r.render()
+        for name in ("marker", "marker_box"):
+            assert ((seg[..., 0] == em.site(name).id) & (seg[..., 1] == site)).any(), name
+        assert not ((seg[..., 0] == em.site("hidden_site").id) & (seg[..., 1] == site)).any()
+        opt = engine.MjvOption()
+        opt.sitegroup[4] = 1
+        r.update_scene(ed, "front", opt)
+        seg = r.render()
+        assert ((seg[..., 0] == em.site("hidden_site").id) & (seg[..., 1] == site)).any()
     with pytest.raises(RuntimeError, match="after close"):
         r.render()
 

@@ -59,9 +59,10 @@ def _decode(msg: Image) -> np.ndarray:
     return np.frombuffer(bytes(msg.data), np.float32).reshape(msg.height, msg.width)
 
 
-def _depth_against_mj_ray(depth, info: CameraInfo, cam: str):
+def _depth_against_mj_ray(depth, info: CameraInfo, cam: str, seg):
     """Depth at sampled pixels equals mj_ray along the pixel's ray from K (optical frame:
-    z forward, y down, x right; MuJoCo's camera: -z forward, y up)."""
+    z forward, y down, x right; MuJoCo's camera: -z forward, y up). Pixels showing a site
+    (``seg``: the renderer's segmentation) are skipped: mj_ray does not see sites."""
     mm = mujoco.MjModel.from_xml_path(str(MODEL))
     md = mujoco.MjData(mm)
     mujoco.mj_forward(mm, md)
@@ -73,6 +74,8 @@ def _depth_against_mj_ray(depth, info: CameraInfo, cam: str):
     hits = 0
     for _ in range(300):
         v, u = int(rng.integers(0, info.height)), int(rng.integers(0, info.width))
+        if seg[v, u, 1] == int(mujoco.mjtObj.mjOBJ_SITE):
+            continue
         optical = np.array([(u - cx) / fx, (v - cy) / fy, 1.0])
         vec = mat @ (optical * np.array([1.0, -1.0, -1.0]))
         x = mujoco.mj_ray(mm, md, pos, vec, np.array([1, 1, 1, 0, 0, 0], np.uint8), 1, -1,
@@ -108,12 +111,14 @@ def test_node_publishes_camera_images(sim, probe):
         with engine.Renderer(m, h, w) as r:
             r.update_scene(d, cam)
             want_rgb, want_depth = r.render_rgbd()
+            r.enable_segmentation_rendering()
+            seg = r.render()
         np.testing.assert_array_equal(_decode(rgb_msg), want_rgb)
         depth = _decode(depth_msg)
         hit = want_depth < m.vis.map.zfar * m.stat.extent
         np.testing.assert_array_equal(depth[hit], want_depth[hit])
         assert np.all(np.isposinf(depth[~hit]))
-        _depth_against_mj_ray(depth, info, cam)
+        _depth_against_mj_ray(depth, info, cam, seg)
     # running: frames keep coming, stamped with advancing sim time
     n0 = len(boxes["front", "image_raw"])
     probe.call(SetBool, "/mj_ros_sim/pause", SetBool.Request(data=False))
