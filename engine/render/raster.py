@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 
 from .._jit import kernel
+from ..math import mat_t_vec, mat_vec
 from ..ray import _local, _ray_triangle, primitive_normal_local, ray_geom_local
 
 _PLANE = 0
@@ -46,22 +47,13 @@ def _pixel_ray(r, c, fx, fy, px, py):
 
 
 @kernel
-def _to_world(cam_mat, v):
-    """cam_mat (row-major, columns the camera axes in world) times a camera-frame vector."""
-    return (cam_mat[0] * v[0] + cam_mat[1] * v[1] + cam_mat[2] * v[2],
-            cam_mat[3] * v[0] + cam_mat[4] * v[1] + cam_mat[5] * v[2],
-            cam_mat[6] * v[0] + cam_mat[7] * v[1] + cam_mat[8] * v[2])
-
-
-@kernel
 def _bound_box(cam_pos, cam_mat, xpos, rb, fx, fy, px, py, near, width, height):
     """Pixel bounds (r0, r1, c0, c1, inclusive) of a sphere of radius rb at xpos; empty
     (r0 > r1) when it is off screen or behind the near plane; the whole image when the sphere
     reaches behind the camera's near plane or rb <= 0 (an infinite plane)."""
-    d0, d1, d2 = xpos[0] - cam_pos[0], xpos[1] - cam_pos[1], xpos[2] - cam_pos[2]
-    cx = cam_mat[0] * d0 + cam_mat[3] * d1 + cam_mat[6] * d2
-    cy = cam_mat[1] * d0 + cam_mat[4] * d1 + cam_mat[7] * d2
-    zd = -(cam_mat[2] * d0 + cam_mat[5] * d1 + cam_mat[8] * d2)
+    cx, cy, cz = mat_t_vec(cam_mat, (xpos[0] - cam_pos[0], xpos[1] - cam_pos[1],
+                                     xpos[2] - cam_pos[2]))
+    zd = -cz
     if rb <= 0.0:
         return 0, height - 1, 0, width - 1
     if zd + rb < near:
@@ -87,7 +79,7 @@ def _draw_primitive(g, gtype, size, xpos, xmat, cam_pos, cam_mat, fx, fy, px, py
     """Per-pixel analytic intersection of primitive geom g (mj_ray's routine) in a pixel box."""
     for r in range(r0, r1 + 1):
         for c in range(c0, c1 + 1):
-            dw = _to_world(cam_mat, _pixel_ray(r, c, fx, fy, px, py))
+            dw = mat_vec(cam_mat, _pixel_ray(r, c, fx, fy, px, py))
             lp, lv = _local(xpos, xmat, cam_pos, dw)
             x = ray_geom_local(lp, lv, size, gtype)
             if x >= near and x <= far and x < zbuf[r, c]:
@@ -143,7 +135,7 @@ def _draw_triangles(g, vadr, nvert, fadr, nface, shape_vert, shape_face, xpos, x
         nn = math.sqrt(nc[0] * nc[0] + nc[1] * nc[1] + nc[2] * nc[2])
         if nn == 0.0:
             continue
-        nw = _to_world(cam_mat, (nc[0] / nn, nc[1] / nn, nc[2] / nn))
+        nw = mat_vec(cam_mat, (nc[0] / nn, nc[1] / nn, nc[2] / nn))
         if za < near or zb < near or zc < near:
             _draw_triangle_clipped(g, a, b, cc, fx, fy, px, py, near, far, zbuf, gbuf, nbuf, nw)
             continue
@@ -274,7 +266,7 @@ def shade(zbuf, gbuf, nbuf, item_type, item_size, item_xpos, item_xmat, item_rgb
                     rgb[r, c, j] = int(min(max(background[r, c, j], 0.0), 1.0) * 255.0 + 0.5)
                 continue
             t = zbuf[r, c]
-            dw = _to_world(cam_mat, _pixel_ray(r, c, fx, fy, px, py))
+            dw = mat_vec(cam_mat, _pixel_ray(r, c, fx, fy, px, py))
             dl = math.sqrt(dw[0] * dw[0] + dw[1] * dw[1] + dw[2] * dw[2])
             vdir = (dw[0] / dl, dw[1] / dl, dw[2] / dl)
             p = (cam_pos[0] + t * dw[0], cam_pos[1] + t * dw[1], cam_pos[2] + t * dw[2])
@@ -284,7 +276,7 @@ def shade(zbuf, gbuf, nbuf, item_type, item_size, item_xpos, item_xmat, item_rgb
             q = (lp[0] + t * lv[0], lp[1] + t * lv[1], lp[2] + t * lv[2])
             if gt == 0 or gt == 2 or gt == 3 or gt == 4 or gt == 5:
                 nl = primitive_normal_local(gt, item_size[g], q)
-                n = _to_world(xm, nl)
+                n = mat_vec(xm, nl)
                 nn = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
                 n = (n[0] / nn, n[1] / nn, n[2] / nn) if nn > 0.0 else (0.0, 0.0, 1.0)
             else:
