@@ -168,6 +168,10 @@ class CameraStreams:
         self._far = float(model.vis.map.zfar) * float(model.stat.extent)
         self._thread = None
         if self.cameras:
+            # compile (or load) the renderer's kernels now, before the first step: compiling
+            # holds the GIL, on the worker it would stall the physics (an empty scene has the
+            # same argument types as a full one)
+            self.cameras[0].renderer.render_rgbd(self.cameras[0].rgb, self.cameras[0].depth)
             self._thread = threading.Thread(target=self._work, name="mj_ros cameras",
                                             daemon=True)
             self._thread.start()
