@@ -21,7 +21,8 @@ emission times the colour, plus for each active light (the headlight first: dire
 the camera's axis) ambient and Lambert diffuse terms times the colour and a Blinn-Phong specular
 term (material specular, exponent shininess * 128), with spot cones and attenuation for
 positional lights. No shadows, reflections, fog or transparency; 2D textures only on planes
-(the checker floor of most scenes), modulating the colour as MuJoCo does.
+(the checker floor of most scenes, mip-mapped: texture.py), modulating the colour as MuJoCo
+does; the skybox behind everything.
 
 All kernels are nogil (engine/_jit.py), so a node can render on a thread while physics runs.
 """
@@ -36,8 +37,6 @@ from ..ray import _local, _ray_triangle, primitive_normal_local, ray_geom_local
 _PLANE = 0
 _KIND_TRIANGLES = 0
 _LIGHT_DIRECTIONAL = 1      # mjtLightType.mjLIGHT_DIRECTIONAL
-_TEX2D = 0                  # mjtTexture.mjTEXTURE_2D
-_TEXCUBE, _TEXSKYBOX = 1, 2
 
 
 @kernel
@@ -210,14 +209,44 @@ def visibility(kind, shape, item_type, item_size, item_rbound, item_xpos, item_x
 
 
 @kernel
-def _texel(tex_data, adr, tw, th, nch, u, v):
-    """Nearest texel (rgb 0-1) of a 2D texture at wrapped coordinates (u, v)."""
+def _texel(mip_rgb, adr, tw, th, u, v):
+    """Nearest texel (rgb 0-1) of one mip level at wrapped coordinates (u, v)."""
     u -= math.floor(u)
     v -= math.floor(v)
-    i = min(tw - 1, int(u * tw))
-    j = min(th - 1, int(v * th))
-    k = adr + (j * tw + i) * nch
-    return tex_data[k] / 255.0, tex_data[k + 1] / 255.0, tex_data[k + 2] / 255.0
+    k = adr + min(th - 1, int(v * th)) * tw + min(tw - 1, int(u * tw))
+    return mip_rgb[k, 0], mip_rgb[k, 1], mip_rgb[k, 2]
+
+
+@kernel
+def _texture(mip_rgb, adr, w, h, nlevel, u, v, texels):
+    """The texture's colour at (u, v) for a pixel ``texels`` level-0 texels wide: the two mip
+    levels around that width blended (trilinear filtering with nearest texels: texture.py)."""
+    lod = math.log2(texels) if texels > 1.0 else 0.0
+    k0 = min(int(lod), nlevel - 1)
+    k1 = min(k0 + 1, nlevel - 1)
+    f = min(lod - k0, 1.0)
+    a0, a1, a2 = _texel(mip_rgb, adr[k0], w[k0], h[k0], u, v)
+    b0, b1, b2 = _texel(mip_rgb, adr[k1], w[k1], h[k1], u, v)
+    return a0 + f * (b0 - a0), a1 + f * (b1 - a1), a2 + f * (b2 - a2)
+
+
+@kernel
+def _sky(sky_rgb, w, d):
+    """The skybox's colour seen along world direction d: OpenGL's cube-map lookup of the
+    direction turned so that world +z is the map's +y (MuJoCo draws its skybox z-up; measured
+    against mujoco.Renderer's backgrounds)."""
+    x, y, z = d[0], d[2], -d[1]
+    ax, ay, az = abs(x), abs(y), abs(z)
+    if ax >= ay and ax >= az:
+        face, ma, sc, tc = (0, ax, -z, -y) if x > 0 else (1, ax, z, -y)
+    elif ay >= az:
+        face, ma, sc, tc = (2, ay, x, z) if y > 0 else (3, ay, x, -z)
+    else:
+        face, ma, sc, tc = (4, az, x, -y) if z > 0 else (5, az, -x, -y)
+    i = min(w - 1, max(0, int((sc / ma + 1.0) * 0.5 * w)))
+    j = min(w - 1, max(0, int((tc / ma + 1.0) * 0.5 * w)))
+    k = (face * w + j) * w + i
+    return sky_rgb[k, 0], sky_rgb[k, 1], sky_rgb[k, 2]
 
 
 @kernel
@@ -250,23 +279,27 @@ def _light(n, vdir, p, ldir, lpos, directional, atten, cos_cutoff, exponent):
 @kernel
 def shade(zbuf, gbuf, nbuf, item_type, item_size, item_xpos, item_xmat, item_rgba,
           item_matid, mat_emission, mat_specular, mat_shininess, mat_texid, mat_texrepeat,
-          mat_texuniform, tex_type, tex_adr, tex_width, tex_height, tex_nchannel, tex_data,
+          mat_texuniform, mip_rgb, mip_adr, mip_w, mip_h, mip_n,
           light_active, light_directional, light_xpos, light_xdir, light_ambient,
           light_diffuse, light_specular, light_attenuation, light_coscutoff, light_exponent,
-          background, cam_pos, cam_mat, fx, fy, px, py, rgb):
+          sky_rgb, sky_w, cam_pos, cam_mat, fx, fy, px, py, rgb):
     """Colour every pixel of the visibility buffers into ``rgb`` (h, w, 3 uint8) with the
-    lights given (index 0 is the headlight, already placed at the camera) and ``background``
-    (h, w, 3, 0-1) where nothing was hit (module docstring)."""
+    lights given (index 0 is the headlight, already placed at the camera) and the skybox
+    (``sky_rgb``, ``sky_w``: texture.py; black when sky_w is 0) where nothing was hit."""
     h, w = zbuf.shape
     for r in range(h):
         for c in range(w):
             g = gbuf[r, c]
-            if g < 0:
-                for j in range(3):
-                    rgb[r, c, j] = int(min(max(background[r, c, j], 0.0), 1.0) * 255.0 + 0.5)
+            dw = mat_vec(cam_mat, _pixel_ray(r, c, fx, fy, px, py))
+            if g < 0:       # the skybox, or black without one
+                b0 = b1 = b2 = 0.0
+                if sky_w > 0:
+                    b0, b1, b2 = _sky(sky_rgb, sky_w, dw)
+                rgb[r, c, 0] = int(min(max(b0, 0.0), 1.0) * 255.0 + 0.5)
+                rgb[r, c, 1] = int(min(max(b1, 0.0), 1.0) * 255.0 + 0.5)
+                rgb[r, c, 2] = int(min(max(b2, 0.0), 1.0) * 255.0 + 0.5)
                 continue
             t = zbuf[r, c]
-            dw = mat_vec(cam_mat, _pixel_ray(r, c, fx, fy, px, py))
             dl = math.sqrt(dw[0] * dw[0] + dw[1] * dw[1] + dw[2] * dw[2])
             vdir = (dw[0] / dl, dw[1] / dl, dw[2] / dl)
             p = (cam_pos[0] + t * dw[0], cam_pos[1] + t * dw[1], cam_pos[2] + t * dw[2])
@@ -290,7 +323,7 @@ def shade(zbuf, gbuf, nbuf, item_type, item_size, item_xpos, item_xmat, item_rgb
             if mat >= 0:
                 emission, spec, shin = mat_emission[mat], mat_specular[mat], mat_shininess[mat]
                 tex = mat_texid[mat]
-                if tex >= 0 and gt == _PLANE and tex_type[tex] == _TEX2D:
+                if tex >= 0 and gt == _PLANE and mip_n[tex] > 0:
                     # texture coordinates on a plane: per unit length when texuniform,
                     # otherwise over the plane's extent (seed 000 "material"); MuJoCo's
                     # images repeat a uniform texture texrepeat / 2 times per metre (measured
@@ -299,9 +332,16 @@ def shade(zbuf, gbuf, nbuf, item_type, item_size, item_xpos, item_xmat, item_rgb
                     if not mat_texuniform[mat] and item_size[g, 0] > 0.0:
                         su = 0.5 * (q[0] / item_size[g, 0] + 1.0)
                         sv = 0.5 * (q[1] / item_size[g, 1] + 1.0)
-                    t0, t1, t2 = _texel(tex_data, tex_adr[tex], tex_width[tex],
-                                        tex_height[tex], tex_nchannel[tex],
-                                        su * mat_texrepeat[mat, 0], sv * mat_texrepeat[mat, 1])
+                    # the pixel's width on the plane (m), stretched at grazing angles, in
+                    # level-0 texels: which mip level to read
+                    cosv = abs(n[0] * vdir[0] + n[1] * vdir[1] + n[2] * vdir[2])
+                    width = t * dl / fx / max(cosv, 1e-3)
+                    rep = mat_texrepeat[mat, 0] * 0.5
+                    if not mat_texuniform[mat] and item_size[g, 0] > 0.0:
+                        rep = mat_texrepeat[mat, 0] * 0.5 / item_size[g, 0]
+                    t0, t1, t2 = _texture(mip_rgb, mip_adr[tex], mip_w[tex], mip_h[tex],
+                                          mip_n[tex], su * mat_texrepeat[mat, 0],
+                                          sv * mat_texrepeat[mat, 1], width * rep * mip_w[tex, 0])
                     base0, base1, base2 = base0 * t0, base1 * t1, base2 * t2
             a0 = a1 = a2 = d0 = d1 = d2 = s0 = s1 = s2 = 0.0
             # the specular term only where it can show: ndh^e above 1/1000 (pow is the

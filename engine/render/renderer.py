@@ -29,6 +29,7 @@ from ..visualize import MjvCamera, MjvOption, mjv_defaultFreeCamera
 from . import raster
 from .camera import camera_pose, intrinsics
 from .scene import SceneGeometry
+from .texture import MipTextures, skybox
 
 _OBJ_CAMERA = int(mjtObj.mjOBJ_CAMERA)
 _DIRECTIONAL = int(mjtLightType.mjLIGHT_DIRECTIONAL)
@@ -63,12 +64,13 @@ the clause:
         self._max_geom = int(max_geom)
         self._scene_option = MjvOption()
         self._geometry = {}
+        self._textures = MipTextures(model)
+        self._sky_rgb, self._sky_w = skybox(model)
         self._geo = self._geometry_for(self._scene_option)
         h, w = self._height, self._width
         self._zbuf = np.empty((h, w))
         self._gbuf = np.empty((h, w), np.int32)
         self._nbuf = np.zeros((h, w, 3))
-        self._background = np.zeros((h, w, 3))
         # the scene: state copied by update_scene (the items' poses: _geometry_for)
         nl = int(model.nlight) + 1
         self._light_xpos = np.zeros((nl, 3))
@@ -208,17 +210,18 @@ the clause:
                           self._gbuf, self._nbuf)
 
     def _shade(self, rgb):
-        m, geo = self._model, self._geo
+        m, geo, tx = self._model, self._geo, self._textures
         fx, fy, px, py = self._intrinsics
         raster.shade(self._zbuf, self._gbuf, self._nbuf, geo.type, geo.size, self._xpos,
                      self._xmat, geo.rgba, geo.matid, m.mat_emission, m.mat_specular,
                      m.mat_shininess, m.mat_texid[:, 1] if m.nmat else np.zeros(0, np.int32),
-                     m.mat_texrepeat, m.mat_texuniform, m.tex_type, m.tex_adr, m.tex_width,
-                     m.tex_height, m.tex_nchannel, m.tex_data, self._light_active,
+                     m.mat_texrepeat, m.mat_texuniform, tx.mip_rgb, tx.mip_adr, tx.mip_w,
+                     tx.mip_h, tx.mip_n, self._light_active,
                      self._light_directional, self._light_xpos, self._light_xdir,
                      self._light_ambient, self._light_diffuse, self._light_specular,
                      self._light_attenuation, self._light_coscutoff, self._light_exponent,
-                     self._background, self._cam_pos, self._cam_mat, fx, fy, px, py, rgb)
+                     self._sky_rgb, self._sky_w, self._cam_pos, self._cam_mat, fx, fy, px,
+                     py, rgb)
 
     def render(self, *, out=None):
         """The image of the last update_scene (module docstring for the three modes)."""
