@@ -130,6 +130,7 @@ class CameraStreams:
     def __init__(self, node, model, mj, names, rate: float, width: int, height: int,
                  frame_prefix: str = "", topic_prefix: str = ""):
         self._mj, self.model = mj, model
+        self._log = node.get_logger()
         cam_names = [mj.mj_id2name(model, mj.mjtObj.mjOBJ_CAMERA, i) or ""
                      for i in range(int(model.ncam))]
         self.period = 1.0 / float(rate)
@@ -182,9 +183,9 @@ class CameraStreams:
     def tick(self, d, sec: int, nsec: int, now: float | None = None, force: bool = False) -> bool:
         """Take a frame of state ``d`` stamped (sec, nsec) if one is due by wall time (or
         ``force``) and the worker is idle; True if taken. Call between steps only."""
-        if self._error is not None:
+        if self._error is not None:     # reported, and the next frame tried: never fatal
             err, self._error = self._error, None
-            raise RuntimeError(f"camera rendering failed: {err}") from err
+            self._log.error(f"camera rendering failed: {type(err).__name__}: {err}")
         now = time.monotonic() if now is None else now
         if not force and now < self._next:
             return False
@@ -231,7 +232,7 @@ class CameraStreams:
                     cam.info.header.stamp.sec, cam.info.header.stamp.nanosec = sec, nsec
                     cam.info_pub.publish(cam.info)
                     self.rendered += 1
-            except BaseException as e:  # noqa: BLE001 - reported on the step loop's next tick
+            except Exception as e:  # noqa: BLE001 - logged by the step loop's next tick
                 self._error = e
             self.render_time += time.perf_counter() - t0
             self._busy = False

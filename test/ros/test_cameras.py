@@ -52,6 +52,19 @@ def test_select_cameras():
         cameras.select(["back"], names)
 
 
+def test_camera_parameters_checked():
+    from mj_ros import params
+    assert params.check("cameras", ["all"]) == ["all"]
+    assert params.check("camera_rate", 15) == 15.0          # an integer for a double
+    for name, value, why in (("camera_rate", 0.0, "a rate in Hz > 0"),
+                             ("camera_width", 0, "an integer from 1 to 8192"),
+                             ("cameras", ["all", "front"], "['all'] alone"),
+                             ("cameras", ["front", "front"], "distinct camera names")):
+        with pytest.raises(params.ParameterError, match=why.replace("[", r"\[")):
+            params.check(name, value)
+    assert "camera_rate (double, default 30.0)" in params.help_text("sim")
+
+
 def _decode(msg: Image) -> np.ndarray:
     if msg.encoding == "rgb8":
         return np.frombuffer(bytes(msg.data), np.uint8).reshape(msg.height, msg.width, 3)
