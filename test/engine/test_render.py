@@ -85,7 +85,9 @@ def _interior(seg):
 
 CASES = [(SCENE, "front", 0.0), (SCENE, "sensor", 0.0), (SCENE, -1, 0.0),
          ("menagerie/kuka_iiwa_14/scene.xml", -1, 0.3),
-         ("menagerie/ufactory_xarm7/scene.xml", -1, 0.3)]
+         ("menagerie/ufactory_xarm7/scene.xml", -1, 0.3),
+         ("menagerie/google_barkour_vb/scene_hfield_mjx.xml", -1, 0.0),   # a height field
+         ("menagerie/shadow_hand/scene_right.xml", -1, 0.2)]
 
 
 def _path(p):
