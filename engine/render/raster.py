@@ -2,7 +2,8 @@
 
 Visibility. Every pixel is the ray from the camera's centre through the pixel's centre. Geoms
 drawn as triangles (meshes, boxes, height fields) are rasterized: each triangle's vertices are
-projected, the pixels whose centres fall inside it (2D edge functions) get its depth, computed
+projected, back faces culled (as MuJoCo's renderer does: a camera inside a mesh sees out of
+it), the pixels whose centres fall inside it (2D edge functions) get its depth, computed
 exactly as the distance along the pixel's ray to the triangle's plane (not interpolated), so it
 equals mj_ray's distance on that face up to rounding. Primitives (spheres, capsules, ellipsoids,
 cylinders, planes) are intersected analytically per pixel inside their projected bounding box
@@ -73,6 +74,22 @@ def _bound_box(cam_pos, cam_mat, xpos, rb, fx, fy, px, py, near, width, height):
 
 
 @kernel
+def _inside(t, size, p):
+    """Whether the point p (the primitive's frame) is inside a primitive of type t: a camera
+    there sees only its back faces, which MuJoCo's renderer culls."""
+    if t == 2:      # sphere
+        return p[0] * p[0] + p[1] * p[1] + p[2] * p[2] < size[0] * size[0]
+    if t == 3:      # capsule
+        z = p[2] - min(max(p[2], -size[1]), size[1])
+        return p[0] * p[0] + p[1] * p[1] + z * z < size[0] * size[0]
+    if t == 4:      # ellipsoid
+        return (p[0] / size[0]) ** 2 + (p[1] / size[1]) ** 2 + (p[2] / size[2]) ** 2 < 1.0
+    if t == 5:      # cylinder
+        return abs(p[2]) < size[1] and p[0] * p[0] + p[1] * p[1] < size[0] * size[0]
+    return False    # a plane is seen from its front only (ray_geom_local)
+
+
+@kernel
 def _draw_primitive(g, gtype, size, xpos, xmat, cam_pos, cam_mat, fx, fy, px, py, near, far,
                     r0, r1, c0, c1, zbuf, gbuf):
     """Per-pixel analytic intersection of primitive geom g (mj_ray's routine) in a pixel box."""
@@ -87,13 +104,43 @@ def _draw_primitive(g, gtype, size, xpos, xmat, cam_pos, cam_mat, fx, fy, px, py
 
 
 @kernel
+def _near_bounds(a, b, cc, near, fx, fy, px, py, width, height):
+    """Pixel bounds (r0, r1, c0, c1, inclusive, one pixel of margin) of the part of triangle
+    (a, b, cc) (camera frame) at depth >= near: its vertices there and the points where its
+    edges cross the near plane, projected."""
+    xl, xh, yl, yh = math.inf, -math.inf, math.inf, -math.inf
+    for k in range(3):
+        p = a if k == 0 else (b if k == 1 else cc)
+        q = b if k == 0 else (cc if k == 1 else a)
+        zp, zq = -p[2], -q[2]
+        for j in range(2):
+            if j == 0:
+                if zp < near:
+                    continue
+                x, y, z = p[0], p[1], zp
+            else:
+                if (zp < near) == (zq < near):
+                    continue
+                f = (near - zp) / (zq - zp)
+                x, y, z = p[0] + f * (q[0] - p[0]), p[1] + f * (q[1] - p[1]), near
+            sx, sy = px + fx * x / z - 0.5, py - fy * y / z - 0.5
+            xl, xh, yl, yh = min(xl, sx), max(xh, sx), min(yl, sy), max(yh, sy)
+    if xl > xh:
+        return 1, 0, 1, 0
+    return (max(0, int(math.floor(yl)) - 1), min(height - 1, int(math.ceil(yh)) + 1),
+            max(0, int(math.floor(xl)) - 1), min(width - 1, int(math.ceil(xh)) + 1))
+
+
+@kernel
 def _draw_triangle_clipped(g, a, b, cc, fx, fy, px, py, near, far, zbuf, gbuf, nbuf, n):
     """A triangle reaching behind the near plane: a ray-triangle test (mj_ray's) at every
-    pixel, the near plane clipping per pixel (rare: only triangles next to the camera)."""
+    pixel of its in-front part's bounds, the near plane clipping per pixel (only triangles
+    next to the camera)."""
     h, w = zbuf.shape
+    r0, r1, c0, c1 = _near_bounds(a, b, cc, near, fx, fy, px, py, w, h)
     o = (0.0, 0.0, 0.0)
-    for r in range(h):
-        for c in range(w):
+    for r in range(r0, r1 + 1):
+        for c in range(c0, c1 + 1):
             x = _ray_triangle(o, _pixel_ray(r, c, fx, fy, px, py), a, b, cc)
             if x >= near and x <= far and x < zbuf[r, c]:
                 zbuf[r, c] = x
@@ -134,6 +181,11 @@ def _draw_triangles(g, vadr, nvert, fadr, nface, shape_vert, shape_face, xpos, x
         nn = math.sqrt(nc[0] * nc[0] + nc[1] * nc[1] + nc[2] * nc[2])
         if nn == 0.0:
             continue
+        # back faces are culled, as MuJoCo's renderer does (faces wind counter-clockwise seen
+        # from outside: a face looks at the camera when its normal points at it)
+        dn = nc[0] * a[0] + nc[1] * a[1] + nc[2] * a[2]
+        if dn >= 0.0:
+            continue
         nw = mat_vec(cam_mat, (nc[0] / nn, nc[1] / nn, nc[2] / nn))
         if za < near or zb < near or zc < near:
             _draw_triangle_clipped(g, a, b, cc, fx, fy, px, py, near, far, zbuf, gbuf, nbuf, nw)
@@ -151,7 +203,6 @@ def _draw_triangles(g, vadr, nvert, fadr, nface, shape_vert, shape_face, xpos, x
         r1 = min(h - 1, int(math.floor(max(y0, y1, y2))))
         if c0 > c1 or r0 > r1:
             continue
-        dn = nc[0] * a[0] + nc[1] * a[1] + nc[2] * a[2]
         for r in range(r0, r1 + 1):
             yr = float(r)
             ry = -(r + 0.5 - py) / fy
@@ -203,6 +254,9 @@ def visibility(kind, shape, item_type, item_size, item_rbound, item_xpos, item_x
                             item_xmat[i], cam_pos, cam_mat, fx, fy, px, py, near, far, vcam,
                             vscr, zbuf, gbuf, nbuf)
         else:
+            lp, _ = _local(item_xpos[i], item_xmat[i], cam_pos, cam_pos)
+            if _inside(item_type[i], item_size[i], lp):
+                continue
             _draw_primitive(i, item_type[i], item_size[i], item_xpos[i], item_xmat[i],
                             cam_pos, cam_mat, fx, fy, px, py, near, far, r0, r1, c0, c1, zbuf,
                             gbuf)

@@ -266,3 +266,41 @@ def test_errors_as_mujoco(mj_gl):
         with pytest.raises(ValueError) as got:
             er.update_scene(ed, cam)
         assert str(got.value) == str(want.value)
+
+
+def test_near_plane_clips_as_mujoco(mj_gl):
+    """A camera 1 cm above the box's top face looking across it: the face's triangles cross the
+    near plane (the clipped path of raster.py). Segmentation as mujoco's; depth = mj_ray's
+    where the surface is beyond the near plane, something farther where it is nearer."""
+    mm, md, em, ed = _pair(SCENE)
+    cams = []
+    for lib in (engine, mujoco):
+        cam = lib.MjvCamera()
+        cam.type = int(engine.mjtCamera.mjCAMERA_FREE)
+        cam.lookat[:] = ed.geom("box").xpos + np.array([0.0, 0.0, 0.12])
+        cam.distance, cam.azimuth, cam.elevation = 0.03, 90.0, -20.0
+        cams.append(cam)
+    er = engine.Renderer(em, H, W)
+    er.update_scene(ed, cams[0])
+    er.enable_segmentation_rendering()
+    es = er.render()
+    er.enable_depth_rendering()
+    depth = er.render()
+    mr = mj_gl(mm)
+    mr.update_scene(md, cams[1])
+    mr.enable_segmentation_rendering()
+    assert (mr.render() == es).all(-1).mean() >= 0.99
+    near = em.vis.map.znear * em.stat.extent
+    pix = np.stack(np.meshgrid(np.arange(0, H, 8), np.arange(0, W, 8), indexing="ij"),
+                   -1).reshape(-1, 2)
+    pos, dirs = _pixel_rays(er, em, ed, None, pix)
+    group = np.array([1, 1, 1, 0, 0, 0], np.uint8)
+    clipped = 0
+    for (row, col), v in zip(pix, dirs):
+        x = engine.mj_ray(em, ed, pos, v, group, 1, -1, np.zeros(1, np.int32))
+        if 0 <= x < near:
+            clipped += 1
+            assert depth[row, col] > near
+        elif x >= near * (1 + 1e-6):
+            assert depth[row, col] == pytest.approx(x, rel=2e-7, abs=1e-7), (row, col)
+    assert clipped > 10
