@@ -17,7 +17,9 @@ ray is depth times the ray's length. Surfaces nearer than ``near`` or farther th
 model's znear and zfar times its extent, as MuJoCo's projection) are clipped; empty pixels keep
 ``far`` (MuJoCo's cleared depth buffer reads as far).
 
-Shading follows MuJoCo's classic OpenGL renderer (fixed-function lighting): the material's
+Shading follows MuJoCo's classic OpenGL renderer (fixed-function lighting), with the normals of
+primitives from their surfaces and of triangles interpolated from their corner normals
+(scene.py, as MuJoCo's compiler makes a mesh's normals): the material's
 emission times the colour, plus for each active light (the headlight first: directional along
 the camera's axis) ambient and Lambert diffuse terms times the colour and a Blinn-Phong specular
 term (material specular, exponent shininess * 128), with spot cones and attenuation for
@@ -132,7 +134,7 @@ def _near_bounds(a, b, cc, near, fx, fy, px, py, width, height):
 
 
 @kernel
-def _draw_triangle_clipped(g, a, b, cc, fx, fy, px, py, near, far, zbuf, gbuf, nbuf, n):
+def _draw_triangle_clipped(g, f, a, b, cc, fx, fy, px, py, near, far, zbuf, gbuf, fbuf):
     """A triangle reaching behind the near plane: a ray-triangle test (mj_ray's) at every
     pixel of its in-front part's bounds, the near plane clipping per pixel (only triangles
     next to the camera)."""
@@ -145,12 +147,12 @@ def _draw_triangle_clipped(g, a, b, cc, fx, fy, px, py, near, far, zbuf, gbuf, n
             if x >= near and x <= far and x < zbuf[r, c]:
                 zbuf[r, c] = x
                 gbuf[r, c] = g
-                nbuf[r, c, 0], nbuf[r, c, 1], nbuf[r, c, 2] = n
+                fbuf[r, c] = f
 
 
 @kernel
 def _draw_triangles(g, vadr, nvert, fadr, nface, shape_vert, shape_face, xpos, xmat, cam_pos,
-                    cam_mat, fx, fy, px, py, near, far, vcam, vscr, zbuf, gbuf, nbuf):
+                    cam_mat, fx, fy, px, py, near, far, vcam, vscr, zbuf, gbuf, fbuf):
     """Rasterize one geom's triangles (module docstring): vertices to the camera frame and the
     screen, then per triangle its covered pixel centres, each with its exact depth."""
     h, w = zbuf.shape
@@ -186,9 +188,8 @@ def _draw_triangles(g, vadr, nvert, fadr, nface, shape_vert, shape_face, xpos, x
         dn = nc[0] * a[0] + nc[1] * a[1] + nc[2] * a[2]
         if dn >= 0.0:
             continue
-        nw = mat_vec(cam_mat, (nc[0] / nn, nc[1] / nn, nc[2] / nn))
         if za < near or zb < near or zc < near:
-            _draw_triangle_clipped(g, a, b, cc, fx, fy, px, py, near, far, zbuf, gbuf, nbuf, nw)
+            _draw_triangle_clipped(g, f, a, b, cc, fx, fy, px, py, near, far, zbuf, gbuf, fbuf)
             continue
         x0, y0 = vscr[ia, 0], vscr[ia, 1]
         x1, y1 = vscr[ib, 0], vscr[ib, 1]
@@ -222,17 +223,17 @@ def _draw_triangles(g, vadr, nvert, fadr, nface, shape_vert, shape_face, xpos, x
                 if x >= near and x <= far and x < zbuf[r, c]:
                     zbuf[r, c] = x
                     gbuf[r, c] = g
-                    nbuf[r, c, 0], nbuf[r, c, 1], nbuf[r, c, 2] = nw
+                    fbuf[r, c] = f
 
 
 @kernel
 def visibility(kind, shape, item_type, item_size, item_rbound, item_xpos, item_xmat,
                shape_vertadr, shape_vertnum, shape_faceadr, shape_facenum, shape_vert,
                shape_face, cam_pos, cam_mat, fx, fy, px, py, near, far, vcam, vscr, zbuf,
-               gbuf, nbuf):
+               gbuf, fbuf):
     """Fill the z-buffer ``zbuf`` (h, w: axial depth, m; ``far`` where empty), the item buffer
     ``gbuf`` (h, w: the index of the item seen, -1 where empty) and, for triangle pixels, the
-    face's world normal ``nbuf`` (h, w, 3) for the items (geoms and sites: scene.py) seen from
+    face's index in shape_face ``fbuf`` (h, w) for the items (geoms and sites: scene.py) seen from
     the camera at ``cam_pos`` with orientation ``cam_mat`` (row-major; columns x right, y up,
     z backwards) and pixel intrinsics fx, fy, px, py (pixels; principal point from the
     top-left corner)."""
@@ -252,7 +253,7 @@ def visibility(kind, shape, item_type, item_size, item_rbound, item_xpos, item_x
             _draw_triangles(i, shape_vertadr[s], shape_vertnum[s], shape_faceadr[s],
                             shape_facenum[s], shape_vert, shape_face, item_xpos[i],
                             item_xmat[i], cam_pos, cam_mat, fx, fy, px, py, near, far, vcam,
-                            vscr, zbuf, gbuf, nbuf)
+                            vscr, zbuf, gbuf, fbuf)
         else:
             lp, _ = _local(item_xpos[i], item_xmat[i], cam_pos, cam_pos)
             if _inside(item_type[i], item_size[i], lp):
@@ -282,6 +283,23 @@ def _texture(mip_rgb, adr, w, h, nlevel, u, v, texels):
     a0, a1, a2 = _texel(mip_rgb, adr[k0], w[k0], h[k0], u, v)
     b0, b1, b2 = _texel(mip_rgb, adr[k1], w[k1], h[k1], u, v)
     return a0 + f * (b0 - a0), a1 + f * (b1 - a1), a2 + f * (b2 - a2)
+
+
+@kernel
+def _barycentric(p, v, a, b, c):
+    """Barycentric coordinates (u of b, v of c) where the line p + x v meets triangle (a, b, c)'s
+    plane (Moller-Trumbore, as mj_ray's triangle test, without its bounds: the hit is known)."""
+    e1 = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
+    e2 = (c[0] - a[0], c[1] - a[1], c[2] - a[2])
+    q = (v[1] * e2[2] - v[2] * e2[1], v[2] * e2[0] - v[0] * e2[2], v[0] * e2[1] - v[1] * e2[0])
+    det = e1[0] * q[0] + e1[1] * q[1] + e1[2] * q[2]
+    if det == 0.0:
+        return 0.0, 0.0
+    t = (p[0] - a[0], p[1] - a[1], p[2] - a[2])
+    u = (t[0] * q[0] + t[1] * q[1] + t[2] * q[2]) / det
+    r = (t[1] * e1[2] - t[2] * e1[1], t[2] * e1[0] - t[0] * e1[2], t[0] * e1[1] - t[1] * e1[0])
+    w = (v[0] * r[0] + v[1] * r[1] + v[2] * r[2]) / det
+    return min(max(u, 0.0), 1.0), min(max(w, 0.0), 1.0 - min(max(u, 0.0), 1.0))
 
 
 @kernel
@@ -331,7 +349,8 @@ def _light(n, vdir, p, ldir, lpos, directional, atten, cos_cutoff, exponent):
 
 
 @kernel
-def shade(zbuf, gbuf, nbuf, item_type, item_size, item_xpos, item_xmat, item_rgba,
+def shade(zbuf, gbuf, fbuf, shape, shape_vertadr, shape_vert, shape_face, corner_normal,
+          item_type, item_size, item_xpos, item_xmat, item_rgba,
           item_matid, mat_emission, mat_specular, mat_shininess, mat_texid, mat_texrepeat,
           mat_texuniform, mip_rgb, mip_adr, mip_w, mip_h, mip_n,
           light_active, light_directional, light_xpos, light_xdir, light_ambient,
@@ -367,7 +386,19 @@ def shade(zbuf, gbuf, nbuf, item_type, item_size, item_xpos, item_xmat, item_rgb
                 nn = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
                 n = (n[0] / nn, n[1] / nn, n[2] / nn) if nn > 0.0 else (0.0, 0.0, 1.0)
             else:
-                n = (nbuf[r, c, 0], nbuf[r, c, 1], nbuf[r, c, 2])
+                # the face's corner normals (scene.py) interpolated at the hit: smooth shading
+                f = fbuf[r, c]
+                va = shape_vertadr[shape[g]]
+                u, v = _barycentric(lp, lv, shape_vert[va + shape_face[f, 0]],
+                                    shape_vert[va + shape_face[f, 1]],
+                                    shape_vert[va + shape_face[f, 2]])
+                w0 = 1.0 - u - v
+                cn = corner_normal[f]
+                n = mat_vec(xm, (w0 * cn[0, 0] + u * cn[1, 0] + v * cn[2, 0],
+                                 w0 * cn[0, 1] + u * cn[1, 1] + v * cn[2, 1],
+                                 w0 * cn[0, 2] + u * cn[1, 2] + v * cn[2, 2]))
+                nn = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
+                n = (n[0] / nn, n[1] / nn, n[2] / nn) if nn > 0.0 else (0.0, 0.0, 1.0)
             # the side facing the camera (OpenGL two-sided lighting)
             if n[0] * vdir[0] + n[1] * vdir[1] + n[2] * vdir[2] > 0.0:
                 n = (-n[0], -n[1], -n[2])

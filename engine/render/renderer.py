@@ -74,7 +74,7 @@ the clause:
         h, w = self._height, self._width
         self._zbuf = np.empty((h, w))
         self._gbuf = np.empty((h, w), np.int32)
-        self._nbuf = np.zeros((h, w, 3))
+        self._fbuf = np.zeros((h, w), np.int32)
         # the scene: state copied by update_scene (the items' poses: _geometry_for)
         nl = int(model.nlight) + 1
         self._light_xpos = np.zeros((nl, 3))
@@ -211,12 +211,14 @@ the clause:
                           self._xmat, geo.shape_vertadr, geo.shape_vertnum, geo.shape_faceadr,
                           geo.shape_facenum, geo.shape_vert, geo.shape_face, self._cam_pos,
                           self._cam_mat, fx, fy, px, py, near, far, vcam, vscr, self._zbuf,
-                          self._gbuf, self._nbuf)
+                          self._gbuf, self._fbuf)
 
     def _shade(self, rgb):
         m, geo, tx = self._model, self._geo, self._textures
         fx, fy, px, py = self._intrinsics
-        raster.shade(self._zbuf, self._gbuf, self._nbuf, geo.type, geo.size, self._xpos,
+        raster.shade(self._zbuf, self._gbuf, self._fbuf, geo.shape, geo.shape_vertadr,
+                     geo.shape_vert, geo.shape_face, geo.corner_normal, geo.type, geo.size,
+                     self._xpos,
                      self._xmat, geo.rgba, geo.matid, m.mat_emission, m.mat_specular,
                      m.mat_shininess, m.mat_texid[:, 1] if m.nmat else np.zeros(0, np.int32),
                      m.mat_texrepeat, m.mat_texuniform, tx.mip_rgb, tx.mip_adr, tx.mip_w,

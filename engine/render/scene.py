@@ -97,6 +97,37 @@ def _rbound(t, size) -> float:
     return float(np.linalg.norm(size))      # ellipsoid, box
 
 
+# smoothnormal="false" (seed 000 "mesh"): faces at a large angle to a vertex's average normal
+# are left out of it; here a corner keeps its face's own normal when the two differ by more
+# than about 37 degrees (cosine below 0.8), so box edges and the creases of CAD meshes stay sharp
+CREASE_COS = 0.8
+
+
+def corner_normals(vert, face) -> np.ndarray:
+    """Unit normals (F, 3, 3) at the three corners of each face: the average of the face
+    normals at the corner's vertex, or the face's own normal across a crease (CREASE_COS).
+    Faces wind counter-clockwise seen from outside."""
+    vert, face = np.asarray(vert, float), np.asarray(face, np.int64)
+    if len(face) == 0:
+        return np.zeros((0, 3, 3))
+    p = vert[face]                                          # (F, 3 corners, 3)
+    fn = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+    fu = fn / np.maximum(np.linalg.norm(fn, axis=1, keepdims=True), 1e-300)
+    # each face's normal weighted by its angle at the vertex: independent of how a flat side
+    # is split into triangles (area weights would let a box side cut in two outweigh the others)
+    vn = np.zeros_like(vert)
+    for k in range(3):
+        e1, e2 = p[:, (k + 1) % 3] - p[:, k], p[:, (k + 2) % 3] - p[:, k]
+        cos = np.einsum("fj,fj->f", e1, e2) / np.maximum(
+            np.linalg.norm(e1, axis=1) * np.linalg.norm(e2, axis=1), 1e-300)
+        np.add.at(vn, face[:, k], fu * np.arccos(np.clip(cos, -1.0, 1.0))[:, None])
+    vn /= np.maximum(np.linalg.norm(vn, axis=1, keepdims=True), 1e-300)
+    corner = vn[face]
+    crease = np.einsum("fkj,fj->fk", corner, fu) < CREASE_COS
+    corner[crease] = np.broadcast_to(fu[:, None, :], corner.shape)[crease]
+    return corner
+
+
 class SceneGeometry:
     """What one geom-group and site-group selection draws, built once per model and selection:
     the visible geoms, then the visible sites (MuJoCo draws sites too), as "items".
@@ -108,7 +139,8 @@ class SceneGeometry:
       index of its triangle set (-1 otherwise);
       shape_vertadr, shape_vertnum, shape_faceadr, shape_facenum (s,) int32;
       shape_vert (V, 3) float64 in the object's frame (m); shape_face (F, 3) int32, indices
-      relative to the shape's first vertex.
+      relative to the shape's first vertex; corner_normal (F, 3, 3): each face's corner normals
+      for smooth shading (corner_normals).
     `gather(d, xpos, xmat)` fills the items' world poses from a state.
     """
 
@@ -181,6 +213,8 @@ class SceneGeometry:
         self.shape_face = (np.concatenate(faces) if faces else
                            np.zeros((0, 3), np.int32)).astype(np.int32)
         self.max_vert = int(nv.max()) if len(nv) else 1
+        self.corner_normal = (np.concatenate([corner_normals(v, f) for v, f in zip(verts, faces)])
+                              if verts else np.zeros((0, 3, 3)))
 
     def __len__(self) -> int:
         return len(self.objid)

@@ -304,3 +304,22 @@ def test_near_plane_clips_as_mujoco(mj_gl):
         elif x >= near * (1 + 1e-6):
             assert depth[row, col] == pytest.approx(x, rel=2e-7, abs=1e-7), (row, col)
     assert clipped > 10
+
+
+def test_corner_normals_smooth_but_keep_creases():
+    from engine.render.scene import _BOX_CORNERS, _BOX_FACES, corner_normals
+    # a box: every corner keeps its face's normal (90 degree creases)
+    cn = corner_normals(_BOX_CORNERS, _BOX_FACES)
+    v = _BOX_CORNERS[_BOX_FACES]
+    fn = np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0])
+    fn /= np.linalg.norm(fn, axis=1, keepdims=True)
+    np.testing.assert_allclose(cn, np.repeat(fn[:, None], 3, 1), atol=1e-12)
+    # a gentle fold (10 degrees) is smoothed: the shared edge's corners get the average normal
+    a = np.radians(10)
+    vert = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0],
+                     [0, 2, np.sin(a)], [1, 2, np.sin(a)]], float)
+    face = np.array([[0, 1, 3], [0, 3, 2], [2, 3, 5], [2, 5, 4]])
+    cn = corner_normals(vert, face)
+    shared = cn[1, 1]           # vertex 3 in the first strip's second face
+    assert shared[2] > 0.99 and shared[1] < 0.0 and abs(shared[1]) < np.sin(a)
+    np.testing.assert_allclose(cn[0, 0], [0, 0, 1], atol=1e-12)   # vertex 0: flat part only
