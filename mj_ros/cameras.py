@@ -210,6 +210,12 @@ class CameraStreams:
         self._wake.set()
         return True
 
+    def stats(self) -> list[tuple[str, object]]:
+        """/diagnostics values: frames published and dropped (all cameras), mean render ms."""
+        mean = 1e3 * self.render_time / max(1, self.rendered // max(1, len(self.cameras)))
+        return [("camera_frames", self.rendered), ("camera_frames_dropped", self.dropped),
+                ("camera_render_ms", f"{mean:.1f}")]
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Wait for the frame in flight to be published (tests, benchmarks)."""
         return self._idle.wait(timeout)

@@ -831,6 +831,8 @@ class SimNode(Node):
         status = DiagnosticStatus(level=bytes([level]), name=self._diag_name, message=text,
                                   hardware_id=self.get_fully_qualified_name())
         status.values = [KeyValue(key=k, value=v) for k, v in values]
+        if self.cameras:
+            status.values += [KeyValue(key=k, value=str(v)) for k, v in self.cameras.stats()]
         arr = DiagnosticArray()
         arr.header.stamp = TimeMsg(sec=self._clock_msg.clock.sec,
                                    nanosec=self._clock_msg.clock.nanosec)

@@ -15,6 +15,7 @@ import pathlib
 import mujoco
 import numpy as np
 import pytest
+from diagnostic_msgs.msg import DiagnosticArray
 from sensor_msgs.msg import CameraInfo, Image
 from std_srvs.srv import SetBool
 
@@ -133,6 +134,7 @@ def test_node_publishes_camera_images(sim, probe):
         assert np.all(np.isposinf(depth[~hit]))
         _depth_against_mj_ray(depth, info, cam, seg)
     # running: frames keep coming, stamped with advancing sim time
+    diags = probe.subscribe(DiagnosticArray, "/diagnostics", 10)
     n0 = len(boxes["front", "image_raw"])
     probe.call(SetBool, "/mj_ros_sim/pause", SetBool.Request(data=False))
     probe.spin_for(2.0)
@@ -143,6 +145,10 @@ def test_node_publishes_camera_images(sim, probe):
     moving = [t for t in stamps if t > 0]
     assert len(moving) >= 5 and stamps[-1] > 0.5, stamps
     assert all(b > a for a, b in zip(moving, moving[1:])), stamps
+    # /diagnostics counts the frames (both cameras)
+    probe.wait(lambda: diags, 10.0, "/diagnostics", s)
+    values = {kv.key: kv.value for st in diags[-1][1].status for kv in st.values}
+    assert int(values["camera_frames"]) >= 2 * 10 and "camera_frames_dropped" in values
 
 
 def test_unknown_camera_is_a_clear_start_error(sim, probe):
