@@ -14,7 +14,8 @@ cy; 0 0 1] and P = [K | 0] in pixels, with (cx, cy) in the OpenCV convention whe
 coordinates are pixel centres: cx = px - 1/2 for the renderer's principal point px measured from
 the image's corner. fx = fy = (height / 2) / tan(fovy / 2) for a camera given by fovy; a camera
 given by its sensor (focal, principal, sensorsize) gets its own fx, fy and principal point
-(engine/render/camera.py).
+(engine/render/camera.py). No pinhole model fits an orthographic camera: its K holds its
+pixels per metre as fx = fy and its principal point.
 
 Size: the camera's ``resolution`` attribute when the MJCF gives one (> 1 x 1), otherwise
 camera_width x camera_height.
@@ -150,7 +151,8 @@ class CameraStreams:
                               frame, w, h, "rgb8", 1, 3)
             depth = _RawImage(node.create_publisher(Image, base + "/depth/image_raw",
                                                     IMAGE_QOS), frame, w, h, "32FC1", 4, 1)
-            info = camera_info(w, h, intrinsics(model, c, w, h), frame)
+            ortho = int(model.cam_projection[c]) == int(mj.mjtProjection.mjPROJ_ORTHOGRAPHIC)
+            info = camera_info(w, h, intrinsics(model, c, w, h, ortho), frame)
             self.cameras.append(_Camera(
                 c, name, renderer, image.pixels.reshape(h, w, 3),
                 depth.pixels.view(np.float32).reshape(h, w), image, depth, info,

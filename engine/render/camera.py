@@ -20,12 +20,18 @@ import math
 
 import numpy as np
 
-from ..enums import mjtCamera
+from ..enums import mjtCamera, mjtProjection
 
 
-def intrinsics(m, camid: int, width: int, height: int):
+def intrinsics(m, camid: int, width: int, height: int, ortho: bool = False):
     """(fx, fy, px, py) in pixels of model camera ``camid`` (-1: the free camera, whose
-    vertical field of view is ``m.vis.global_.fovy``) for a width x height image."""
+    vertical field of view is ``m.vis.global_.fovy``) for a width x height image. With an
+    orthographic projection ``fovy`` is the view's height in metres and fx = fy are pixels per
+    metre."""
+    if ortho:
+        fovy = float(m.cam_fovy[camid]) if camid >= 0 else float(m.vis.global_.fovy)
+        f = height / fovy
+        return f, f, 0.5 * width, 0.5 * height
     if camid >= 0 and float(m.cam_sensorsize[camid][1]) > 0.0:
         fxl, fyl, cxl, cyl = (float(v) for v in m.cam_intrinsic[camid])
         sx, sy = (float(v) for v in m.cam_sensorsize[camid])
@@ -49,19 +55,18 @@ def free_camera_pose(lookat, distance, azimuth, elevation):
 
 
 def camera_pose(m, d, cam):
-    """(position (3,), orientation (9,), camera id or -1) of an MjvCamera ``cam`` for the
-    state ``d`` (its camera poses current): a fixed camera is the model camera's
-    cam_xpos/cam_xmat; free and tracking cameras orbit their look-at point (a tracking
-    camera's is the tracked body's subtree centre of mass)."""
-    if cam.orthographic:
-        raise NotImplementedError("engine.Renderer: orthographic projection is not "
-                                  "rendered yet")
+    """(position (3,), orientation (9,), camera id or -1, orthographic) of an MjvCamera
+    ``cam`` for the state ``d`` (its camera poses current): a fixed camera is the model
+    camera's cam_xpos/cam_xmat and projection; free and tracking cameras orbit their look-at
+    point (a tracking camera's is the tracked body's subtree centre of mass) with the
+    MjvCamera's projection."""
     t = int(cam.type)
     if t == int(mjtCamera.mjCAMERA_FIXED):
         k = int(cam.fixedcamid)
         if not 0 <= k < int(m.ncam):
             raise ValueError(f"The camera id {k} is out of range [-1, {int(m.ncam)}).")
-        return (np.array(d.cam_xpos[k], float), np.array(d.cam_xmat[k], float).reshape(9), k)
+        return (np.array(d.cam_xpos[k], float), np.array(d.cam_xmat[k], float).reshape(9), k,
+                int(m.cam_projection[k]) == int(mjtProjection.mjPROJ_ORTHOGRAPHIC))
     if t == int(mjtCamera.mjCAMERA_FREE):
         lookat = cam.lookat
     elif t == int(mjtCamera.mjCAMERA_TRACKING):
@@ -70,4 +75,4 @@ def camera_pose(m, d, cam):
         raise NotImplementedError("engine.Renderer: user cameras (mjCAMERA_USER) are not "
                                   "rendered yet")
     pos, mat = free_camera_pose(lookat, cam.distance, cam.azimuth, cam.elevation)
-    return pos, mat, -1
+    return pos, mat, -1, bool(cam.orthographic)

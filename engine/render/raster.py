@@ -13,7 +13,8 @@ OpenGL renderer tessellates them, so its images differ there by the tessellation
 Depth is *axial*: the distance along the camera's viewing axis (-z of the camera frame), what
 mujoco.Renderer returns (it linearises the OpenGL depth buffer). The pixel ray is built with a
 unit axial component, so the ray parameter is the axial depth; mj_ray's distance along the unit
-ray is depth times the ray's length. Surfaces nearer than ``near`` or farther than ``far`` (the
+ray is depth times the ray's length. An orthographic camera's pixel rays start on its image
+plane (through the camera's position) and run along the axis. Surfaces nearer than ``near`` or farther than ``far`` (the
 model's znear and zfar times its extent, as MuJoCo's projection) are clipped; empty pixels keep
 ``far`` (MuJoCo's cleared depth buffer reads as far).
 
@@ -43,13 +44,35 @@ _LIGHT_DIRECTIONAL = 1      # mjtLightType.mjLIGHT_DIRECTIONAL
 
 
 @kernel
-def _pixel_ray(r, c, fx, fy, px, py):
-    """Camera-frame direction of pixel (row r, column c)'s ray, axial component -1."""
-    return (c + 0.5 - px) / fx, -(r + 0.5 - py) / fy, -1.0
+def _pixel_ray(r, c, fx, fy, px, py, ortho):
+    """Camera-frame origin and direction (axial component -1) of pixel (row r, column c)'s ray:
+    from the camera's centre (perspective), or from the pixel's place on the image plane along
+    the axis (orthographic; fx, fy then in pixels per metre)."""
+    u, v = (c + 0.5 - px) / fx, -(r + 0.5 - py) / fy
+    if ortho:
+        return (u, v, 0.0), (0.0, 0.0, -1.0)
+    return (0.0, 0.0, 0.0), (u, v, -1.0)
 
 
 @kernel
-def _bound_box(cam_pos, cam_mat, xpos, rb, fx, fy, px, py, near, width, height):
+def _world_ray(r, c, cam_pos, cam_mat, fx, fy, px, py, ortho):
+    """`_pixel_ray` in the world frame."""
+    o, d = _pixel_ray(r, c, fx, fy, px, py, ortho)
+    ow = mat_vec(cam_mat, o)
+    return (cam_pos[0] + ow[0], cam_pos[1] + ow[1], cam_pos[2] + ow[2]), mat_vec(cam_mat, d)
+
+
+@kernel
+def _project(x, y, zd, fx, fy, px, py, ortho):
+    """Pixel coordinates (column, row; integers at pixel centres) of the camera-frame point
+    (x, y) at depth zd > 0."""
+    if ortho:
+        return px + fx * x - 0.5, py - fy * y - 0.5
+    return px + fx * x / zd - 0.5, py - fy * y / zd - 0.5
+
+
+@kernel
+def _bound_box(cam_pos, cam_mat, xpos, rb, fx, fy, px, py, ortho, near, width, height):
     """Pixel bounds (r0, r1, c0, c1, inclusive) of a sphere of radius rb at xpos; empty
     (r0 > r1) when it is off screen or behind the near plane; the whole image when the sphere
     reaches behind the camera's near plane or rb <= 0 (an infinite plane)."""
@@ -62,6 +85,11 @@ def _bound_box(cam_pos, cam_mat, xpos, rb, fx, fy, px, py, near, width, height):
         return 1, 0, 1, 0
     if zd - rb <= near:
         return 0, height - 1, 0, width - 1
+    if ortho:
+        return (max(0, int(math.floor(py - fy * (cy + rb) - 0.5))),
+                min(height - 1, int(math.ceil(py - fy * (cy - rb) - 0.5))),
+                max(0, int(math.floor(px + fx * (cx - rb) - 0.5))),
+                min(width - 1, int(math.ceil(px + fx * (cx + rb) - 0.5))))
     # the sphere's extent in x/z and y/z: within its box's corners at the nearest and farthest
     # depths (conservative)
     xl = min((cx - rb) / (zd - rb), (cx - rb) / (zd + rb))
@@ -92,13 +120,13 @@ def _inside(t, size, p):
 
 
 @kernel
-def _draw_primitive(g, gtype, size, xpos, xmat, cam_pos, cam_mat, fx, fy, px, py, near, far,
+def _draw_primitive(g, gtype, size, xpos, xmat, cam_pos, cam_mat, fx, fy, px, py, ortho, near, far,
                     r0, r1, c0, c1, zbuf, gbuf):
     """Per-pixel analytic intersection of primitive geom g (mj_ray's routine) in a pixel box."""
     for r in range(r0, r1 + 1):
         for c in range(c0, c1 + 1):
-            dw = mat_vec(cam_mat, _pixel_ray(r, c, fx, fy, px, py))
-            lp, lv = _local(xpos, xmat, cam_pos, dw)
+            ow, dw = _world_ray(r, c, cam_pos, cam_mat, fx, fy, px, py, ortho)
+            lp, lv = _local(xpos, xmat, ow, dw)
             x = ray_geom_local(lp, lv, size, gtype)
             if x >= near and x <= far and x < zbuf[r, c]:
                 zbuf[r, c] = x
@@ -106,7 +134,7 @@ def _draw_primitive(g, gtype, size, xpos, xmat, cam_pos, cam_mat, fx, fy, px, py
 
 
 @kernel
-def _near_bounds(a, b, cc, near, fx, fy, px, py, width, height):
+def _near_bounds(a, b, cc, near, fx, fy, px, py, ortho, width, height):
     """Pixel bounds (r0, r1, c0, c1, inclusive, one pixel of margin) of the part of triangle
     (a, b, cc) (camera frame) at depth >= near: its vertices there and the points where its
     edges cross the near plane, projected."""
@@ -125,7 +153,7 @@ def _near_bounds(a, b, cc, near, fx, fy, px, py, width, height):
                     continue
                 f = (near - zp) / (zq - zp)
                 x, y, z = p[0] + f * (q[0] - p[0]), p[1] + f * (q[1] - p[1]), near
-            sx, sy = px + fx * x / z - 0.5, py - fy * y / z - 0.5
+            sx, sy = _project(x, y, z, fx, fy, px, py, ortho)
             xl, xh, yl, yh = min(xl, sx), max(xh, sx), min(yl, sy), max(yh, sy)
     if xl > xh:
         return 1, 0, 1, 0
@@ -134,16 +162,16 @@ def _near_bounds(a, b, cc, near, fx, fy, px, py, width, height):
 
 
 @kernel
-def _draw_triangle_clipped(g, f, a, b, cc, fx, fy, px, py, near, far, zbuf, gbuf, fbuf):
+def _draw_triangle_clipped(g, f, a, b, cc, fx, fy, px, py, ortho, near, far, zbuf, gbuf, fbuf):
     """A triangle reaching behind the near plane: a ray-triangle test (mj_ray's) at every
     pixel of its in-front part's bounds, the near plane clipping per pixel (only triangles
     next to the camera)."""
     h, w = zbuf.shape
-    r0, r1, c0, c1 = _near_bounds(a, b, cc, near, fx, fy, px, py, w, h)
-    o = (0.0, 0.0, 0.0)
+    r0, r1, c0, c1 = _near_bounds(a, b, cc, near, fx, fy, px, py, ortho, w, h)
     for r in range(r0, r1 + 1):
         for c in range(c0, c1 + 1):
-            x = _ray_triangle(o, _pixel_ray(r, c, fx, fy, px, py), a, b, cc)
+            o, d = _pixel_ray(r, c, fx, fy, px, py, ortho)
+            x = _ray_triangle(o, d, a, b, cc)
             if x >= near and x <= far and x < zbuf[r, c]:
                 zbuf[r, c] = x
                 gbuf[r, c] = g
@@ -152,7 +180,7 @@ def _draw_triangle_clipped(g, f, a, b, cc, fx, fy, px, py, near, far, zbuf, gbuf
 
 @kernel
 def _draw_triangles(g, vadr, nvert, fadr, nface, shape_vert, shape_face, xpos, xmat, cam_pos,
-                    cam_mat, fx, fy, px, py, near, far, vcam, vscr, zbuf, gbuf, fbuf):
+                    cam_mat, fx, fy, px, py, ortho, near, far, vcam, vscr, zbuf, gbuf, fbuf):
     """Rasterize one geom's triangles (module docstring): vertices to the camera frame and the
     screen, then per triangle its covered pixel centres, each with its exact depth."""
     h, w = zbuf.shape
@@ -167,8 +195,7 @@ def _draw_triangles(g, vadr, nvert, fadr, nface, shape_vert, shape_face, xpos, x
             vcam[k, j] = cam_mat[j] * wx + cam_mat[3 + j] * wy + cam_mat[6 + j] * wz
         zd = -vcam[k, 2]
         if zd > 0.0:
-            vscr[k, 0] = px + fx * vcam[k, 0] / zd - 0.5
-            vscr[k, 1] = py - fy * vcam[k, 1] / zd - 0.5
+            vscr[k, 0], vscr[k, 1] = _project(vcam[k, 0], vcam[k, 1], zd, fx, fy, px, py, ortho)
     for f in range(fadr, fadr + nface):
         ia, ib, ic = shape_face[f, 0], shape_face[f, 1], shape_face[f, 2]
         a, b, cc = vcam[ia], vcam[ib], vcam[ic]
@@ -186,10 +213,11 @@ def _draw_triangles(g, vadr, nvert, fadr, nface, shape_vert, shape_face, xpos, x
         # back faces are culled, as MuJoCo's renderer does (faces wind counter-clockwise seen
         # from outside: a face looks at the camera when its normal points at it)
         dn = nc[0] * a[0] + nc[1] * a[1] + nc[2] * a[2]
-        if dn >= 0.0:
+        if (nc[2] <= 0.0) if ortho else (dn >= 0.0):
             continue
         if za < near or zb < near or zc < near:
-            _draw_triangle_clipped(g, f, a, b, cc, fx, fy, px, py, near, far, zbuf, gbuf, fbuf)
+            _draw_triangle_clipped(g, f, a, b, cc, fx, fy, px, py, ortho, near, far, zbuf, gbuf,
+                                   fbuf)
             continue
         x0, y0 = vscr[ia, 0], vscr[ia, 1]
         x1, y1 = vscr[ib, 0], vscr[ib, 1]
@@ -216,10 +244,15 @@ def _draw_triangles(g, vadr, nvert, fadr, nface, shape_vert, shape_face, xpos, x
                     continue
                 if s * ((x1 - x0) * (yr - y0) - (y1 - y0) * (xc - x0)) < 0.0:
                     continue
-                den = nc[0] * (c + 0.5 - px) / fx + nc[1] * ry - nc[2]
-                if den == 0.0:
-                    continue
-                x = dn / den
+                # the pixel ray's parameter at the face's plane: nc . (o + x d) = dn
+                u = (c + 0.5 - px) / fx
+                if ortho:
+                    x = (nc[0] * u + nc[1] * ry - dn) / nc[2]
+                else:
+                    den = nc[0] * u + nc[1] * ry - nc[2]
+                    if den == 0.0:
+                        continue
+                    x = dn / den
                 if x >= near and x <= far and x < zbuf[r, c]:
                     zbuf[r, c] = x
                     gbuf[r, c] = g
@@ -229,8 +262,8 @@ def _draw_triangles(g, vadr, nvert, fadr, nface, shape_vert, shape_face, xpos, x
 @kernel
 def visibility(kind, shape, item_type, item_size, item_rbound, item_xpos, item_xmat,
                shape_vertadr, shape_vertnum, shape_faceadr, shape_facenum, shape_vert,
-               shape_face, cam_pos, cam_mat, fx, fy, px, py, near, far, vcam, vscr, zbuf,
-               gbuf, fbuf):
+               shape_face, cam_pos, cam_mat, fx, fy, px, py, ortho, near, far, vcam, vscr,
+               zbuf, gbuf, fbuf):
     """Fill the z-buffer ``zbuf`` (h, w: axial depth, m; ``far`` where empty), the item buffer
     ``gbuf`` (h, w: the index of the item seen, -1 where empty) and, for triangle pixels, the
     face's index in shape_face ``fbuf`` (h, w) for the items (geoms and sites: scene.py) seen from
@@ -244,23 +277,23 @@ def visibility(kind, shape, item_type, item_size, item_rbound, item_xpos, item_x
             gbuf[r, c] = -1
     for i in range(kind.shape[0]):
         rb = item_rbound[i] if item_type[i] != _PLANE else 0.0
-        r0, r1, c0, c1 = _bound_box(cam_pos, cam_mat, item_xpos[i], rb, fx, fy, px, py, near,
-                                    w, h)
+        r0, r1, c0, c1 = _bound_box(cam_pos, cam_mat, item_xpos[i], rb, fx, fy, px, py, ortho,
+                                    near, w, h)
         if r0 > r1 or c0 > c1:
             continue
         if kind[i] == _KIND_TRIANGLES:
             s = shape[i]
             _draw_triangles(i, shape_vertadr[s], shape_vertnum[s], shape_faceadr[s],
                             shape_facenum[s], shape_vert, shape_face, item_xpos[i],
-                            item_xmat[i], cam_pos, cam_mat, fx, fy, px, py, near, far, vcam,
-                            vscr, zbuf, gbuf, fbuf)
+                            item_xmat[i], cam_pos, cam_mat, fx, fy, px, py, ortho, near, far,
+                            vcam, vscr, zbuf, gbuf, fbuf)
         else:
             lp, _ = _local(item_xpos[i], item_xmat[i], cam_pos, cam_pos)
             if _inside(item_type[i], item_size[i], lp):
                 continue
             _draw_primitive(i, item_type[i], item_size[i], item_xpos[i], item_xmat[i],
-                            cam_pos, cam_mat, fx, fy, px, py, near, far, r0, r1, c0, c1, zbuf,
-                            gbuf)
+                            cam_pos, cam_mat, fx, fy, px, py, ortho, near, far, r0, r1, c0, c1,
+                            zbuf, gbuf)
 
 
 @kernel
@@ -355,7 +388,7 @@ def shade(zbuf, gbuf, fbuf, shape, shape_vertadr, shape_vert, shape_face, corner
           mat_texuniform, mip_rgb, mip_adr, mip_w, mip_h, mip_n,
           light_active, light_directional, light_xpos, light_xdir, light_ambient,
           light_diffuse, light_specular, light_attenuation, light_coscutoff, light_exponent,
-          sky_rgb, sky_w, cam_pos, cam_mat, fx, fy, px, py, rgb):
+          sky_rgb, sky_w, cam_pos, cam_mat, fx, fy, px, py, ortho, rgb):
     """Colour every pixel of the visibility buffers into ``rgb`` (h, w, 3 uint8) with the
     lights given (index 0 is the headlight, already placed at the camera) and the skybox
     (``sky_rgb``, ``sky_w``: texture.py; black when sky_w is 0) where nothing was hit."""
@@ -363,7 +396,7 @@ def shade(zbuf, gbuf, fbuf, shape, shape_vertadr, shape_vert, shape_face, corner
     for r in range(h):
         for c in range(w):
             g = gbuf[r, c]
-            dw = mat_vec(cam_mat, _pixel_ray(r, c, fx, fy, px, py))
+            ow, dw = _world_ray(r, c, cam_pos, cam_mat, fx, fy, px, py, ortho)
             if g < 0:       # the skybox, or black without one
                 b0 = b1 = b2 = 0.0
                 if sky_w > 0:
@@ -375,10 +408,10 @@ def shade(zbuf, gbuf, fbuf, shape, shape_vertadr, shape_vert, shape_face, corner
             t = zbuf[r, c]
             dl = math.sqrt(dw[0] * dw[0] + dw[1] * dw[1] + dw[2] * dw[2])
             vdir = (dw[0] / dl, dw[1] / dl, dw[2] / dl)
-            p = (cam_pos[0] + t * dw[0], cam_pos[1] + t * dw[1], cam_pos[2] + t * dw[2])
+            p = (ow[0] + t * dw[0], ow[1] + t * dw[1], ow[2] + t * dw[2])
             gt = item_type[g]
             xm = item_xmat[g]
-            lp, lv = _local(item_xpos[g], xm, cam_pos, dw)
+            lp, lv = _local(item_xpos[g], xm, ow, dw)
             q = (lp[0] + t * lv[0], lp[1] + t * lv[1], lp[2] + t * lv[2])
             if gt == 0 or gt == 2 or gt == 3 or gt == 4 or gt == 5:
                 nl = primitive_normal_local(gt, item_size[g], q)
@@ -420,7 +453,7 @@ def shade(zbuf, gbuf, fbuf, shape, shape_vertadr, shape_vert, shape_face, corner
                     # the pixel's width on the plane (m), stretched at grazing angles, in
                     # level-0 texels: which mip level to read
                     cosv = abs(n[0] * vdir[0] + n[1] * vdir[1] + n[2] * vdir[2])
-                    width = t * dl / fx / max(cosv, 1e-3)
+                    width = (1.0 if ortho else t * dl) / fx / max(cosv, 1e-3)
                     rep = mat_texrepeat[mat, 0] * 0.5
                     if not mat_texuniform[mat] and item_size[g, 0] > 0.0:
                         rep = mat_texrepeat[mat, 0] * 0.5 / item_size[g, 0]

@@ -102,6 +102,7 @@ the clause:
         self._cam_pos = np.zeros(3)
         self._cam_mat = np.eye(3).reshape(9).copy()
         self._intrinsics = intrinsics(model, -1, w, h)
+        self._ortho = False
         self._have_scene = False
         self._depth_rendering = False
         self._segmentation_rendering = False
@@ -179,11 +180,11 @@ the clause:
                 mjv_defaultFreeCamera(m, camera)
             else:
                 camera.type = int(mjtCamera.mjCAMERA_FIXED)
-        pos, mat, camid = camera_pose(m, data, camera)
+        pos, mat, camid, self._ortho = camera_pose(m, data, camera)
         self._geo = self._geometry_for(scene_option or self._scene_option)
         self._cam_pos[:] = pos
         self._cam_mat[:] = mat
-        self._intrinsics = intrinsics(m, camid, self._width, self._height)
+        self._intrinsics = intrinsics(m, camid, self._width, self._height, self._ortho)
         self._geo.gather(data, self._xpos, self._xmat)
         # the headlight: directional along the camera's axis (seed 000 "visual/headlight")
         hl = m.vis.headlight
@@ -210,7 +211,8 @@ the clause:
         raster.visibility(geo.kind[:n], geo.shape, geo.type, geo.size, geo.rbound, self._xpos,
                           self._xmat, geo.shape_vertadr, geo.shape_vertnum, geo.shape_faceadr,
                           geo.shape_facenum, geo.shape_vert, geo.shape_face, self._cam_pos,
-                          self._cam_mat, fx, fy, px, py, near, far, vcam, vscr, self._zbuf,
+                          self._cam_mat, fx, fy, px, py, self._ortho, near, far, vcam,
+                          vscr, self._zbuf,
                           self._gbuf, self._fbuf)
 
     def _shade(self, rgb):
@@ -227,7 +229,7 @@ the clause:
                      self._light_ambient, self._light_diffuse, self._light_specular,
                      self._light_attenuation, self._light_coscutoff, self._light_exponent,
                      self._sky_rgb, self._sky_w, self._cam_pos, self._cam_mat, fx, fy, px,
-                     py, rgb)
+                     py, self._ortho, rgb)
 
     def render(self, *, out=None):
         """The image of the last update_scene (module docstring for the three modes)."""

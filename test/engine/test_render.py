@@ -6,7 +6,9 @@ Tolerances (why):
   routines or the face's plane).
 - Depth against mujoco's OpenGL depth on planar surfaces (planes, boxes, meshes), away from
   silhouette edges: z^2 / (near * 2^23) + 1e-6 m, two steps of a 24-bit depth buffer at depth
-  z after mujoco linearises it. Spheres, capsules, ellipsoids and cylinders are tessellated by
+  z after mujoco linearises it; (far - near) / 2^22 + 1e-6 m for an orthographic camera, whose
+  depth buffer is linear: its 24-bit step plus mujoco's float32 arithmetic on a [0, 1] value
+  scaled by far - near (measured up to 2.7 steps). Spheres, capsules, ellipsoids and cylinders are tessellated by
   OpenGL, so they are compared with mj_ray only.
 - Segmentation: >= 99% of pixels equal to mujoco's (silhouette pixels differ by tessellation
   and rasterization rules).
@@ -83,7 +85,7 @@ def _interior(seg):
     return ok
 
 
-CASES = [(SCENE, "front", 0.0), (SCENE, "sensor", 0.0), (SCENE, -1, 0.0),
+CASES = [(SCENE, "front", 0.0), (SCENE, "sensor", 0.0), (SCENE, -1, 0.0), (SCENE, "ortho", 0.0),
          ("menagerie/kuka_iiwa_14/scene.xml", -1, 0.3),
          ("menagerie/ufactory_xarm7/scene.xml", -1, 0.3),
          ("menagerie/google_barkour_vb/scene_hfield_mjx.xml", -1, 0.0),   # a height field
@@ -110,23 +112,29 @@ def test_segmentation_and_depth_match_mujoco(mj_gl, path, camera, noise):
            & np.isin(em.geom_type[np.maximum(gid, 0)], PLANAR))
     assert sel.sum() > 1000
     z = edp[sel].astype(float)
-    tol = z ** 2 / (near * 2 ** 23) + 1e-6
+    far = em.vis.map.zfar * em.stat.extent
+    # two steps of the 24-bit depth buffer: nonlinear in perspective, linear in orthographic
+    ortho = isinstance(camera, str) and em.cam_projection[em.camera(camera).id] == 1
+    tol = ((far - near) / 2 ** 22 if ortho else z ** 2 / (near * 2 ** 23)) + 1e-6
     bad = np.abs(mdp[sel] - z) > tol
     assert bad.mean() <= 0.001, (f"{bad.sum()} of {sel.sum()} planar pixels off mujoco's "
                                  f"depth: max {np.abs(mdp[sel] - z).max()}")
     # empty pixels: both at the far plane
-    far = em.vis.map.zfar * em.stat.extent
     empty = (gid < 0) & (ms[..., 0] < 0)
     np.testing.assert_allclose(edp[empty], far, rtol=1e-6)
 
 
 def _pixel_rays(r, em, ed, camera, pix):
-    """World position and axial-unit directions (k, 3) of the pixels ``pix`` (k, 2: row,
-    col) of renderer ``r``'s camera (its last update_scene)."""
+    """World origins and axial-unit directions (k, 3) of the pixels ``pix`` (k, 2: row, col)
+    of renderer ``r``'s camera (its last update_scene): from the camera's position, or for an
+    orthographic camera from the pixel's place on the image plane along the axis."""
     fx, fy, px, py = r._intrinsics
     rows, cols = pix[:, 0], pix[:, 1]
-    v = np.stack([(cols + 0.5 - px) / fx, -(rows + 0.5 - py) / fy, -np.ones(len(pix))], 1)
-    return r._cam_pos.copy(), v @ r._cam_mat.reshape(3, 3).T
+    uv = np.stack([(cols + 0.5 - px) / fx, -(rows + 0.5 - py) / fy, np.zeros(len(pix))], 1)
+    rot = r._cam_mat.reshape(3, 3)
+    if r._ortho:
+        return r._cam_pos + uv @ rot.T, np.tile(-rot[:, 2], (len(pix), 1))
+    return np.tile(r._cam_pos, (len(pix), 1)), (uv - [0, 0, 1]) @ rot.T
 
 
 @pytest.mark.parametrize("path,camera,noise", CASES)
@@ -141,13 +149,14 @@ def test_depth_equals_mj_ray(path, camera, noise):
     r.enable_depth_rendering()
     depth = r.render()
     far = em.vis.map.zfar * em.stat.extent
+    near = em.vis.map.znear * em.stat.extent
     rng = np.random.default_rng(1)
     pix = np.stack([rng.integers(0, H, 400), rng.integers(0, W, 400)], 1)
-    pos, dirs = _pixel_rays(r, em, ed, camera, pix)
+    origins, dirs = _pixel_rays(r, em, ed, camera, pix)
     group = np.array([1, 1, 1, 0, 0, 0], np.uint8)
     inner = _interior(seg)
     checked = 0
-    for (row, col), v in zip(pix, dirs):
+    for (row, col), pos, v in zip(pix, origins, dirs):
         gid_e = np.array([-1], np.int32)
         gid_m = np.array([-1], np.int32)
         xe = engine.mj_ray(em, ed, pos, v, group, 1, -1, gid_e)
@@ -155,6 +164,9 @@ def test_depth_equals_mj_ray(path, camera, noise):
         assert xe == pytest.approx(xm, rel=1e-9, abs=1e-12)
         if seg[row, col, 1] == int(engine.mjtObj.mjOBJ_SITE):
             continue    # sites are drawn (as mujoco's renderer does), mj_ray does not see them
+        if 0 <= xe < near:      # nearer than the near plane: clipped, what is behind shows
+            assert depth[row, col] > near
+            continue
         if xe < 0 or xe > far:
             assert depth[row, col] == pytest.approx(far, rel=1e-6)
             assert seg[row, col, 0] == -1 or not inner[row, col]
@@ -260,7 +272,7 @@ def test_errors_as_mujoco(mj_gl):
             engine.Renderer(em, h, w)
         assert str(got.value) == str(want.value)
     mr, er = mj_gl(mm), engine.Renderer(em, H, W)
-    for cam in ("nope", 2, -2):
+    for cam in ("nope", 3, -2):
         with pytest.raises(ValueError) as want:
             mr.update_scene(md, cam)
         with pytest.raises(ValueError) as got:
@@ -293,10 +305,10 @@ def test_near_plane_clips_as_mujoco(mj_gl):
     near = em.vis.map.znear * em.stat.extent
     pix = np.stack(np.meshgrid(np.arange(0, H, 8), np.arange(0, W, 8), indexing="ij"),
                    -1).reshape(-1, 2)
-    pos, dirs = _pixel_rays(er, em, ed, None, pix)
+    origins, dirs = _pixel_rays(er, em, ed, None, pix)
     group = np.array([1, 1, 1, 0, 0, 0], np.uint8)
     clipped = 0
-    for (row, col), v in zip(pix, dirs):
+    for (row, col), pos, v in zip(pix, origins, dirs):
         x = engine.mj_ray(em, ed, pos, v, group, 1, -1, np.zeros(1, np.int32))
         if 0 <= x < near:
             clipped += 1

@@ -39,7 +39,8 @@ def test_camera_info_from_fovy_and_sensor():
     sensor = engine.mj_name2id(m, engine.mjtObj.mjOBJ_CAMERA, "sensor")
     k = cameras.camera_info(160, 120, intrinsics(m, sensor, 160, 120), "s").k
     # focal 4 mm on a 6 x 4.5 mm sensor; principal point offset (0.3, -0.2) mm
-    assert k[0] == pytest.approx(0.004 / 0.006 * 160) and k[4] == pytest.approx(0.004 / 0.0045 * 120)
+    assert k[0] == pytest.approx(0.004 / 0.006 * 160)
+    assert k[4] == pytest.approx(0.004 / 0.0045 * 120)
     assert k[2] == pytest.approx(160 * (0.5 - 0.05) - 0.5)
     assert k[5] == pytest.approx(120 * (0.5 + 0.2 / 4.5) - 0.5)
 
