@@ -12,6 +12,12 @@
    sustains without a receiver on the same cores.
 2. Command-to-state latency in lockstep (lockstep_steps 1): publish a JointState command, wait for
    the joint_states it produces; wall-clock round trip p50 / p90 / p99.
+3. With --cameras: camera images (mj_ros/cameras.py) on a Menagerie arm (default: the KUKA iiwa
+   14 scene, one 320x240 rgb8 + 32FC1 depth camera at camera_rate 30 added in a temporary
+   wrapper model) at speed 1 (does physics keep real time?) and at speed 0 (how much physics
+   throughput rendering takes), each against the same run without cameras: RTF from /clock
+   stamps, frames per wall second received on image_raw and depth/image_raw (raw: the probe
+   does not deserialize the images).
 The simulator runs as `python -m mj_ros.sim_node` in a subprocess; ROS_AUTOMATIC_DISCOVERY_RANGE is
 forced to LOCALHOST.
 """
@@ -19,6 +25,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import pathlib
+import re
 import signal
 import statistics
 import struct
@@ -205,12 +213,104 @@ def bench_latency(model: str, roundtrips: int, log) -> dict:
         stop_sim(proc)
 
 
+MENAGERIE_ARM = pathlib.Path(os.environ.get(
+    "MJ_ROS_SHARED_MODELS", pathlib.Path(__file__).resolve().parents[2] / "shared" / "models")
+) / "menagerie" / "kuka_iiwa_14" / "scene.xml"
+# a camera looking at the arm from the front right, towards (0, 0, 0.6)
+BENCH_CAMERA = ('<camera name="bench_cam" pos="1.8 -1.4 1.0" xyaxes="1.4 1.8 0 -0.72 0.56 5.2" '
+                'fovy="55"/>')
+
+
+def camera_model(scene: pathlib.Path, out_dir: str) -> str:
+    """A temporary wrapper of a Menagerie scene with BENCH_CAMERA in its worldbody: the scene's
+    text with its includes made absolute (and their meshdir), written to out_dir (the shared
+    model files stay untouched)."""
+    text = scene.read_text()
+
+    def absolute(mo):
+        f = scene.parent / mo.group(1)
+        out = f'<include file="{f}"/>'
+        meshdir = re.search(r'meshdir="([^"]+)"', f.read_text())
+        if meshdir:
+            out += f'<compiler meshdir="{(f.parent / meshdir.group(1)).resolve()}"/>'
+        return out
+
+    text = re.sub(r'<include file="([^"]+)"\s*/>', absolute, text)
+    text = text.replace("<worldbody>", "<worldbody>\n" + BENCH_CAMERA, 1)
+    path = os.path.join(out_dir, "bench_camera_scene.xml")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def bench_cameras(model: str, seconds: float, log, speed: float, cameras: bool) -> dict:
+    params = dict(model=model, speed=speed, diagnostics_rate=1.0)
+    if cameras:
+        params.update(cameras="[bench_cam]", camera_rate=30.0)
+    proc = start_sim(params, log)
+    probe = Probe()
+    clocks, rgb, depth = [], [], []
+    probe.node.create_subscription(Clock, "/clock",
+                                   lambda b: clocks.append((time.monotonic(), raw_stamp(b))),
+                                   100, raw=True)
+    if cameras:
+        from sensor_msgs.msg import Image
+        for box, topic in ((rgb, "/bench_cam/image_raw"), (depth, "/bench_cam/depth/image_raw")):
+            probe.node.create_subscription(
+                Image, topic, lambda b, box=box: box.append((time.monotonic(), raw_stamp(b))),
+                10, raw=True)
+    try:
+        probe.wait(lambda: len(clocks) > 100 and (rgb or not cameras), 300, "/clock and images")
+        end = time.monotonic() + 2.0
+        while time.monotonic() < end:
+            probe.ex.spin_once(timeout_sec=0.05)
+        i0, r0, d0 = len(clocks) - 1, len(rgb), len(depth)
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            probe.ex.spin_once(timeout_sec=0.05)
+        (w0, s0), (w1, s1) = clocks[i0], clocks[-1]
+        out = {"rtf": (s1 - s0) / (w1 - w0)}
+        if cameras:
+            out["rgb_fps"] = (len(rgb) - r0) / (w1 - w0)
+            out["depth_fps"] = (len(depth) - d0) / (w1 - w0)
+        return out
+    finally:
+        probe.close()
+        stop_sim(proc)
+
+
+def main_cameras(a) -> int:
+    scene = pathlib.Path(a.camera_scene)
+    if not scene.is_file():
+        raise SystemExit(f"bench: {scene} not found (--camera-scene)")
+    with tempfile.TemporaryDirectory(prefix="mj_ros_bench_") as tmp, \
+            tempfile.NamedTemporaryFile("w", prefix="mj_ros_bench_", suffix=".log",
+                                        delete=False) as log:
+        model = camera_model(scene, tmp)
+        runs = [(speed, cams, bench_cameras(model, a.seconds, log, speed, cams))
+                for speed in (1.0, 0.0) for cams in (False, True)]
+    print(f"model: {scene} + one camera (bench_cam), 320x240 rgb8 + 32FC1 depth at "
+          f"camera_rate 30; log {log.name}")
+    print("| speed | cameras | RTF | image_raw fps | depth/image_raw fps |")
+    print("|---|---|---|---|---|")
+    for speed, cams, r in runs:
+        fps = (f"{r['rgb_fps']:.1f} | {r['depth_fps']:.1f}" if cams else "- | -")
+        print(f"| {speed:g} | {'bench_cam' if cams else 'off'} | {r['rtf']:.2f}x | {fps} |")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="", help="model file (default: the default robot)")
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--roundtrips", type=int, default=1000)
+    ap.add_argument("--cameras", action="store_true",
+                    help="only the camera benchmark (3. above)")
+    ap.add_argument("--camera-scene", default=str(MENAGERIE_ARM),
+                    help="Menagerie scene.xml for --cameras (a camera is added)")
     a = ap.parse_args()
+    if a.cameras:
+        return main_cameras(a)
     import engine
     with tempfile.NamedTemporaryFile("w", prefix="mj_ros_bench_", suffix=".log",
                                      delete=False) as log:

@@ -26,6 +26,7 @@ from .data import MjData, MjContact, mjNISLAND, mjNSOLVER  # noqa: E402,F401
 from .visualize import (MjvCamera, MjvOption, MjvPerturb, MjrRect, MjvScene, MjvFigure,  # noqa
                         MjrContext, mjv_defaultCamera, mjv_defaultOption, mjv_defaultPerturb,
                         mjv_defaultFreeCamera)
+from .render import Renderer  # noqa: E402,F401
 from .messages import set_mju_user_warning, get_mju_user_warning, mju_warningText  # noqa: E402
 from .io import mj_resetData, mj_resetDataKeyframe  # noqa: E402,F401
 from .names import mj_name2id, mj_id2name  # noqa: E402,F401

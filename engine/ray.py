@@ -456,6 +456,27 @@ def ray_normal(M, D, g, pnt, vec, x):
     t = i1(M, MF.geom_type)[g]
     size = f2(M, MF.geom_size)[g]
     p = (lp[0] + x * lv[0], lp[1] + x * lv[1], lp[2] + x * lv[2])
+    if t == _MESH:
+        n = _mesh_face_normal(M, i1(M, MF.geom_dataid)[g], lp, lv, x)
+    elif t == _HFIELD:
+        _, n = ray_hfield(f2(M, MF.hfield_size), i1(M, MF.hfield_nrow), i1(M, MF.hfield_ncol),
+                          i1(M, MF.hfield_adr), f1(M, MF.hfield_data), i1(M, MF.geom_dataid)[g],
+                          lp, lv)
+    else:
+        n = primitive_normal_local(t, size, p)
+    nn = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
+    if nn > 0.0:
+        n = (n[0] / nn, n[1] / nn, n[2] / nn)
+    # geom frame to world: mat n (row-major mat)
+    return (mat[0] * n[0] + mat[1] * n[1] + mat[2] * n[2],
+            mat[3] * n[0] + mat[4] * n[1] + mat[5] * n[2],
+            mat[6] * n[0] + mat[7] * n[1] + mat[8] * n[2])
+
+
+@kernel
+def primitive_normal_local(t, size, p):
+    """Outward normal (geom frame, not normalised) of a primitive geom of type ``t`` and
+    ``size`` at the surface point ``p`` (geom frame); a plane's is +z."""
     n = (0.0, 0.0, 1.0)
     if t == _SPHERE:
         n = p
@@ -477,19 +498,7 @@ def ray_normal(M, D, g, pnt, vec, x):
         n = (math.copysign(1.0, p[0]) if k == 0 else 0.0,
              math.copysign(1.0, p[1]) if k == 1 else 0.0,
              math.copysign(1.0, p[2]) if k == 2 else 0.0)
-    elif t == _MESH:
-        n = _mesh_face_normal(M, i1(M, MF.geom_dataid)[g], lp, lv, x)
-    elif t == _HFIELD:
-        _, n = ray_hfield(f2(M, MF.hfield_size), i1(M, MF.hfield_nrow), i1(M, MF.hfield_ncol),
-                          i1(M, MF.hfield_adr), f1(M, MF.hfield_data), i1(M, MF.geom_dataid)[g],
-                          lp, lv)
-    nn = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
-    if nn > 0.0:
-        n = (n[0] / nn, n[1] / nn, n[2] / nn)
-    # geom frame to world: mat n (row-major mat)
-    return (mat[0] * n[0] + mat[1] * n[1] + mat[2] * n[2],
-            mat[3] * n[0] + mat[4] * n[1] + mat[5] * n[2],
-            mat[6] * n[0] + mat[7] * n[1] + mat[8] * n[2])
+    return n
 
 
 def _normal_out(m, d, g, pnt, vec, x, normal):

@@ -102,7 +102,10 @@ MODEL = ("engine.warmup", "run_model")
 # Kernels the pipeline never calls: the mju_* utilities of the public API (for users' code and
 # kernels). They compile on first use (all of them in about 20 s) and are not counted in the
 # progress line.
-ON_DEMAND = ("engine.mju", "engine.boxqp")
+ON_DEMAND = ("engine.mju", "engine.boxqp",
+             # the renderer (engine.Renderer): compiled on first use; the node compiles it at
+             # start-up when cameras are on (mj_ros/cameras.py), the physics never needs it
+             "engine.render.raster")
 PLAN = [
     ("engine.collision", "collision"), ("engine.solver", "solve"),
     ("engine.constraint", "make_constraint"), ("engine.sensor", "sensor_pos"),

@@ -64,6 +64,13 @@ PARAMETERS: dict[str, tuple[object, str]] = {
     "publish_robot_description": (True, "Publish the model's URDF (an MJCF model's generated "
                                         "from it) on robot_description, transient local, unless "
                                         "the model came from that topic."),
+    "cameras": ([], "MJCF <camera> names published as images (<camera>/image_raw rgb8, "
+                    "<camera>/depth/image_raw 32FC1 in metres, <camera>/camera_info; frame "
+                    "<camera>_optical). Empty: no images; ['all']: every camera."),
+    "camera_rate": (30.0, "Hz of wall time for camera images (rendered off the physics thread; "
+                          "a frame due while the last one renders is dropped)."),
+    "camera_width": (320, "Image width in pixels of cameras without a resolution attribute."),
+    "camera_height": (240, "Image height in pixels of cameras without a resolution attribute."),
     "mocap_map": ("", "Path of a mocap map YAML (config/mocap_example.yaml): mocap bodies driven "
                       "by PoseStamped/TransformStamped topics or /tf frames. Empty: none."),
     "follow_clock": (False, "Follow an external /clock (e.g. ros2 bag play --clock): sim time "
@@ -99,7 +106,8 @@ PARAMETERS: dict[str, tuple[object, str]] = {
 }
 
 ARRAY_TYPES = {"initial_joint_names": "string_array", "initial_joint_positions": "double_array",
-               "odometry_bodies": "string_array", "disable": "string_array"}
+               "odometry_bodies": "string_array", "disable": "string_array",
+               "cameras": "string_array"}
 
 # rclpy declares use_sim_time itself; the launch file passes it through.
 IMPLICIT = ("use_sim_time",)
@@ -151,6 +159,11 @@ _CHECKS = {
     "ros2_control_kp": (lambda v: _finite(v) and v >= 0, "a gain >= 0"),
     "ros2_control_kv": (lambda v: _finite(v) and v >= 0, "a gain >= 0"),
     "ros2_control_velocity_kv": (lambda v: _finite(v) and v >= 0, "a gain >= 0"),
+    "camera_rate": (lambda v: _finite(v) and v > 0, "a rate in Hz > 0"),
+    "camera_width": (lambda v: 1 <= v <= 8192, "an integer from 1 to 8192"),
+    "camera_height": (lambda v: 1 <= v <= 8192, "an integer from 1 to 8192"),
+    "cameras": (lambda v: len(set(v)) == len(v) and ("all" not in v or v == ["all"]),
+                "distinct camera names, or ['all'] alone"),
 }
 for _rate in ("clock_rate", "joint_states_rate", "imu_rate", "wrench_rate", "sensor_rate",
               "odometry_rate", "diagnostics_rate", "tf_rate"):

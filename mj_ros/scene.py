@@ -1,11 +1,10 @@
 """What a ROS viewer draws of a model: one marker per visual geom, and mesh files for them.
 
-Pure (numpy; no ROS, no engine import), so the node, the offline replay and tests share it.
+Pure (numpy; no ROS), so the node, the offline replay and tests share it.
 
-Which geoms: those of the groups MuJoCo's viewer shows by default (mjvOption.geomgroup: groups 0,
-1 and 2; Menagerie models put their visual geoms in group 2 and collision geoms in group 3) whose
-colour is not fully transparent. Their colour is the geom's rgba, or its material's when the geom
-has a material and its rgba is the default (0.5, 0.5, 0.5, 1), as MuJoCo's renderer chooses.
+Which geoms and their colours: as the engine's renderer draws them (engine/render/scene.py, one
+home for MuJoCo's rule): the groups MuJoCo's viewer shows by default (0, 1 and 2), not fully
+transparent, coloured by the geom's rgba or its material's.
 
 Shapes (seed 000 "geom"; sizes are MuJoCo's half-lengths and radii, marker scales full lengths):
 sphere and ellipsoid -> SPHERE (2 x radii), box -> CUBE (2 x half-sizes), cylinder -> CYLINDER
@@ -26,14 +25,13 @@ import tempfile
 
 import numpy as np
 
+from engine.render.scene import DEFAULT_GROUPS, geom_rgba, visual_geoms
 from mj_ros import frames as fr
 
 # mjtGeom codes (MuJoCo's enum; the node's model is an engine model, whose mjtGeom matches)
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = range(8)
 # visualization_msgs/Marker type codes
 M_CUBE, M_SPHERE, M_CYLINDER, M_MESH = 1, 2, 3, 10
-DEFAULT_GROUPS = (0, 1, 2)
-DEFAULT_RGBA = np.array([0.5, 0.5, 0.5, 1.0], np.float32)
 PLANE_THICKNESS = 0.001     # m
 CAPSULE_SEGMENTS = 24       # around the axis; half as many rings per hemisphere
 
@@ -122,22 +120,6 @@ def hfield_triangles(m, h: int) -> np.ndarray:
     a, b, c, d = p[:-1, :-1], p[:-1, 1:], p[1:, 1:], p[1:, :-1]
     return np.concatenate([np.stack([a, b, c], 2).reshape(-1, 3, 3),
                            np.stack([a, c, d], 2).reshape(-1, 3, 3)])
-
-
-def geom_rgba(m, g: int) -> np.ndarray:
-    """The colour MuJoCo's renderer gives geom `g` (rgba 0-1)."""
-    rgba = np.asarray(m.geom_rgba[g], np.float32)
-    mat = int(m.geom_matid[g])
-    if mat >= 0 and np.array_equal(rgba, DEFAULT_RGBA):
-        return np.asarray(m.mat_rgba[mat], np.float32)
-    return rgba
-
-
-def visual_geoms(m, groups=DEFAULT_GROUPS) -> list[int]:
-    """Ids of the geoms a viewer shows: in `groups`, not fully transparent."""
-    keep = set(int(g) for g in groups)
-    return [g for g in range(int(m.ngeom))
-            if int(m.geom_group[g]) in keep and float(geom_rgba(m, g)[3]) > 0]
 
 
 def geom_markers(m, groups=DEFAULT_GROUPS, directory=None) -> list[GeomMarker]:

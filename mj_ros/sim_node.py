@@ -43,6 +43,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 import engine as mj
 from engine import warmup
+from mj_ros import cameras
 from mj_ros import commands as cmds
 from mj_ros import controllers
 from mj_ros import diagnostics as diag
@@ -195,6 +196,7 @@ class SimNode(Node):
                 lockstep.QUEUE_DEPTH if self.lockstep else COMMAND_QOS)
         self._make_tf_and_mocap()
         self._make_scene()
+        self.cameras = cameras.from_params(self, m, mj, p)   # camera images (mj_ros/cameras.py)
         self._make_outputs(clock_pub)
         self._drive_own_clock()
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -479,6 +481,11 @@ class SimNode(Node):
                 text = description.urdf_from_model(m, frames, joints, specs,
                                                    self._model_name())
             self._description_pub = mk.publish_description(self, text)
+
+    def destroy_node(self):
+        if getattr(self, "cameras", None):
+            self.cameras.close()
+        return super().destroy_node()
 
     def _model_name(self) -> str:
         names = getattr(self.model, "names", b"")
@@ -850,6 +857,8 @@ class SimNode(Node):
         status = DiagnosticStatus(level=bytes([level]), name=self._diag_name, message=text,
                                   hardware_id=self.get_fully_qualified_name())
         status.values = [KeyValue(key=k, value=v) for k, v in values]
+        if self.cameras:
+            status.values += [KeyValue(key=k, value=str(v)) for k, v in self.cameras.stats()]
         arr = DiagnosticArray()
         arr.header.stamp = TimeMsg(sec=self._clock_msg.clock.sec,
                                    nanosec=self._clock_msg.clock.nanosec)
@@ -889,6 +898,8 @@ class SimNode(Node):
         if now >= self._diag_next:
             self._diag_next = now + self._diag_period
             self._diagnostics()
+        if self.cameras:    # between steps: a frame when one is due and the renderer is idle
+            self.cameras.tick(self.data, *to_stamp(self.simclock.last), now)
 
     def _burst(self, until: float) -> None:
         """At speed 0, step until the next executor poll (no callback can run meanwhile, so
