@@ -295,6 +295,19 @@ class MjModel(_Fields):
     def key(self, key): return self._named("key", key)
     keyframe = key
 
+    # ---- copy and pickle (engine._copy: the bindings' semantics) ----------------------------------
+    def __copy__(self):
+        from ._copy import clone
+        return clone(self)
+
+    def __deepcopy__(self, memo):
+        from ._copy import clone
+        return clone(self, memo)
+
+    def __reduce__(self):
+        from ._copy import reduce
+        return reduce(self)
+
     def __repr__(self):
         return (f"<engine.MjModel nq={self.nq} nv={self.nv} nu={self.nu} nbody={self.nbody} "
                 f"ngeom={self.ngeom} nsensor={self.nsensor}>")
