@@ -237,6 +237,14 @@ class MjModel(_Fields):
         from .compiler import compile_string
         return compile_string(xml, assets=assets, package_map=package_map)
 
+    @staticmethod
+    def from_binary_path(filename, assets=None):
+        """Load a model saved in MuJoCo's binary format (MJB, version 4.0.0; engine.mjb)."""
+        if assets:
+            raise NotImplementedError("MjModel.from_binary_path with an assets dictionary")
+        from .mjb import load_file
+        return load_file(filename)
+
     # ---- names --------------------------------------------------------------------------------
     def _kind(self, kind):
         kind = ALIASES.get(kind, kind)
