@@ -16,11 +16,14 @@ import numpy as np
 from .. import enums
 from ..spec import Body
 from ..xml import schema as S
-from .elements import (VIEW, MjsActuator, MjsBody, MjsElement, MjsEquality, MjsFrame,
-                       MjsKey, MjsMaterial, MjsMesh, MjsSensor, MjsTendon, MjsTexture,
-                       apply_kwargs, new_element)
+from .elements import (VIEW, MjsActuator, MjsBody, MjsCamera, MjsElement, MjsEquality,  # noqa
+                       MjsFrame, MjsGeom, MjsHField, MjsJoint, MjsKey, MjsLight, MjsMaterial,
+                       MjsMesh, MjsSensor, MjsSite, MjsTendon, MjsTexture, apply_kwargs,
+                       new_element)
 
-__all__ = ["MjSpec", "MjsBody", "MjsFrame", "MjsElement"]
+__all__ = ["MjSpec", "MjsActuator", "MjsBody", "MjsCamera", "MjsElement", "MjsEquality",
+           "MjsFrame", "MjsGeom", "MjsHField", "MjsJoint", "MjsKey", "MjsLight", "MjsMaterial",
+           "MjsMesh", "MjsSensor", "MjsSite", "MjsTendon", "MjsTexture"]
 
 # spec-level sections: kind -> (Spec list attribute, schema table, tag)
 _SECTIONS = {"mesh": ("meshes", S.MESH, "mesh"), "material": ("materials", S.MATERIAL, "material"),
