@@ -21,6 +21,8 @@ from ..xml import schema as S
 _RENAME = {
     "geom": {"meshname": "mesh", "hfieldname": "hfield", "fluid_coefs": "fluidcoef",
              "fluid_ellipsoid": "fluidshape"},
+    "mesh": {"uservert": "vertex", "usernormal": "normal", "usertexcoord": "texcoord",
+             "userface": "face"},
     "actuator": {},
     "tendon": {},
 }
@@ -71,6 +73,10 @@ def _to_engine(kind, attr, value, table, current=None):
         return cls(int(value)).name[len(prefix):].lower()
     if spec is not None and spec[0] == S.T and not isinstance(value, str):
         return {0: "false", 1: "true", 2: "auto"}[int(value)]
+    if spec is not None and isinstance(spec[0], tuple) and not isinstance(value, str):
+        # a keyword attribute given as mujoco's enum: the schema lists the keywords in the
+        # enum's order (texture type / builtin / mark, mesh inertia ...)
+        return spec[0][int(value)]
     if spec is not None and spec[0] == S.B:
         return bool(value)
     if isinstance(value, (list, tuple, np.ndarray)):
@@ -229,8 +235,59 @@ class MjsMesh(MjsElement):
     __slots__ = ()
 
 
+class _TextureRoles:
+    """``material.textures``: the texture name per mjtTextureRole (mujoco's MjStringVec); the
+    RGB role is the material's ``texture``, the others its ``<layer>`` elements."""
+
+    __slots__ = ("_el",)
+    _ROLES = ("", "rgb", "occlusion", "roughness", "metallic", "normal", "opacity", "emissive",
+              "rgba", "orm")
+
+    def __init__(self, el):
+        self._el = el
+
+    def __len__(self):
+        return len(self._ROLES)
+
+    def __getitem__(self, i):
+        role = self._ROLES[int(i)]
+        if role == "rgb" and self._el.attrs.get("texture"):
+            return self._el.attrs["texture"]
+        lay = next((x for x in getattr(self._el, "layers", ()) if x.attrs.get("role") == role),
+                   None)
+        return lay.attrs["texture"] if lay is not None else ""
+
+    def __setitem__(self, i, name):
+        role = self._ROLES[int(i)]
+        if not role:
+            raise IndexError("texture role 0 (mjTEXROLE_USER) is not supported")
+        if role == "rgb":
+            _set(self._el, "texture", name)
+            return
+        layers = self._el.__dict__.setdefault("layers", [])
+        lay = next((x for x in layers if x.attrs.get("role") == role), None)
+        if lay is None:
+            lay = Element("layer", "layer", {"texture": name, "role": role}, {"texture", "role"})
+            layers.append(lay)
+        lay.attrs["texture"] = name
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+
 class MjsMaterial(MjsElement):
     __slots__ = ()
+
+    @property
+    def textures(self):
+        return _TextureRoles(self._el)
+
+    @textures.setter
+    def textures(self, names):
+        roles = _TextureRoles(self._el)
+        for i, n in enumerate(names):
+            if n:
+                roles[i] = n
 
 
 class MjsTexture(MjsElement):

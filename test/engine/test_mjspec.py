@@ -166,3 +166,29 @@ def test_spec_copies_are_independent(how):
          "pickle": lambda x: pickle.loads(pickle.dumps(x))}[how](s)
     add_box(engine, c)
     assert c.compile().nbody == s.compile().nbody + 1
+
+
+def test_spec_level_assets_and_tendon():
+    """Texture, material with it, a mesh from vertices, geoms using them, a spatial tendon."""
+    def build(lib):
+        s = lib.MjSpec.from_file(str(TEST_MODELS / "constraint_contact.xml"))
+        s.add_texture(name="chk", type=lib.mjtTexture.mjTEXTURE_2D,
+                      builtin=lib.mjtBuiltin.mjBUILTIN_CHECKER, width=8, height=8,
+                      rgb1=[1, 0, 0], rgb2=[0, 1, 0])
+        mat = s.add_material(name="tiles", rgba=[1, 1, 1, 1])
+        mat.textures[lib.mjtTextureRole.mjTEXROLE_RGB] = "chk"
+        # a box of three different sides (a regular tetrahedron has repeated principal moments:
+        # its principal axes, and so the geom frame, are not unique)
+        corners = [[x, y, z] for x in (0, 0.1) for y in (0, 0.2) for z in (0, 0.3)]
+        s.add_mesh(name="tet", uservert=np.ravel(corners))
+        b = s.worldbody.add_body(name="holder", pos=[0, 0, 1])
+        b.add_freejoint()
+        b.add_geom(type=lib.mjtGeom.mjGEOM_MESH, meshname="tet", material="tiles")
+        b.add_site(name="s1", pos=[0, 0, 0.1])
+        s.worldbody.add_site(name="s0", pos=[0, 0, 2])
+        t = s.add_tendon(name="rope", stiffness=[10.0, 0.0, 0.0], springlength=[0.5, 0.5])
+        t.wrap_site("s0")
+        t.wrap_site("s1")
+        return s
+    ours, theirs = both(build)
+    assert ours.ntendon == 1 and ours.nmesh == 1 and ours.mat_texid[0, 1] == theirs.mat_texid[0, 1]
