@@ -16,12 +16,13 @@ import numpy as np
 from .. import enums
 from ..spec import Body
 from ..xml import schema as S
-from .elements import (VIEW, MjsActuator, MjsBody, MjsCamera, MjsElement, MjsEquality,  # noqa
-                       MjsFrame, MjsGeom, MjsHField, MjsJoint, MjsKey, MjsLight, MjsMaterial,
+from .elements import (VIEW, MjsActuator, MjsBody, MjsCamera, MjsDefault, MjsElement,  # noqa
+                       MjsEquality, MjsFrame, MjsGeom, MjsHField, MjsJoint, MjsKey, MjsLight, MjsMaterial,
                        MjsMesh, MjsSensor, MjsSite, MjsTendon, MjsTexture, apply_kwargs,
                        new_element)
 
-__all__ = ["MjSpec", "MjsActuator", "MjsBody", "MjsCamera", "MjsElement", "MjsEquality",
+__all__ = ["MjSpec", "MjsActuator", "MjsBody", "MjsCamera", "MjsDefault", "MjsElement",
+           "MjsEquality",
            "MjsFrame", "MjsGeom", "MjsHField", "MjsJoint", "MjsKey", "MjsLight", "MjsMaterial",
            "MjsMesh", "MjsSensor", "MjsSite", "MjsTendon", "MjsTexture"]
 
@@ -171,8 +172,9 @@ class MjSpec:
     def _add(self, kind, view_cls, kwargs, table=None, tag=None):
         section, t, default_tag = _SECTIONS[kind]
         table = table or t
+        default = kwargs.get("default")
         kwargs = {k: v for k, v in kwargs.items() if k != "default"}
-        el = new_element(kind, tag or default_tag, table, self._spec, kwargs)
+        el = new_element(kind, tag or default_tag, table, self._spec, kwargs, default=default)
         if kind == "tendon":
             el.path = []
         if kind == "material":
@@ -212,17 +214,26 @@ class MjSpec:
                                           "element's own attribute names (body1, joint1 ...)")
         return self._add("equality", MjsEquality, kw, S.EQUALITY[tag], tag)
 
+    @property
+    def default(self):
+        """The main default class."""
+        return MjsDefault(self._spec.defaults["main"], self)
+
+    def find_default(self, name):
+        cls = self._spec.defaults.get(name)
+        return MjsDefault(cls, self) if cls is not None else None
+
     def add_default(self, name, parent=None):
-        """A default class ``name`` inheriting from ``parent`` (an MjsDefault-like name or
-        None for main); returns it (its values are set per element kind: ``d.values``)."""
+        """A default class ``name`` starting from ``parent``'s values (an MjsDefault; main
+        when None)."""
         from ..spec import DefaultClass
-        p = self._spec.defaults[parent if isinstance(parent, str) else "main"]
+        p = parent._cls if isinstance(parent, MjsDefault) else self._spec.defaults["main"]
         if name in self._spec.defaults:
             raise ValueError(f"repeated default class name '{name}'")
         cls = DefaultClass(name, p, values={k: dict(v) for k, v in p.values.items()},
                            given={k: set(v) for k, v in p.given.items()})
         self._spec.defaults[name] = cls
-        return cls
+        return MjsDefault(cls, self)
 
     # ---- deleting ------------------------------------------------------------------------------
     def delete(self, element):

@@ -169,14 +169,17 @@ def _set(el, key, value):
     el.given.add(key)
 
 
-def new_element(kind, tag, table, spec, kwargs, defaults=True, cls=Element):
-    """An Element of ``kind`` with the schema's defaults, the main default class's values and
-    ``kwargs`` (mujoco attribute names) given."""
+def new_element(kind, tag, table, spec, kwargs, defaults=True, cls=Element, default=None):
+    """An Element of ``kind`` with the schema's defaults, the values of its default class
+    (``default``, an MjsDefault, else main) and ``kwargs`` (mujoco attribute names) given."""
     attrs = {k: v[2] for k, v in table.items()}
     given = set()
-    main = spec.defaults.get("main") if defaults else None
+    main = (default._cls if default is not None else spec.defaults.get("main")) \
+        if defaults else None
     if main is not None:
-        attrs.update({k: v for k, v in main.values.get(kind, {}).items() if k in table})
+        # copies: an element's in-place edit must not reach its class
+        attrs.update({k: (v.copy() if isinstance(v, np.ndarray) else v)
+                      for k, v in main.values.get(kind, {}).items() if k in table})
         given |= main.given.get(kind, set()) & set(table)
     if cls is Body:
         el = Body(attrs=attrs, given=given)
@@ -492,8 +495,8 @@ class MjsBody(MjsElement):
     # ---- children ------------------------------------------------------------------------------
     def _child(self, kind, table, view_cls, kwargs, tag=None):
         kwargs = dict(kwargs)
-        kwargs.pop("default", None)
-        el = new_element(kind, tag or kind, table, self._spec._spec, kwargs)
+        default = kwargs.pop("default", None)
+        el = new_element(kind, tag or kind, table, self._spec._spec, kwargs, default=default)
         self._el.add(el)
         return apply_kwargs(view_cls(el, self._spec), kwargs)
 
@@ -554,6 +557,39 @@ class MjsBody(MjsElement):
     def parent(self):
         p = self._el.parent
         return MjsBody(p, self._spec) if p is not None else None
+
+
+class MjsDefault:
+    """A default class (mujoco's MjsDefault): ``d.geom``, ``d.joint`` ... are element views
+    whose attributes are the class's values for that kind; elements added with ``default=d``
+    start from them (seed 004, "default settings": the class is a prototype copied when an
+    element is made)."""
+
+    __slots__ = ("_cls", "_spec")
+    _KINDS = {"geom": "geom", "joint": "joint", "site": "site", "camera": "camera",
+              "light": "light", "mesh": "mesh", "material": "material", "pair": "pair",
+              "equality": "equality", "tendon": "tendon", "actuator": "general"}
+
+    def __init__(self, cls, spec):
+        self._cls, self._spec = cls, spec
+
+    @property
+    def name(self):
+        return self._cls.name
+
+    def __getattr__(self, kind):
+        key = self._KINDS.get(kind)
+        if key is None:
+            raise AttributeError(f"'MjsDefault' has no attribute '{kind}'")
+        el = Element(kind, kind if kind != "actuator" else "general")
+        el.attrs = self._cls.values.setdefault(key, {})       # the class's own dict
+        el.given = self._cls.given.setdefault(key, set())
+        el.__dict__["_own_given"] = el.given
+        view = {"actuator": MjsActuator, "joint": MjsJoint}.get(kind, MjsElement)
+        return view(el, self._spec)
+
+    def __repr__(self):
+        return f"<MjsDefault '{self.name}'>"
 
 
 VIEW = {"body": MjsBody, "geom": MjsGeom, "joint": MjsJoint, "freejoint": MjsJoint,

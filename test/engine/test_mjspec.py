@@ -192,3 +192,22 @@ def test_spec_level_assets_and_tendon():
         return s
     ours, theirs = both(build)
     assert ours.ntendon == 1 and ours.nmesh == 1 and ours.mat_texid[0, 1] == theirs.mat_texid[0, 1]
+
+
+def test_default_classes():
+    """A class made with add_default: its geom and joint values reach elements added with it;
+    elements added without it keep main's."""
+    def build(lib):
+        s = lib.MjSpec.from_file(str(TEST_MODELS / "constraint_contact.xml"))
+        d = s.add_default("big", s.default)
+        d.geom.size = [0.2, 0.0, 0.0]
+        d.geom.rgba = [0, 0, 1, 1]
+        d.joint.damping = [0.3, 0.0, 0.0]
+        assert s.find_default("big").name == "big"
+        b = s.worldbody.add_body(name="ball", pos=[0, 0, 1])
+        b.add_joint(default=d, type=lib.mjtJoint.mjJNT_SLIDE, axis=[0, 0, 1])
+        b.add_geom(default=d)
+        b.add_geom(pos=[0.3, 0, 0], size=[0.05, 0, 0])
+        return s
+    ours, theirs = both(build)
+    assert ours.geom_size[-2][0] == pytest.approx(0.2) and ours.dof_damping[-1] == 0.3
