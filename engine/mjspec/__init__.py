@@ -14,7 +14,7 @@ import copy
 import numpy as np
 
 from .. import enums
-from ..spec import Body
+from ..spec import Body, Frame
 from ..xml import schema as S
 from .elements import (VIEW, MjsActuator, MjsBody, MjsCamera, MjsDefault, MjsElement,  # noqa
                        MjsEquality, MjsFrame, MjsGeom, MjsHField, MjsJoint, MjsKey, MjsLight, MjsMaterial,
@@ -25,6 +25,44 @@ __all__ = ["MjSpec", "MjsActuator", "MjsBody", "MjsCamera", "MjsDefault", "MjsEl
            "MjsEquality",
            "MjsFrame", "MjsGeom", "MjsHField", "MjsJoint", "MjsKey", "MjsLight", "MjsMaterial",
            "MjsMesh", "MjsSensor", "MjsSite", "MjsTendon", "MjsTexture"]
+
+def site_frame(site):
+    """An MjsFrame at ``site``'s pose in its body (its position and orientation attributes, in
+    the frames that hold it)."""
+    el = site._el
+    attrs = {"pos": el.attrs.get("pos", (0.0, 0.0, 0.0))}
+    attrs.update({k: el.attrs.get(k) for k in S.ORIENT})
+    f = Frame("frame", "frame", attrs, {k for k, v in attrs.items() if v is not None})
+    f.frame = el.frame
+    f.parent = el.parent
+    return MjsFrame(f, site._spec, el.parent)
+
+
+def attach_copy(spec, child, body_name, prefix, suffix, body, frame):
+    """Copy ``child`` (an MjSpec) into ``spec`` under ``body`` in ``frame``: its body
+    ``body_name`` with its subtree, or (None) its whole world; engine.xml.mjcf's <attach>
+    does the copying and renaming. Returns the attached body's view when one was named."""
+    from ..xml.mjcf import ATTACHED_SECTIONS, MJCFReader, Node
+    reader = MJCFReader.__new__(MJCFReader)
+    reader.spec = spec._spec
+    reader.file = None
+    reader._attached = {k: [] for k in ATTACHED_SECTIONS}
+    reader._attached_assets = set()
+    models = spec._spec.extras.setdefault("models", {})
+    key = f"__mjspec_attach_{len(models)}"
+    models[key] = _normalize(copy.deepcopy(child._spec))
+    try:
+        reader._attach(Node("attach", {}, None, None, []),
+                       {"model": key, "prefix": prefix or "", "body": body_name}, body, frame,
+                       suffix or "")
+    finally:
+        del models[key]
+    for k in ATTACHED_SECTIONS:
+        getattr(spec._spec, k).extend(reader._attached[k])
+    if body_name:
+        return spec.body((prefix or "") + body_name + (suffix or ""))
+    return None
+
 
 # spec-level sections: kind -> (Spec list attribute, schema table, tag)
 _SECTIONS = {"mesh": ("meshes", S.MESH, "mesh"), "material": ("materials", S.MATERIAL, "material"),
@@ -261,30 +299,18 @@ class MjSpec:
     def attach(self, child, prefix=None, suffix=None, site=None, frame=None):
         """Attach a copy of ``child``'s world (its bodies, and the assets, actuators, sensors,
         tendons, equalities and keyframes that refer to them) in ``frame`` (an MjsFrame of this
-        spec; the world body when None), names made prefix + name + suffix, as the MJCF
-        ``<attach>`` element does (engine.xml.mjcf)."""
-        from ..xml.mjcf import ATTACHED_SECTIONS, MJCFReader, Node
+        spec) or at ``site`` (an MjsSite: in the site's frame), else at the world body; names
+        become prefix + name + suffix, as the MJCF ``<attach>`` element does
+        (engine.xml.mjcf). Returns the frame."""
+        if site is not None and frame is not None:
+            raise ValueError("attach: give a site or a frame, not both")
         if site is not None:
-            raise NotImplementedError("MjSpec.attach at a site (attach in a frame instead)")
+            frame = site_frame(site)
         if frame is not None and not isinstance(frame, MjsFrame):
             raise TypeError("frame must be an MjsFrame of this spec")
-        reader = MJCFReader.__new__(MJCFReader)
-        reader.spec = self._spec
-        reader.file = None
-        reader._attached = {k: [] for k in ATTACHED_SECTIONS}
-        reader._attached_assets = set()
-        models = self._spec.extras.setdefault("models", {})
-        key = f"__mjspec_attach_{len(models)}"
-        models[key] = _normalize(copy.deepcopy(child._spec))
         body = frame._body if frame is not None else self._spec.worldbody
-        node = Node("attach", {}, None, None, [])
-        try:
-            reader._attach(node, {"model": key, "prefix": prefix or "", "body": None}, body,
-                           frame._el if frame is not None else None, suffix or "")
-        finally:
-            del models[key]
-        for k in ATTACHED_SECTIONS:
-            getattr(self._spec, k).extend(reader._attached[k])
+        attach_copy(self, child, None, prefix, suffix, body,
+                    frame._el if frame is not None else None)
         return frame
 
     # ---- compiling -----------------------------------------------------------------------------

@@ -225,6 +225,11 @@ class MjsJoint(MjsElement):
 class MjsSite(MjsElement):
     __slots__ = ()
 
+    def attach_body(self, body, prefix=None, suffix=None):
+        """Attach a copy of ``body`` (an MjsBody of another spec) at this site."""
+        from . import site_frame
+        return site_frame(self).attach_body(body, prefix, suffix)
+
 
 class MjsCamera(MjsElement):
     __slots__ = ()
@@ -455,6 +460,15 @@ class MjsFrame(MjsElement):
         f = MjsBody(self._body, self._spec).add_frame(**kw)
         f._el.frame = self._el
         return f
+
+    def attach_body(self, body, prefix=None, suffix=None):
+        """Attach a copy of ``body`` (an MjsBody of another spec) with its subtree in this
+        frame, names made prefix + name + suffix; returns the attached body."""
+        from . import attach_copy
+        if not body.name:
+            raise ValueError("attach_body: the body must be named")
+        return attach_copy(self._spec, body._spec, body.name, prefix, suffix, self._body,
+                           self._el)
 
 
 class MjsBody(MjsElement):

@@ -211,3 +211,26 @@ def test_default_classes():
         return s
     ours, theirs = both(build)
     assert ours.geom_size[-2][0] == pytest.approx(0.2) and ours.dof_damping[-1] == 0.3
+
+
+@pytest.mark.parametrize("where", ["site", "frame.attach_body", "site.attach_body"])
+def test_attach_at_site_and_single_body(where):
+    """A child's body attached at the robot's flange site (a gripper on an arm), or the
+    child's world attached at that site."""
+    arm = shared_model("menagerie/kuka_iiwa_14/iiwa14.xml")
+    child = TEST_MODELS / "attach_child.xml"
+
+    def build(lib):
+        s = lib.MjSpec.from_file(str(arm))
+        c = lib.MjSpec.from_file(str(child))
+        site = s.site("attachment_site")
+        if where == "site":
+            s.attach(c, prefix="g-", site=site)
+        elif where == "site.attach_body":
+            site.attach_body(c.body("arm"), prefix="g-", suffix="")
+        else:
+            f = s.body("link7").add_frame(pos=[0, 0, 0.1], quat=[0, 1, 0, 0])
+            f.attach_body(c.body("arm"), "g-", "-1")
+        return s
+    ours, theirs = both(build)
+    assert ours.nbody == theirs.nbody > 9
