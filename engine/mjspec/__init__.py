@@ -372,6 +372,61 @@ class MjSpec:
         from ..xml.writer import spec_to_xml
         return spec_to_xml(_normalize(copy.deepcopy(self._spec)))
 
+    def to_zip(self, file):
+        """A zip archive (path or binary file object) of the model's MJCF and every asset file
+        it reads (meshes, height fields, textures), the XML naming them by their place in the
+        archive, so the archive loads anywhere (from_zip; mujoco's MjSpec.from_zip too)."""
+        import os
+        import zipfile
+
+        from ..xml.mjcf import ASSET_FILES
+        from ..xml.writer import spec_to_xml
+        sp = _normalize(copy.deepcopy(self._spec))
+        c = {k: v[2] for k, v in S.COMPILER.items()}
+        c.update(sp.compiler)
+        members = {}
+        for section, sub in (("meshes", "meshdir"), ("hfields", "meshdir"),
+                             ("textures", "texturedir")):
+            base = os.path.join(sp.dir, c.get(sub) or c.get("assetdir") or "")
+            for el in getattr(sp, section):
+                for k in ASSET_FILES:
+                    f = el.attrs.get(k)
+                    if not isinstance(f, str) or not f:
+                        continue
+                    path = f if os.path.isabs(f) else os.path.join(base, f)
+                    stem, ext = os.path.splitext(os.path.basename(f))
+                    arc = stem + ext
+                    n = 1
+                    while arc in members and members[arc] != path:
+                        arc = f"{stem}_{n}{ext}"
+                        n += 1
+                    members[arc] = path
+                    if not el.attrs.get("name") and section != "textures":
+                        el.attrs["name"] = stem       # the name the file gave it
+                        el.given.add("name")
+                    el.attrs[k] = arc
+        name = (sp.modelname or "model") + ".xml"
+        with zipfile.ZipFile(file, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr(name, spec_to_xml(sp, absolute_dirs=False))
+            for arc, path in members.items():
+                z.write(path, arc)
+
+    @staticmethod
+    def from_zip(file):
+        """The MjSpec of a zip archive holding one MJCF file and the assets it names (as
+        to_zip writes). The archive is unpacked into a temporary folder that lives as long
+        as the process (the spec reads its assets from there when compiled)."""
+        import os
+        import tempfile
+        import zipfile
+        with zipfile.ZipFile(file) as z:
+            xml = [n for n in z.namelist() if n.endswith(".xml")]
+            if len(xml) != 1:
+                raise ValueError(f"from_zip: expected one .xml file in the archive, got {xml}")
+            folder = tempfile.mkdtemp(prefix="mjspec_zip_")
+            z.extractall(folder)
+        return MjSpec.from_file(os.path.join(folder, xml[0]))
+
     def to_file(self, filename):
         with open(filename, "w") as f:
             f.write(self.to_xml())

@@ -86,9 +86,10 @@ class _Out:
 class Writer:
     """MJCF text of one Spec: ``Writer(spec).text()``."""
 
-    def __init__(self, spec, model=None):
+    def __init__(self, spec, model=None, absolute_dirs=True):
         self.spec = spec
         self.model = model
+        self.absolute_dirs = absolute_dirs
         c = {k: v[2] for k, v in S.COMPILER.items()}
         if spec.source == "urdf":
             c.update(angle="radian", discardvisual=True, fusestatic=True)
@@ -127,10 +128,11 @@ class Writer:
         if sp.source == "urdf":
             for k, v in (("angle", "radian"), ("discardvisual", True), ("fusestatic", True)):
                 c.setdefault(k, v)
-        # asset folders made absolute: the file may be saved anywhere
+        # asset folders made absolute: the file may be saved anywhere (or none: the caller has
+        # made every asset file name its own, MjSpec.to_zip)
         for sub in ("meshdir", "texturedir"):
             d = c.get(sub) or c.get("assetdir") or ""
-            c[sub] = os.path.normpath(os.path.join(sp.dir, d))
+            c[sub] = os.path.normpath(os.path.join(sp.dir, d)) if self.absolute_dirs else None
         c.pop("assetdir", None)
         attrs = [(k, fmt(v, S.COMPILER[k][0] if k in S.COMPILER else None))
                  for k, v in c.items() if v is not None]
@@ -400,7 +402,8 @@ def actuator_attrs(el, tag):
     return attrs
 
 
-def spec_to_xml(spec, model=None):
+def spec_to_xml(spec, model=None, absolute_dirs=True):
     """MJCF text of ``spec`` (see the module docstring); ``model``: its compiled model, if at
-    hand (keyframes made by an attach are read from it)."""
-    return Writer(spec, model).text()
+    hand (keyframes made by an attach are read from it); ``absolute_dirs`` False: no asset
+    folders written (the file names are complete)."""
+    return Writer(spec, model, absolute_dirs).text()

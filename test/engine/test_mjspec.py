@@ -234,3 +234,21 @@ def test_attach_at_site_and_single_body(where):
         return s
     ours, theirs = both(build)
     assert ours.nbody == theirs.nbody > 9
+
+
+def test_zip_round_trip_with_mujoco(tmp_path):
+    """to_zip holds the XML and the mesh files: the engine's from_zip and mujoco's from_zip
+    both compile it to mujoco's model of the original."""
+    path = shared_model("menagerie/kuka_iiwa_14/scene.xml")
+    s = engine.MjSpec.from_file(str(path))
+    z = tmp_path / "m.zip"
+    s.to_zip(str(z))
+    theirs = mujoco.MjModel.from_xml_path(str(path))
+    bad = mismatches(engine.MjSpec.from_zip(str(z)).compile(), theirs)
+    assert not bad, bad
+    # mujoco records where each asset file was read (paths, *_pathadr; nbuffer counts them):
+    # in the archive, not in the model's folder
+    bad = [b for b in mujoco_mismatches(mujoco.MjSpec.from_zip(str(z)).compile(), theirs)
+           if not b.startswith(("paths", "npaths", "nbuffer", "mesh_pathadr", "tex_pathadr",
+                                "hfield_pathadr"))]
+    assert not bad, bad
