@@ -21,7 +21,7 @@ from .elements import (VIEW, MjsActuator, MjsBody, MjsCamera, MjsDefault, MjsEle
                        MjsMesh, MjsSensor, MjsSite, MjsTendon, MjsTexture, apply_kwargs,
                        new_element)
 
-__all__ = ["MjSpec", "MjsActuator", "MjsBody", "MjsCamera", "MjsDefault", "MjsElement",
+__all__ = ["MjSpec", "to_zip", "from_zip", "MjsActuator", "MjsBody", "MjsCamera", "MjsDefault", "MjsElement",
            "MjsEquality",
            "MjsFrame", "MjsGeom", "MjsHField", "MjsJoint", "MjsKey", "MjsLight", "MjsMaterial",
            "MjsMesh", "MjsSensor", "MjsSite", "MjsTendon", "MjsTexture"]
@@ -434,3 +434,12 @@ class MjSpec:
     def __repr__(self):
         return f"<engine.MjSpec '{self.modelname}'>"
 
+
+def to_zip(spec, file):
+    """mujoco.to_zip: ``spec.to_zip(file)``."""
+    spec.to_zip(file)
+
+
+def from_zip(file):
+    """mujoco.from_zip: ``MjSpec.from_zip(file)``."""
+    return MjSpec.from_zip(file)

@@ -242,7 +242,7 @@ def test_zip_round_trip_with_mujoco(tmp_path):
     path = shared_model("menagerie/kuka_iiwa_14/scene.xml")
     s = engine.MjSpec.from_file(str(path))
     z = tmp_path / "m.zip"
-    s.to_zip(str(z))
+    engine.to_zip(s, str(z))
     theirs = mujoco.MjModel.from_xml_path(str(path))
     bad = mismatches(engine.MjSpec.from_zip(str(z)).compile(), theirs)
     assert not bad, bad
