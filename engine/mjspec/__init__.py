@@ -97,6 +97,7 @@ def _normalize(spec):
             if isinstance(el, Body) and el.inertial is not None:
                 fix(el.inertial)
             el = el.frame
+    spec.option = {k: _as_plain(v) for k, v in spec.option.items()}
     for b in spec.bodies():
         fix(b)
         for lst in (b.joints, b.geoms, b.sites, b.cameras, b.lights):
@@ -108,6 +109,54 @@ def _normalize(spec):
         for el in getattr(spec, section):
             fix(el)
     return spec
+
+
+class _Option:
+    """``spec.option``: the ``<option>`` values as mujoco's MjOption names them (keywords as
+    their enum values: integrator, cone, jacobian, solver; ``disableflags`` / ``enableflags``
+    the bit fields of ``<flag>``, in mjtDisableBit / mjtEnableBit order)."""
+
+    __slots__ = ("_sp",)
+
+    def __init__(self, sp):
+        object.__setattr__(self, "_sp", sp)
+
+    def __getattr__(self, name):
+        sp = self._sp
+        if name in ("disableflags", "enableflags"):
+            names, on = ((S.DISABLE_FLAGS, "disable") if name == "disableflags"
+                         else (S.ENABLE_FLAGS, "enable"))
+            return sum(1 << i for i, f in enumerate(names) if sp.flags.get(f) == on)
+        spec = S.OPTION.get(name)
+        if spec is None:
+            raise AttributeError(f"'MjOption' has no attribute '{name}'")
+        v = sp.option.get(name, spec[2])
+        if isinstance(spec[0], tuple):
+            return spec[0].index(v)
+        if isinstance(v, tuple):
+            v = np.array(v, float)
+            sp.option[name] = v        # held as an array: in-place edits reach the spec
+        return v
+
+    def __setattr__(self, name, value):
+        sp = self._sp
+        if name in ("disableflags", "enableflags"):
+            names, on, off = ((S.DISABLE_FLAGS, "disable", "enable") if name == "disableflags"
+                              else (S.ENABLE_FLAGS, "enable", "disable"))
+            for i, f in enumerate(names):
+                if int(value) >> i & 1:
+                    sp.flags[f] = on
+                elif f in sp.flags:
+                    sp.flags[f] = off
+            return
+        spec = S.OPTION.get(name)
+        if spec is None:
+            raise AttributeError(f"'MjOption' has no attribute '{name}'")
+        if isinstance(spec[0], tuple) and not isinstance(value, str):
+            value = spec[0][int(value)]
+        elif isinstance(value, (list, tuple, np.ndarray)):
+            value = np.array(value, float)
+        sp.option[name] = value
 
 
 class MjSpec:
@@ -156,6 +205,10 @@ class MjSpec:
     @modelname.setter
     def modelname(self, value):
         self._spec.modelname = value
+
+    @property
+    def option(self):
+        return _Option(self._spec)
 
     @property
     def worldbody(self):

@@ -252,3 +252,20 @@ def test_zip_round_trip_with_mujoco(tmp_path):
            if not b.startswith(("paths", "npaths", "nbuffer", "mesh_pathadr", "tex_pathadr",
                                 "hfield_pathadr"))]
     assert not bad, bad
+
+
+def test_option_edits():
+    def build(lib):
+        s = lib.MjSpec.from_file(str(TEST_MODELS / "constraint_contact.xml"))
+        s.option.timestep = 0.001
+        s.option.gravity = [0, 0, -5.0]
+        s.option.gravity[0] = 0.5
+        s.option.integrator = lib.mjtIntegrator.mjINT_IMPLICITFAST
+        s.option.cone = lib.mjtCone.mjCONE_ELLIPTIC
+        s.option.disableflags = int(lib.mjtDisableBit.mjDSBL_WARMSTART)
+        s.option.enableflags = int(lib.mjtEnableBit.mjENBL_ENERGY)
+        assert s.option.integrator == lib.mjtIntegrator.mjINT_IMPLICITFAST
+        return s
+    ours, theirs = both(build)
+    assert ours.opt.disableflags == theirs.opt.disableflags
+    assert ours.opt.enableflags == theirs.opt.enableflags
