@@ -70,7 +70,11 @@ _SECTIONS = {"mesh": ("meshes", S.MESH, "mesh"), "material": ("materials", S.MAT
              "key": ("keys", S.KEY, "key"), "tendon": ("tendons", S.TENDON, "spatial"),
              "actuator": ("actuators", S.ACTUATOR["general"], "general"),
              "sensor": ("sensors", None, None), "equality": ("equalities", None, None),
-             "pair": ("pairs", S.PAIR, "pair")}
+             "pair": ("pairs", S.PAIR, "pair"),
+             "exclude": ("excludes", {"name": (S.S, None, None), "body1": (S.S, None, None),
+                                      "body2": (S.S, None, None)}, "exclude"),
+             "numeric": ("numerics", S.CUSTOM["numeric"], "numeric"),
+             "text": ("texts", S.CUSTOM["text"], "text")}
 
 
 def _as_plain(v):
@@ -221,7 +225,7 @@ class MjSpec:
             el = sp.find(kind, name)
         else:
             el = next((e for e in getattr(sp, _SECTIONS[kind][0]) if e.name == name), None)
-        return None if el is None else VIEW[el.kind](el, self)
+        return None if el is None else VIEW.get(el.kind, MjsElement)(el, self)
 
     def body(self, name): return self._find("body", name)
     def geom(self, name): return self._find("geom", name)
@@ -238,6 +242,10 @@ class MjSpec:
     def actuator(self, name): return self._find("actuator", name)
     def sensor(self, name): return self._find("sensor", name)
     def equality(self, name): return self._find("equality", name)
+    def pair(self, name): return self._find("pair", name)
+    def exclude(self, name): return self._find("exclude", name)
+    def numeric(self, name): return self._find("numeric", name)
+    def text(self, name): return self._find("text", name)
 
     @property
     def bodies(self):
@@ -279,7 +287,10 @@ class MjSpec:
     def add_hfield(self, **kw): return self._add("hfield", VIEW["hfield"], kw)
     def add_key(self, **kw): return self._add("key", MjsKey, kw)
     def add_tendon(self, **kw): return self._add("tendon", MjsTendon, kw)
-    def add_pair(self, **kw): return self._add("pair", VIEW["geom"], kw)
+    def add_pair(self, **kw): return self._add("pair", MjsElement, kw)
+    def add_exclude(self, **kw): return self._add("exclude", MjsElement, kw)
+    def add_numeric(self, **kw): return self._add("numeric", MjsElement, kw)
+    def add_text(self, **kw): return self._add("text", MjsElement, kw)
 
     def add_actuator(self, **kw):
         # trntype before target: the target's attribute depends on it

@@ -25,6 +25,8 @@ _RENAME = {
              "userface": "face"},
     "actuator": {},
     "tendon": {},
+    "pair": {"geomname1": "geom1", "geomname2": "geom2"},
+    "exclude": {"bodyname1": "body1", "bodyname2": "body2"},
 }
 # enum-valued keyword attributes: (kind, attr) -> (enum class, member prefix)
 _ENUMS = {
@@ -53,6 +55,10 @@ def table_of(el):
         return S.SENSOR[el.tag]
     if el.kind == "equality":
         return S.EQUALITY[el.tag]
+    if el.kind in ("numeric", "text"):
+        return S.CUSTOM[el.kind]
+    if el.kind == "exclude":
+        return {"name": (S.S, None, None), "body1": (S.S, None, None), "body2": (S.S, None, None)}
     return TABLES.get(el.kind, {})
 
 

@@ -269,3 +269,17 @@ def test_option_edits():
     ours, theirs = both(build)
     assert ours.opt.disableflags == theirs.opt.disableflags
     assert ours.opt.enableflags == theirs.opt.enableflags
+
+
+def test_pair_exclude_numeric():
+    def build(lib):
+        s = lib.MjSpec.from_file(str(TEST_MODELS / "constraint_contact.xml"))
+        g = [x.name for x in s.geoms if x.name]
+        b = [x.name for x in s.bodies if x.name and x.name != "world"]
+        s.add_pair(name="p", geomname1=g[0], geomname2=g[1], condim=1)
+        s.add_exclude(bodyname1="world", bodyname2=b[0])
+        s.add_numeric(name="gain", data=[1.5, 2.5])
+        return s
+    ours, theirs = both(build)
+    assert ours.npair == theirs.npair and ours.nexclude == theirs.nexclude
+    np.testing.assert_array_equal(ours.numeric_data, theirs.numeric_data)
