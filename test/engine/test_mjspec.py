@@ -283,3 +283,24 @@ def test_pair_exclude_numeric():
     ours, theirs = both(build)
     assert ours.npair == theirs.npair and ours.nexclude == theirs.nexclude
     np.testing.assert_array_equal(ours.numeric_data, theirs.numeric_data)
+
+
+def test_model_built_from_an_empty_spec():
+    """A model made from nothing: a floor, a pendulum with a hinge, a motor and a sensor."""
+    def build(lib):
+        s = lib.MjSpec()
+        s.modelname = "scratch"
+        s.worldbody.add_geom(type=lib.mjtGeom.mjGEOM_PLANE, size=[2, 2, 0.1])
+        b = s.worldbody.add_body(name="pole", pos=[0, 0, 1])
+        b.add_joint(name="hinge", type=lib.mjtJoint.mjJNT_HINGE, axis=[0, 1, 0],
+                    range=[-1, 1])
+        b.add_geom(type=lib.mjtGeom.mjGEOM_CAPSULE, fromto=[0, 0, 0, 0, 0, -0.5],
+                   size=[0.05, 0, 0])
+        b.add_site(name="tip", pos=[0, 0, -0.5])
+        s.add_actuator(name="torque", trntype=lib.mjtTrn.mjTRN_JOINT, target="hinge")
+        s.add_sensor(name="acc", type=lib.mjtSensor.mjSENS_ACCELEROMETER, objname="tip",
+                     objtype=lib.mjtObj.mjOBJ_SITE)
+        return s
+    ours, theirs = both(build)
+    assert ours.nu == 1 and ours.jnt_limited[0] == theirs.jnt_limited[0] == 1
+    assert engine.mj_id2name(ours, 1, 1) == "pole"
