@@ -192,6 +192,11 @@ class MjSpec:
     def copy(self):
         return copy.deepcopy(self)
 
+    def __copy__(self):
+        # an independent spec (mujoco 4.0.0's MjSpec refuses copy.copy and pickle; the issue
+        # asks for both: a shallow copy sharing the tree would make edits leak between them)
+        return copy.deepcopy(self)
+
     def __deepcopy__(self, memo):
         out = MjSpec.__new__(MjSpec)
         out._spec = copy.deepcopy(self._spec, memo)

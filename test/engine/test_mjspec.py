@@ -159,10 +159,11 @@ def test_to_xml_of_an_edited_spec_compiles_in_mujoco():
     assert not bad, bad
 
 
-@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+@pytest.mark.parametrize("how", ["spec.copy", "copy", "deepcopy", "pickle"])
 def test_spec_copies_are_independent(how):
+    """(mujoco's MjSpec has .copy() only: copy.copy and pickle raise TypeError there.)"""
     s = engine.MjSpec.from_file(str(TEST_MODELS / "constraint_contact.xml"))
-    c = {"copy": lambda x: x.copy(), "deepcopy": copy.deepcopy,
+    c = {"spec.copy": lambda x: x.copy(), "copy": copy.copy, "deepcopy": copy.deepcopy,
          "pickle": lambda x: pickle.loads(pickle.dumps(x))}[how](s)
     add_box(engine, c)
     assert c.compile().nbody == s.compile().nbody + 1
