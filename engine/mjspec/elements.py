@@ -513,19 +513,17 @@ class MjsBody(MjsElement):
         super().__setattr__(attr, value)
 
     # ---- children ------------------------------------------------------------------------------
-    def _child(self, kind, table, view_cls, kwargs, tag=None):
+    def _child(self, kind, table, view_cls, kwargs, defaults=True, cls=Element):
+        """A new element of ``kind`` in this body (a body and a freejoint take no class)."""
         kwargs = dict(kwargs)
         default = kwargs.pop("default", None)
-        el = new_element(kind, tag or kind, table, self._spec._spec, kwargs, default=default)
+        el = new_element(kind, kind, table, self._spec._spec, kwargs, defaults=defaults,
+                         cls=cls, default=default)
         self._el.add(el)
         return apply_kwargs(view_cls(el, self._spec), kwargs)
 
     def add_body(self, **kwargs):
-        kwargs.pop("default", None)
-        el = new_element("body", "body", S.BODY, self._spec._spec, kwargs, defaults=False,
-                         cls=Body)
-        self._el.add(el)
-        return apply_kwargs(MjsBody(el, self._spec), kwargs)
+        return self._child("body", S.BODY, MjsBody, kwargs, defaults=False, cls=Body)
 
     def add_geom(self, **kwargs):
         return self._child("geom", S.GEOM, MjsGeom, kwargs)
@@ -534,11 +532,7 @@ class MjsBody(MjsElement):
         return self._child("joint", S.JOINT, MjsJoint, kwargs)
 
     def add_freejoint(self, **kwargs):
-        kwargs.pop("default", None)
-        el = new_element("freejoint", "freejoint", S.FREEJOINT, self._spec._spec, kwargs,
-                         defaults=False)
-        self._el.add(el)
-        return apply_kwargs(MjsJoint(el, self._spec), kwargs)
+        return self._child("freejoint", S.FREEJOINT, MjsJoint, kwargs, defaults=False)
 
     def add_site(self, **kwargs):
         return self._child("site", S.SITE, MjsSite, kwargs)
