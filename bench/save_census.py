@@ -7,7 +7,7 @@ Per model (each in a worker process, so a crash or hang costs that model only): 
 loads and the engine compiles are written with engine.xml.writer; the written file must compile,
 in the engine, to the engine's model of the original (compiler conformance tolerances,
 test/engine/compile_corpus.FIELDS) and, in mujoco, to mujoco's model of the original (every
-same-named field; integers exact, floats rtol/atol 1e-5, as test/engine/test_save_xml.py).
+same-named field; integers exact, floats rtol 1e-9 / atol 1e-12, as test/engine/test_save_xml.py).
 Prints the counts and each failing model with its first mismatch.
 """
 from __future__ import annotations

@@ -3,9 +3,10 @@
 The written file compiles, in this engine and in mujoco 4.0.0, into the model the Spec compiles
 into. What it writes is the Spec as the readers left it (engine.spec): every element with the
 attributes it or its default class gave (``given``), at their resolved values, so the file needs
-no ``<default>`` section; a ``<frame>`` chain (and a ``<replicate>`` copy) becomes one ``<frame>``
-with the chain's accumulated pose around each element it held; ``<attach>`` and ``<include>`` are
-already expanded in the Spec. Asset directories are written as absolute paths so the file can be
+no ``<default>`` section (a fixed tendon's width, rgba and material excepted: only a class can
+give them); each element sits in the chain of ``<frame>`` elements that held it, each frame with
+its own pose (a ``<replicate>`` copy's frame: its place and its Euler angles times its index); ``<attach>`` and
+``<include>`` are already expanded in the Spec. Asset directories are written as absolute paths so the file can be
 saved anywhere. Orientations stay in the form the model gave them, with the ``<compiler angle
 eulerseq>`` that gives them their meaning.
 
@@ -222,36 +223,62 @@ class Writer:
         self.o.close(1, "worldbody")
 
     def _framed(self, el, depth):
-        """Open the frame holding ``el`` (its chain's accumulated pose), if any: the depth of
-        the element and whether a frame was opened."""
-        if el.frame is None:
-            return depth, False
-        from ..compiler.frames import frame_pose
-        p, q = frame_pose(el.frame, self.orienter)
-        self.o.open(depth, "frame", [("pos", fmt(p)), ("quat", fmt(q))])
-        return depth + 1, True
+        """Open the frames holding ``el``, outermost first, each with its own pose as the model
+        gave it (mujoco then composes them with its own arithmetic); a <replicate> copy's frame
+        is its step applied ``index`` times. Returns the element's depth and the frames opened."""
+        chain = []
+        f = el.frame
+        while f is not None:
+            chain.append(f)
+            f = f.frame
+        d = depth
+        n = 0
+        for f in reversed(chain):
+            if f.tag == "replicate":
+                # copy k of a replicate: at its place, turned by the Euler angles times k
+                # (written as angles: mujoco turns them into the quaternion its replicate does)
+                from ..compiler.frames import frame_pose
+                saved, f.frame = f.frame, None
+                try:
+                    p, _ = frame_pose(f, self.orienter)
+                finally:
+                    f.frame = saved
+                offset, euler = f.attrs["replicate"]
+                k = int(f.attrs["index"])
+                attrs = [("pos", fmt(p))]
+                if euler is not None:
+                    attrs.append(("euler", fmt([a * k for a in euler])))
+                frames = [attrs]
+            else:
+                frames = [_attr_items(f, S.FRAME, skip=("name",))]
+            for attrs in frames:
+                self.o.open(d, "frame", attrs)
+                d += 1
+                n += 1
+        return d, n
+
+    def _close_frames(self, depth, n):
+        for k in reversed(range(n)):
+            self.o.close(depth + k, "frame")
 
     def body_contents(self, b, depth):
         if b.inertial is not None:
-            d, framed = self._framed(b.inertial, depth)
+            d, nf = self._framed(b.inertial, depth)
             self.o.open(d, "inertial", _attr_items(b.inertial, S.INERTIAL), empty=True)
-            if framed:
-                self.o.close(depth, "frame")
+            self._close_frames(depth, nf)
         tables = {"joint": S.JOINT, "freejoint": S.FREEJOINT, "geom": S.GEOM, "site": S.SITE,
                   "camera": S.CAMERA, "light": S.LIGHT}
         for lst in _BODY_LISTS:
             for el in getattr(b, lst):
-                d, framed = self._framed(el, depth)
+                d, nf = self._framed(el, depth)
                 self.o.open(d, el.kind, _attr_items(el, tables[el.kind]), empty=True)
-                if framed:
-                    self.o.close(depth, "frame")
+                self._close_frames(depth, nf)
         for child in b.bodies:
-            d, framed = self._framed(child, depth)
+            d, nf = self._framed(child, depth)
             self.o.open(d, "body", _attr_items(child, S.BODY))
             self.body_contents(child, d + 1)
             self.o.close(d, "body")
-            if framed:
-                self.o.close(depth, "frame")
+            self._close_frames(depth, nf)
 
     # ---- non-tree sections ---------------------------------------------------------------------
     def contact(self):
