@@ -16,15 +16,15 @@ import numpy as np
 from .. import enums
 from ..spec import Body, Frame
 from ..xml import schema as S
-from .elements import (VIEW, MjsActuator, MjsBody, MjsCamera, MjsDefault, MjsElement,  # noqa
-                       MjsEquality, MjsFrame, MjsGeom, MjsHField, MjsJoint, MjsKey, MjsLight, MjsMaterial,
-                       MjsMesh, MjsSensor, MjsSite, MjsTendon, MjsTexture, apply_kwargs,
-                       new_element)
+from .elements import (VIEW, MjsActuator, MjsBody, MjsCamera, MjsDefault,  # noqa: F401
+                       MjsElement, MjsEquality, MjsFrame, MjsGeom, MjsHField, MjsJoint, MjsKey,
+                       MjsLight, MjsMaterial, MjsMesh, MjsSensor, MjsSite, MjsTendon, MjsTexture,
+                       apply_kwargs, new_element)
 
-__all__ = ["MjSpec", "to_zip", "from_zip", "MjsActuator", "MjsBody", "MjsCamera", "MjsDefault", "MjsElement",
-           "MjsEquality",
-           "MjsFrame", "MjsGeom", "MjsHField", "MjsJoint", "MjsKey", "MjsLight", "MjsMaterial",
-           "MjsMesh", "MjsSensor", "MjsSite", "MjsTendon", "MjsTexture"]
+__all__ = ["MjSpec", "to_zip", "from_zip", "MjsActuator", "MjsBody", "MjsCamera", "MjsDefault",
+           "MjsElement", "MjsEquality", "MjsFrame", "MjsGeom", "MjsHField", "MjsJoint", "MjsKey",
+           "MjsLight", "MjsMaterial", "MjsMesh", "MjsSensor", "MjsSite", "MjsTendon", "MjsTexture"]
+
 
 def site_frame(site):
     """An MjsFrame at ``site``'s pose in its body (its position and orientation attributes, in
@@ -65,8 +65,10 @@ def attach_copy(spec, child, body_name, prefix, suffix, body, frame):
 
 
 # spec-level sections: kind -> (Spec list attribute, schema table, tag)
-_SECTIONS = {"mesh": ("meshes", S.MESH, "mesh"), "material": ("materials", S.MATERIAL, "material"),
-             "texture": ("textures", S.TEXTURE, "texture"), "hfield": ("hfields", S.HFIELD, "hfield"),
+_SECTIONS = {"mesh": ("meshes", S.MESH, "mesh"),
+             "material": ("materials", S.MATERIAL, "material"),
+             "texture": ("textures", S.TEXTURE, "texture"),
+             "hfield": ("hfields", S.HFIELD, "hfield"),
              "key": ("keys", S.KEY, "key"), "tendon": ("tendons", S.TENDON, "spatial"),
              "actuator": ("actuators", S.ACTUATOR["general"], "general"),
              "sensor": ("sensors", None, None), "equality": ("equalities", None, None),
@@ -394,8 +396,8 @@ class MjSpec:
         return m
 
     def recompile(self, m, d):
-        """Compile again and return (new model, new MjData holding ``d``'s state for what still exists:
-        time, each joint's qpos and qvel, each actuator's ctrl and activation, each mocap
+        """Compile again and return (new model, new MjData holding ``d``'s state for what still
+        exists: time, each joint's qpos and qvel, each actuator's ctrl and activation, each mocap
         body's pose), as the bindings' recompile (``m``, ``d``: the model of this spec's last
         compile and its data)."""
         from ..data import MjData

@@ -5,10 +5,10 @@ into. What it writes is the Spec as the readers left it (engine.spec): every ele
 attributes it or its default class gave (``given``), at their resolved values, so the file needs
 no ``<default>`` section (a fixed tendon's width, rgba and material excepted: only a class can
 give them); each element sits in the chain of ``<frame>`` elements that held it, each frame with
-its own pose (a ``<replicate>`` copy's frame: its place and its Euler angles times its index); ``<attach>`` and
-``<include>`` are already expanded in the Spec. Asset directories are written as absolute paths so the file can be
-saved anywhere. Orientations stay in the form the model gave them, with the ``<compiler angle
-eulerseq>`` that gives them their meaning.
+its own pose (a ``<replicate>`` copy's frame: its place and its Euler angles times its index);
+``<attach>`` and ``<include>`` are already expanded in the Spec. Asset directories are written as
+absolute paths so the file can be saved anywhere. Orientations stay in the form the model gave
+them, with the ``<compiler angle eulerseq>`` that gives them their meaning.
 
 Numbers are written with Python's shortest round-trip repr, so a value reads back bit-exact.
 """
@@ -21,7 +21,6 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from . import schema as S
-from ..visual import HEADLIGHT_ACTIVE
 
 _TENDON_GEOMETRY = ("width", "rgba", "material")
 _ACTIVE_NAME = {0: "false", 1: "true", 2: "auto"}

@@ -8,7 +8,6 @@ same-named MjModel field, exact for integers, rtol 1e-9 / atol 1e-12 for floats 
 as the model gave them, so mujoco does the same arithmetic; a replicate copy's position is summed
 here, measured within 1e-12 relative of mujoco's on the whole corpus). The models outside a fast
 subset run under the ``slow`` marker; the large corpus is bench/save_census.py."""
-import os
 
 import numpy as np
 import pytest
