@@ -182,6 +182,8 @@ class SimNode(Node):
         self._make_tf_and_mocap()
         self._make_scene()
         self._make_outputs(clock_pub)
+        from mj_ros import spawn  # simulation_interfaces: spawn, delete, set entity state
+        self.entity_services = spawn.EntityServices(self, mj)
         self._drive_own_clock()
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.reset_state(first=True)  # publishes the first /clock
