@@ -359,6 +359,10 @@ def rebuild_outputs(node, mj) -> None:
             node._tf.publish_static(*to_stamp(node.simclock.last))
         for s, rate in _STREAM_RATES.items():  # _make_outputs turns the empty ones off again
             setattr(node, s, stream(p(rate), node.timestep))
+        if node._markers is not None:   # markers of geoms that are gone: RViz keeps them
+            from mj_ros import markers as mk
+            node._markers.pub.publish(mk.MarkerArray(markers=[mk.Marker(action=mk.Marker.DELETEALL,
+                                                                        ns=mk.NAMESPACE)]))
         node._make_scene()
         node._make_outputs(node.clock_pub)
     finally:

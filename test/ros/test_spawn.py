@@ -6,9 +6,12 @@ from __future__ import annotations
 import pytest
 import rclpy  # noqa: F401  (required: CI installs ROS 2 through scripts/setup)
 from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import JointState
 from simulation_interfaces.msg import Result
 from simulation_interfaces.srv import DeleteEntity, SetEntityState, SpawnEntity
 from tf2_msgs.msg import TFMessage
+from std_srvs.srv import Trigger
+from visualization_msgs.msg import MarkerArray
 
 from conftest import START_TIMEOUT, needs_stepping
 
@@ -54,7 +57,12 @@ def test_spawn_fall_rest_move_delete(sim, probe, tmp_path):
     clock = probe.subscribe(Clock, "/clock", depth=100000)
     tf = probe.subscribe(TFMessage, "/tf", depth=100000)
     probe.wait_matched("/clock", s, START_TIMEOUT)
+    js = probe.subscribe(JointState, "/joint_states", depth=100000)
+    markers = probe.subscribe(MarkerArray, "/scene_markers")
     probe.wait_matched("/tf", s)
+    probe.wait(lambda: markers and js, 30, "scene_markers and joint_states", s)
+    n_markers = len(markers[-1][1].markers)
+    js_names = list(js[-1][1].name)
 
     r = probe.call(SpawnEntity, NODE + "/spawn_entity",
                    spawn_request("table", TABLE, pos=(0.45, 0.0, 0.10)), START_TIMEOUT)
@@ -81,8 +89,11 @@ def test_spawn_fall_rest_move_delete(sim, probe, tmp_path):
     assert max(settled) - min(settled) < 1e-3           # at rest, not bouncing
     falling = [h for t, h in z if t < z[0][0] + 0.2]     # free fall: 0.2 s covers 0.2 m
     assert all(b < a for a, b in zip(falling[1:], falling[2:])), falling  # strictly down
-    # the robot's own frames are still published
+    # the robot's own frames and joints are still published; the table and box are drawn
     assert any(tr.child_frame_id == "shoulder_link" for tr in tf[-1][1].transforms)
+    assert list(js[-1][1].name) == js_names
+    assert stamp(js[-1][1].header.stamp) > t_spawn + 1.5
+    assert len(markers[-1][1].markers) == n_markers + 2
 
     # a name clash, a model that does not parse, nothing at all, a bad pose: error results
     r = probe.call(SpawnEntity, NODE + "/spawn_entity", spawn_request("box", BOX))
@@ -147,6 +158,15 @@ def test_spawn_fall_rest_move_delete(sim, probe, tmp_path):
     assert any(tr.child_frame_id == "box_1" for tr in after[-1].transforms)
     assert probe.call(DeleteEntity, NODE + "/delete_entity",
                       DeleteEntity.Request(entity="box")).result.result == Result.NOT_FOUND
+
+    # reset: box_1 (spawned beside the table, falling ever since) goes back to where it was
+    # spawned (the keyframe holds its initial pose)
+    t_before = stamp(clock[-1][1].clock)
+    assert [h for t, h in heights(tf, "box_1")][-1] < 0.0
+    assert probe.call(Trigger, NODE + "/reset", Trigger.Request()).success
+    z = probe.wait(lambda: [h for t, h in heights(tf, "box_1") if t > t_before and h > 0.0], 60,
+                   "box_1 after the reset", s)
+    assert max(z) == pytest.approx(0.5, abs=1e-6)
 
     times = [stamp(m.clock) for _, m in clock]
     assert all(b >= a for a, b in zip(times, times[1:])), "clock went back"
