@@ -167,7 +167,7 @@ class EntityServices:
         node._qfrc_cmd = qfrc
         rebuild_outputs(node, mj)
 
-    # -- services -----------------------------------------------------------------------------------
+    # -- services ---------------------------------------------------------------------------------
     def _srv_spawn(self, request, response):
         self.node.count_event()
         try:
@@ -300,7 +300,7 @@ class EntityServices:
         mj.mj_forward(m, d)
         node.publish_state()
 
-    # -- frames -------------------------------------------------------------------------------------
+    # -- frames -----------------------------------------------------------------------------------
     def _frame_pose(self, frame_id: str):
         """World position and quaternion of a reference frame: the world, or a body's frame."""
         node, mj = self.node, self.mj
