@@ -24,6 +24,11 @@ TABLE = """<mujoco><worldbody>
 BOX = """<mujoco><worldbody>
   <body name="b"><geom type="box" size="0.03 0.03 0.03" mass="0.2"/></body>
 </worldbody></mujoco>"""   # no joint: the spawned box gets a free joint
+CRATE = """<robot name="crate"><link name="crate_link">
+  <inertial><mass value="0.3"/>
+    <inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial>
+  <collision><geometry><box size="0.05 0.05 0.05"/></geometry></collision>
+</link></robot>"""         # URDF: its one link comes in free as well
 TABLE_TOP = 0.10 + 0.02    # m: the table's centre height plus its half thickness
 BOX_HALF = 0.03
 
@@ -95,6 +100,12 @@ def test_spawn_fall_rest_move_delete(sim, probe, tmp_path):
     assert stamp(js[-1][1].header.stamp) > t_spawn + 1.5
     assert len(markers[-1][1].markers) == n_markers + 2
 
+    # a URDF model: it falls onto the table too (checked after the requests below)
+    r = probe.call(SpawnEntity, NODE + "/spawn_entity",
+                   spawn_request("crate", CRATE, pos=(0.38, -0.08, 0.35)))
+    assert r.result.result == Result.OK, r.result.error_message
+    t_crate = stamp(clock[-1][1].clock)
+
     # a name clash, a model that does not parse, nothing at all, a bad pose: error results
     r = probe.call(SpawnEntity, NODE + "/spawn_entity", spawn_request("box", BOX))
     assert r.result.result == SpawnEntity.Response.NAME_NOT_UNIQUE
@@ -123,6 +134,11 @@ def test_spawn_fall_rest_move_delete(sim, probe, tmp_path):
     r = probe.call(SpawnEntity, NODE + "/spawn_entity",
                    spawn_request("bad name!", BOX))
     assert r.result.result == SpawnEntity.Response.NAME_INVALID
+
+    probe.wait(lambda: stamp(clock[-1][1].clock) > t_crate + 1.5, 120, "the crate's fall", s)
+    probe.spin_for(0.2)
+    z = heights(tf, "crate")
+    assert z[0][1] > 0.3 and z[-1][1] == pytest.approx(TABLE_TOP + 0.025, abs=0.005), z[-1]
 
     # set_entity_state: lift the box 0.2 m above the table (in the table's frame)
     req = SetEntityState.Request(entity="box")
