@@ -28,7 +28,9 @@ from .visualize import (MjvCamera, MjvOption, MjvPerturb, MjrRect, MjvScene, Mjv
                         mjv_defaultFreeCamera)
 from .render import Renderer  # noqa: E402,F401
 from .messages import set_mju_user_warning, get_mju_user_warning, mju_warningText  # noqa: E402
-from .io import mj_resetData, mj_resetDataKeyframe  # noqa: E402,F401
+from .io import mj_resetData, mj_resetDataKeyframe, mj_saveLastXML  # noqa: E402,F401
+from .mjb import mj_saveModel, mj_sizeModel  # noqa: E402,F401
+from .mjspec import *  # noqa: E402,F401,F403  (MjSpec and its Mjs* elements)
 from .names import mj_name2id, mj_id2name  # noqa: E402,F401
 from .smooth import (mj_kinematics, mj_comPos, mj_camlight, mj_tendon, mj_transmission,  # noqa
                      mj_crb, mj_makeM, mj_factorM, mj_comVel, mj_rne, mj_rnePostConstraint,

@@ -393,11 +393,22 @@ class MjData(_Fields):
     def tendon(self, key): return self._named("tendon", key)
     ten = tendon
 
+    # ---- copy and pickle (engine._copy): copy.copy shares the model, copy.deepcopy copies it,
+    # a pickle carries it, as the bindings do
+    def __copy__(self):
+        from ._copy import clone
+        return clone(self)
+
+    def __deepcopy__(self, memo):
+        from ._copy import clone
+        return clone(self, memo, deep_model=True)
+
+    def __reduce__(self):
+        from ._copy import reduce
+        return reduce(self)
+
     def __repr__(self):
         return f"<engine.MjData time={self.time:.6g}>"
-
-
-
 
 
 def _efc_property(name):

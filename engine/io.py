@@ -1,5 +1,5 @@
 """Resetting data (mj_resetData, mj_resetDataKeyframe), as MuJoCo's I/O functions do (seed 001,
-"state and control")."""
+"state and control"), and saving the last loaded model as MJCF (mj_saveLastXML; seed 004)."""
 from __future__ import annotations
 
 import warnings
@@ -47,3 +47,48 @@ def mj_resetDataKeyframe(m, d, key):
     if m.nmocap:
         d.mocap_pos[:] = m.key_mpos[key].reshape(m.nmocap, 3)
         d.mocap_quat[:] = m.key_mquat[key].reshape(m.nmocap, 4)
+
+
+def mj_saveLastXML(filename, m):
+    """Write the model last loaded from MJCF or URDF (MjModel.from_xml_path / _string) to
+    ``filename`` as MJCF that compiles, in this engine and in mujoco 4.0.0, into the same model
+    (engine.xml.writer). ``m`` is that model (its keyframes are written whole); values edited
+    in ``m`` after compiling are not copied back into the file (mujoco's copy-back of
+    real-valued fields is not built): such an ``m`` raises NotImplementedError."""
+    from . import argcheck
+    from .compiler import LAST_SOURCE, parse_file, parse_string
+    from .xml.writer import spec_to_xml
+    argcheck.model(m, "mj_saveLastXML")
+    if LAST_SOURCE is None:
+        raise ValueError("mj_saveLastXML: no model has been loaded from XML")
+    kind, src, assets, package_map = LAST_SOURCE
+    spec = (parse_file(src, assets, package_map) if kind == "file"
+            else parse_string(src, assets, package_map))
+    _check_unedited(spec, m)
+    text = spec_to_xml(spec, m)
+    if filename is None:
+        return text
+    with open(filename, "w") as f:
+        f.write(text)
+
+
+def _check_unedited(spec, m):
+    """NotImplementedError unless ``m`` is what ``spec`` compiles to (every model field equal
+    to 1e-9 relative: the same source compiles to the same rounding):
+    the copy-back of edited values into the spec is not built."""
+    import copy
+
+    import numpy as np
+
+    from ._layout import MODEL_FIELDS
+    from .compiler import compile_spec
+    fresh = compile_spec(copy.deepcopy(spec))
+    if fresh._sig != m._sig:
+        raise ValueError("mj_saveLastXML: m is not the model last loaded from XML (sizes "
+                         "differ)")
+    for name, *_ in MODEL_FIELDS:
+        a, b = getattr(fresh, name), getattr(m, name)
+        if a.shape != b.shape or not np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True):
+            raise NotImplementedError(
+                f"mj_saveLastXML of a model edited after compiling (field {name} differs): "
+                "copying model values back into the XML is not supported yet")

@@ -238,6 +238,14 @@ class MjModel(_Fields):
         from .compiler import compile_string
         return compile_string(xml, assets=assets, package_map=package_map)
 
+    @staticmethod
+    def from_binary_path(filename, assets=None):
+        """Load a model saved in MuJoCo's binary format (MJB, version 4.0.0; engine.mjb)."""
+        if assets:
+            raise NotImplementedError("MjModel.from_binary_path with an assets dictionary")
+        from .mjb import load_file
+        return load_file(filename)
+
     # ---- names --------------------------------------------------------------------------------
     def _kind(self, kind):
         kind = ALIASES.get(kind, kind)
@@ -295,6 +303,19 @@ class MjModel(_Fields):
     def tuple(self, key): return self._named("tuple", key)
     def key(self, key): return self._named("key", key)
     keyframe = key
+
+    # ---- copy and pickle (engine._copy: the bindings' semantics) ----------------------------------
+    def __copy__(self):
+        from ._copy import clone
+        return clone(self)
+
+    def __deepcopy__(self, memo):
+        from ._copy import clone
+        return clone(self, memo)
+
+    def __reduce__(self):
+        from ._copy import reduce
+        return reduce(self)
 
     def __repr__(self):
         return (f"<engine.MjModel nq={self.nq} nv={self.nv} nu={self.nu} nbody={self.nbody} "

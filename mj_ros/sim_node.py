@@ -198,6 +198,8 @@ class SimNode(Node):
         self._make_scene()
         self.cameras = cameras.from_params(self, m, mj, p)   # camera images (mj_ros/cameras.py)
         self._make_outputs(clock_pub)
+        from mj_ros import spawn  # simulation_interfaces: spawn, delete, set entity state
+        self.entity_services = spawn.EntityServices(self, mj)
         self._drive_own_clock()
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.reset_state(first=True)  # publishes the first /clock

@@ -3,7 +3,8 @@
 #
 #   bash scripts/setup_ros.sh VENV
 #
-# Used by scripts/setup. Idempotent: when the wheels are installed and tf2_msgs, control_msgs and controller_manager_msgs were
+# Used by scripts/setup. Idempotent: when the wheels are installed and tf2_msgs, control_msgs,
+# controller_manager_msgs and simulation_interfaces were
 # generated from the same definitions, it returns in well under a second. Needs gcc and g++ (to
 # compile them).
 # In a ROS 2 distribution none of this is needed: colcon builds the package against the
@@ -41,8 +42,11 @@ fi
   std_msgs geometry_msgs trajectory_msgs
 "$py" "$root/scripts/build_ros_interfaces.py" controller_manager_msgs \
   "$root/scripts/interfaces/controller_manager_msgs"
+"$py" "$root/scripts/build_ros_interfaces.py" simulation_interfaces \
+  "$root/scripts/interfaces/simulation_interfaces" std_msgs geometry_msgs
 
 "$py" -c "import rclpy, tf2_msgs.msg, trajectory_msgs.msg, diagnostic_msgs.msg, nav_msgs.msg, \
-std_srvs.srv, visualization_msgs.msg, control_msgs.action, controller_manager_msgs.srv" \
+std_srvs.srv, visualization_msgs.msg, control_msgs.action, controller_manager_msgs.srv, \
+simulation_interfaces.srv" \
   || { echo "setup_ros.sh: ROS 2 Python packages are not importable from $venv" >&2; exit 1; }
 echo "[setup_ros] ROS 2 ready in $venv"

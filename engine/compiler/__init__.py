@@ -35,13 +35,24 @@ def compile_spec(spec, assets=None):
     return Compiler(spec, assets).build()
 
 
+# The source of the last model loaded from XML (mj_saveLastXML writes it back; engine.io):
+# ("file", path) or ("string", text), then assets and package_map.
+LAST_SOURCE = None
+
+
 def compile_file(path, assets=None, package_map=None):
+    global LAST_SOURCE
     from ..plugin.resource import find_provider, asset_lookup
     if (not os.path.exists(path) and find_provider(path) is None
             and asset_lookup(assets, path, path) is None):
         raise XMLError("model file not found", path)
-    return compile_spec(parse_file(path, assets, package_map), assets)
+    m = compile_spec(parse_file(path, assets, package_map), assets)
+    LAST_SOURCE = ("file", path, assets, package_map)
+    return m
 
 
 def compile_string(text, assets=None, package_map=None):
-    return compile_spec(parse_string(text, assets, package_map), assets)
+    global LAST_SOURCE
+    m = compile_spec(parse_string(text, assets, package_map), assets)
+    LAST_SOURCE = ("string", text, assets, package_map)
+    return m

@@ -158,12 +158,19 @@ def frame_pose(frame, orienter):
         return np.zeros(3), IDENT.copy()
     pp, pq = frame_pose(frame.frame, orienter)
     if frame.tag == "replicate":
+        # mujoco 4.0.0 (measured on multi-axis steps): copy k turns by the Euler angles times
+        # k (not the step's rotation applied k times: they differ unless the step turns about
+        # one axis) and sits at the offset rotated by each earlier copy's turn, summed
         offset, euler = frame.attrs["replicate"]
-        step_q = (euler2quat([a * orienter.scale for a in euler], orienter.seq)
-                  if euler is not None else IDENT.copy())
-        p, q = np.zeros(3), IDENT.copy()
-        for _ in range(frame.attrs["index"]):
-            p, q = compose(p, q, np.asarray(offset, float), step_q)
+        k = frame.attrs["index"]
+
+        def turn(n):
+            return (euler2quat([(a * n) * orienter.scale for a in euler], orienter.seq)
+                    if euler is not None else IDENT.copy())
+        p = np.zeros(3)
+        for j in range(k):
+            p = p + quat_rotate(turn(j), np.asarray(offset, float))
+        q = turn(k)
     else:
         p = np.asarray(frame.attrs.get("pos", (0.0, 0.0, 0.0)), float)
         q = orienter.quat(frame.attrs, frame.where())

@@ -708,39 +708,55 @@ class MJCFReader:
                 "geom2", "body1", "body2", "jointinparent", "refsite", "cranksite", "slidersite",
                 "site1", "site2", "joint1", "joint2", "tendon1", "tendon2", "geom", "sidesite")
 
-        def expand(elements):
-            out = []
-            for el in elements:
-                hit = [(a, el.attrs[a]) for a in refs
-                       if isinstance(el.attrs.get(a), str) and el.attrs[a] in finals]
-                for p in getattr(el, "path", ()):
-                    hit += [(None, p.attrs[a]) for a in refs
-                            if isinstance(p.attrs.get(a), str) and p.attrs[a] in finals]
-                if not hit:
-                    out.append(el)
-                    continue
-                n = len(finals[hit[0][1]])
-                for k in range(n):
-                    suffix = finals[hit[0][1]][k][len(hit[0][1]):]
-                    cp = Element(el.kind, el.tag, dict(el.attrs), el.given, el.file, el.line)
-                    cp.__dict__.update({x: y for x, y in el.__dict__.items()
-                                        if x not in cp.__dict__})
+        def suffixes(el):
+            """The replica suffixes of the first replicated name ``el`` refers to, or None."""
+            hit = [el.attrs[a] for a in refs
+                   if isinstance(el.attrs.get(a), str) and el.attrs[a] in finals]
+            for p in getattr(el, "path", ()):
+                hit += [p.attrs[a] for a in refs
+                        if isinstance(p.attrs.get(a), str) and p.attrs[a] in finals]
+            if not hit:
+                return None
+            return tuple(f[len(hit[0]):] for f in finals[hit[0]])
+
+        def copy_for(el, suffix):
+            cp = Element(el.kind, el.tag, dict(el.attrs), el.given, el.file, el.line)
+            cp.__dict__.update({x: y for x, y in el.__dict__.items() if x not in cp.__dict__})
+            for a in refs:
+                v = cp.attrs.get(a)
+                if isinstance(v, str) and v in finals:
+                    cp.attrs[a] = v + suffix
+            if getattr(el, "path", None):
+                cp.path = []
+                for p in el.path:
+                    q = Element(p.kind, p.tag, dict(p.attrs), p.given, p.file, p.line)
                     for a in refs:
-                        v = cp.attrs.get(a)
+                        v = q.attrs.get(a)
                         if isinstance(v, str) and v in finals:
-                            cp.attrs[a] = v + suffix
-                    if getattr(el, "path", None):
-                        cp.path = []
-                        for p in el.path:
-                            q = Element(p.kind, p.tag, dict(p.attrs), p.given, p.file, p.line)
-                            for a in refs:
-                                v = q.attrs.get(a)
-                                if isinstance(v, str) and v in finals:
-                                    q.attrs[a] = v + suffix
-                            cp.path.append(q)
-                    if cp.attrs.get("name"):
-                        cp.attrs["name"] = cp.attrs["name"] + suffix
-                    out.append(cp)
+                            q.attrs[a] = v + suffix
+                    cp.path.append(q)
+            if cp.attrs.get("name"):
+                cp.attrs["name"] = cp.attrs["name"] + suffix
+            return cp
+
+        def expand(elements):
+            # consecutive elements referring to the same replicate are copied replica by
+            # replica (all of copy 0, then all of copy 1 ...), as mujoco 4.0.0 orders them
+            # (measured on replicate/newton_cradle: its tendons a-b, c-d)
+            out = []
+            i = 0
+            while i < len(elements):
+                suf = suffixes(elements[i])
+                if suf is None:
+                    out.append(elements[i])
+                    i += 1
+                    continue
+                j = i + 1
+                while j < len(elements) and suffixes(elements[j]) == suf:
+                    j += 1
+                for sx in suf:
+                    out.extend(copy_for(el, sx) for el in elements[i:j])
+                i = j
             return out
         sp = self.spec
         sp.sensors, sp.actuators, sp.tendons = (expand(sp.sensors), expand(sp.actuators),
