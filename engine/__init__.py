@@ -10,6 +10,7 @@ Its public API is a drop-in subset of the official `mujoco` Python bindings::
 What the engine does not support yet raises NotImplementedError naming the feature.
 """
 import numba as _numba
+import numpy as _np
 
 from . import _jit
 
@@ -59,4 +60,14 @@ from .mju_api import *  # noqa: E402,F401,F403  (mju_* utilities; kernels in eng
 from .api_support import (mj_setKeyframe, mj_normalizeQuat, mj_mulJacVec, mj_mulJacTVec,  # noqa
                           mj_applyFT, mj_getTotalmass, mj_setTotalmass, mj_isPyramidal,
                           mj_isSparse, mj_isDual, mj_defaultSolRefImp, mj_defaultOption,
-                          mj_local2Global, mj_angmomMat, mj_fwdKinematics)
+                          mj_local2Global, mj_angmomMat, mj_fwdKinematics, mj_setConst,
+                          mj_extractState, mj_resetCtrl, mj_defaultVisual, mj_insideSite)
+from .derivative_fd import (mjd_transitionFD, mjd_inverseFD, mjd_subQuat,  # noqa: E402,F401
+                            mjd_quatIntegrate)
+from .inverse import mj_invPosition, mj_invVelocity, mj_invConstraint  # noqa: E402,F401
+from .ray import mj_multiRay  # noqa: E402,F401
+from .errors import FatalError, UnexpectedError  # noqa: E402,F401
+MjVisualHeadlight = MjVisual.Headlight
+MjVisualRgba = MjVisual.Rgba
+MJTNUM_BYTES = 8                    # mjtNum is float64
+MJTNUM_DTYPE = _np.float64

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .enums import mjtJoint, mjtCone, mjtSolver, mjtJacobian, mjtSameFrame
+from .enums import mjtJoint, mjtCone, mjtSolver, mjtJacobian, mjtSameFrame, mjtGeom
 from .mju_api import _in, _out, _mat
 
 
@@ -204,3 +204,73 @@ def mj_fwdKinematics(m, d):
     mj_comPos(m, d)
     mj_camlight(m, d)
     mj_tendon(m, d)
+
+
+def mj_setConst(m, d):
+    """Recompute the model constants that depend on its kinematics and inertia at qpos0 after
+    the model was edited (MuJoCo's mj_setConst): dof_M0, the invweight0 fields, actuator_acc0,
+    tendon_length0, actuator_length0, cam/light pos0 and poscom0, dof_length, body_subtreemass
+    and the geoms' and sites' sameframe flags (m.stat is kept). ``d`` is used as scratch and
+    is left, as MuJoCo leaves it, at the spring reference configuration qpos_spring with its
+    kinematics computed."""
+    from . import argcheck
+    from .compiler._setconst_dyn import set_const_dynamic
+    from .smooth import fwd_position_smooth
+    argcheck.pair(m, d, "mj_setConst")
+    set_const_dynamic(m)
+    d.qpos[:] = m.qpos_spring
+    fwd_position_smooth(m._A, d._A)
+
+
+def mj_extractState(m, src, srcsig, dst, dstsig):
+    """Copy into ``dst`` the components ``dstsig`` (mjtState bits, a subset of ``srcsig``) of
+    the state vector ``src`` laid out by ``srcsig``."""
+    from . import argcheck
+    from .state import _check_spec, _COMPONENTS, mj_stateSize
+    fn = "mj_extractState"
+    argcheck.model(m, fn)
+    srcsig = _check_spec(srcsig, fn)
+    dstsig = _check_spec(dstsig, fn)
+    if dstsig & ~srcsig:
+        raise ValueError(f"{fn}: dstsig {dstsig} is not a subset of srcsig {srcsig}")
+    src = argcheck.in_array(src, (mj_stateSize(m, srcsig),), "src", fn)
+    dst = argcheck.out_array(dst, (mj_stateSize(m, dstsig),), "dst", fn)
+    i = k = 0
+    for bit, _, size in _COMPONENTS:
+        if not srcsig & bit:
+            continue
+        n = size(m)
+        if dstsig & bit:
+            dst[k:k + n] = src[i:i + n]
+            k += n
+        i += n
+
+
+def mj_resetCtrl(m, d):
+    """Zero the controls d.ctrl (MuJoCo's mj_resetCtrl; the engine keeps no control history)."""
+    from . import argcheck
+    argcheck.pair(m, d, "mj_resetCtrl")
+    d.ctrl[:] = 0.0
+
+
+def mj_defaultVisual(vis):
+    """Set every field of ``vis`` (an MjVisual) to MuJoCo 4.0.0's defaults."""
+    from .visual import MjVisual
+    if not isinstance(vis, MjVisual):
+        raise TypeError(f"mj_defaultVisual: vis must be an MjVisual, got {type(vis).__name__}")
+    ref = MjVisual()
+    vis._f[:], vis._i[:] = ref._f, ref._i
+
+
+def mj_insideSite(m, d, siteid, point):
+    """1 if the world point lies inside the volume of site ``siteid`` (sphere, capsule,
+    ellipsoid, cylinder or box of the site's size, at d.site_xpos/xmat), else 0."""
+    from . import argcheck
+    from .sensor import _inside_site
+    fn = "mj_insideSite"
+    argcheck.pair(m, d, fn)
+    s = argcheck.index(siteid, m.nsite, "siteid", fn)
+    p = argcheck.in_array(point, (3,), "point", fn)
+    if int(m.site_type[s]) == int(mjtGeom.mjGEOM_MESH):
+        raise NotImplementedError("mj_insideSite on a mesh site (the convex-hull test)")
+    return int(bool(_inside_site(m._A, d._A, s, p)))
