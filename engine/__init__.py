@@ -23,7 +23,7 @@ from .enums import *  # noqa: E402,F401,F403
 from .errors import XMLError, CompileError  # noqa: E402,F401
 from .model import MjModel, MjOption, MjStatistic  # noqa: E402,F401
 from .visual import MjVisual  # noqa: E402,F401
-from .data import MjData, MjContact, mjNISLAND, mjNSOLVER  # noqa: E402,F401
+from .data import MjData, MjContact, MjSolverStat, MjWarningStat, mjNISLAND, mjNSOLVER  # noqa: E402,F401
 from .visualize import (MjvCamera, MjvOption, MjvPerturb, MjrRect, MjvScene, MjvFigure,  # noqa
                         MjrContext, mjv_defaultCamera, mjv_defaultOption, mjv_defaultPerturb,
                         mjv_defaultFreeCamera)
@@ -61,7 +61,9 @@ from .api_support import (mj_setKeyframe, mj_normalizeQuat, mj_mulJacVec, mj_mul
                           mj_applyFT, mj_getTotalmass, mj_setTotalmass, mj_isPyramidal,
                           mj_isSparse, mj_isDual, mj_defaultSolRefImp, mj_defaultOption,
                           mj_local2Global, mj_angmomMat, mj_fwdKinematics, mj_setConst,
-                          mj_extractState, mj_resetCtrl, mj_defaultVisual, mj_insideSite)
+                          mj_extractState, mj_resetCtrl, mj_defaultVisual, mj_insideSite,
+                          mj_jacDot, MjLROpt, mj_defaultLROpt, mj_setLengthRange,
+                          mj_addContact)
 from .derivative_fd import (mjd_transitionFD, mjd_inverseFD, mjd_subQuat,  # noqa: E402,F401
                             mjd_quatIntegrate)
 from .inverse import mj_invPosition, mj_invVelocity, mj_invConstraint  # noqa: E402,F401

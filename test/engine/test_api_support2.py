@@ -181,3 +181,99 @@ def test_reset_ctrl_default_visual_and_constants():
     me.opt.integrator = int(mujoco.mjtIntegrator.mjINT_RK4)
     with pytest.raises(engine.FatalError, match="RK4"):
         engine.mjd_transitionFD(me, engine.MjData(me), 1e-6, 0, None, None, None, None)
+
+
+@pytest.mark.parametrize("path", ["humanoid/humanoid.xml", "car/car.xml",
+                                  "slider_crank/slider_crank.xml"])
+def test_jac_dot(path):
+    me, mm = _pair(path=f"{MODELS}/{path}")
+    rng = np.random.default_rng(4)
+    qvel = rng.standard_normal(me.nv)
+    res = {}
+    for mod, m in ((engine, me), (mujoco, mm)):
+        d = mod.MjData(m)
+        d.qvel[:] = qvel
+        for _ in range(5):
+            mod.mj_step(m, d)
+        out = []
+        for body in range(m.nbody):
+            jp, jr = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+            mod.mj_jacDot(m, d, jp, jr, d.xpos[body] + (0.05, -0.02, 0.03), body)
+            out.append((jp, jr))
+        res[mod.__name__] = out
+    for (a, b), (c, e) in zip(res["engine"], res["mujoco"]):
+        np.testing.assert_allclose(a, c, atol=1e-10)
+        np.testing.assert_allclose(b, e, atol=1e-10)
+    assert max(np.abs(c).max() for c, _ in res["mujoco"]) > 0.1
+
+
+
+
+def test_set_length_range():
+    """mj_setLengthRange on each muscle of a tendon model with its range cleared, with the
+    model's own <lengthrange inttotal="30"> options, against the ranges mujoco's compiler
+    computed with those options (the solver converged tightly: 1e-9 relative, see
+    test_lengthrange.py). mujoco's own mj_setLengthRange is not called: on this model, inside
+    pytest, mujoco 4.0.0 was seen looping without end on instability warnings (QPOS/QACC
+    resets); the engine ends such a run with its "Unstable lengthrange simulation" error when
+    an automatic reset sends time back."""
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "models/lengthrange_tendons.xml").read_text()
+    text = text.replace("<option", '<option tolerance="1e-14"', 1)
+    me, mm = engine.MjModel.from_xml_string(text), mujoco.MjModel.from_xml_string(text)
+    oe, om = engine.MjLROpt(), mujoco.MjLROpt()
+    engine.mj_defaultLROpt(oe)
+    mujoco.mj_defaultLROpt(om)
+    for f in ("mode", "useexisting", "uselimit", "accel", "maxforce", "timeconst", "timestep",
+              "inttotal", "interval", "tolrange"):
+        assert getattr(oe, f) == getattr(om, f), f
+    oe.inttotal = 30
+    for i in range(me.nu):
+        me.actuator_lengthrange[i] = 0
+        engine.mj_setLengthRange(me, engine.MjData(me), i, oe)
+    np.testing.assert_allclose(me.actuator_lengthrange, mm.actuator_lengthrange, rtol=1e-9,
+                               atol=1e-12)
+    # not selected by the mode: left alone
+    oe.mode = 0
+    me.actuator_lengthrange[0] = 0
+    engine.mj_setLengthRange(me, engine.MjData(me), 0, oe)
+    assert not me.actuator_lengthrange[0].any()
+
+
+def test_add_contact():
+    me, mm = _pair(SCENE)
+    out = {}
+    for mod, m in ((engine, me), (mujoco, mm)):
+        d = mod.MjData(m)
+        d.qpos[2] = 0.25                    # the box on the floor
+        mod.mj_forward(m, d)
+        n0 = d.ncon
+        assert n0 > 0
+        con = mod.MjContact()
+        con.dist, con.pos, con.geom1, con.geom2 = -0.01, (1, 2, 3), 0, 1
+        con.frame[:] = (0, 0, 1, 1, 0, 0, 0, 1, 0)
+        con.friction[:] = (1, 1, .005, .0001, .0001)
+        con.dim = 3
+        assert mod.mj_addContact(m, d, con) == 0
+        out[mod.__name__] = (n0, d.ncon, d.contact.dist.copy(), d.contact.pos.copy(),
+                             d.contact.geom.copy(), d.contact.frame.copy())
+    for a, b in zip(out["engine"], out["mujoco"]):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+
+
+def test_upright_capsule_contact_frame():
+    """A capsule standing upright on a plane: MuJoCo's first tangent is the capsule's axis,
+    parallel to the normal; made orthogonal it vanishes and mju_normalize3 makes it (1, 0, 0).
+    (Found with mj_addContact's test: the engine left both tangents zero, so the contact had
+    no friction rows' directions.)"""
+    xml = """<mujoco><worldbody><geom type="plane" size="5 5 .1"/>
+      <body pos="0 0 .5"><freejoint/><geom type="capsule" size=".1 .4"/></body>
+      </worldbody></mujoco>"""
+    me, mm = _pair(xml)
+    de, dm = engine.MjData(me), mujoco.MjData(mm)
+    for _ in range(50):
+        engine.mj_step(me, de)
+        mujoco.mj_step(mm, dm)
+    assert dm.ncon == de.ncon == 1
+    np.testing.assert_allclose(de.contact.frame, dm.contact.frame, atol=1e-12)
+    np.testing.assert_allclose(de.qpos, dm.qpos, atol=1e-12)
