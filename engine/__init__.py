@@ -10,6 +10,7 @@ Its public API is a drop-in subset of the official `mujoco` Python bindings::
 What the engine does not support yet raises NotImplementedError naming the feature.
 """
 import numba as _numba
+import numpy as _np
 
 from . import _jit
 
@@ -22,7 +23,7 @@ from .enums import *  # noqa: E402,F401,F403
 from .errors import XMLError, CompileError  # noqa: E402,F401
 from .model import MjModel, MjOption, MjStatistic  # noqa: E402,F401
 from .visual import MjVisual  # noqa: E402,F401
-from .data import MjData, MjContact, mjNISLAND, mjNSOLVER  # noqa: E402,F401
+from .data import MjData, MjContact, MjSolverStat, MjWarningStat, mjNISLAND, mjNSOLVER  # noqa: E402,F401
 from .visualize import (MjvCamera, MjvOption, MjvPerturb, MjrRect, MjvScene, MjvFigure,  # noqa
                         MjrContext, mjv_defaultCamera, mjv_defaultOption, mjv_defaultPerturb,
                         mjv_defaultFreeCamera)
@@ -64,4 +65,16 @@ from .mju_api import *  # noqa: E402,F401,F403  (mju_* utilities; kernels in eng
 from .api_support import (mj_setKeyframe, mj_normalizeQuat, mj_mulJacVec, mj_mulJacTVec,  # noqa
                           mj_applyFT, mj_getTotalmass, mj_setTotalmass, mj_isPyramidal,
                           mj_isSparse, mj_isDual, mj_defaultSolRefImp, mj_defaultOption,
-                          mj_local2Global, mj_angmomMat, mj_fwdKinematics)
+                          mj_local2Global, mj_angmomMat, mj_fwdKinematics, mj_setConst,
+                          mj_extractState, mj_resetCtrl, mj_defaultVisual, mj_insideSite,
+                          mj_jacDot, MjLROpt, mj_defaultLROpt, mj_setLengthRange,
+                          mj_addContact)
+from .derivative_fd import (mjd_transitionFD, mjd_inverseFD, mjd_subQuat,  # noqa: E402,F401
+                            mjd_quatIntegrate)
+from .inverse import mj_invPosition, mj_invVelocity, mj_invConstraint  # noqa: E402,F401
+from .ray import mj_multiRay  # noqa: E402,F401
+from .errors import FatalError, UnexpectedError  # noqa: E402,F401
+MjVisualHeadlight = MjVisual.Headlight
+MjVisualRgba = MjVisual.Rgba
+MJTNUM_BYTES = 8                    # mjtNum is float64
+MJTNUM_DTYPE = _np.float64

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .enums import mjtJoint, mjtCone, mjtSolver, mjtJacobian, mjtSameFrame
+from .enums import mjtJoint, mjtCone, mjtSolver, mjtJacobian, mjtSameFrame, mjtGeom
 from .mju_api import _in, _out, _mat
 
 
@@ -204,3 +204,199 @@ def mj_fwdKinematics(m, d):
     mj_comPos(m, d)
     mj_camlight(m, d)
     mj_tendon(m, d)
+
+
+def mj_setConst(m, d):
+    """Recompute the model constants that depend on its kinematics and inertia at qpos0 after
+    the model was edited (MuJoCo's mj_setConst): dof_M0, the invweight0 fields, actuator_acc0,
+    tendon_length0, actuator_length0, cam/light pos0 and poscom0, dof_length, body_subtreemass
+    and the geoms' and sites' sameframe flags (m.stat is kept). ``d`` is used as scratch and
+    is left, as MuJoCo leaves it, at the spring reference configuration qpos_spring with its
+    kinematics computed."""
+    from . import argcheck
+    from .compiler._setconst_dyn import set_const_dynamic
+    from .smooth import fwd_position_smooth
+    argcheck.pair(m, d, "mj_setConst")
+    set_const_dynamic(m)
+    d.qpos[:] = m.qpos_spring
+    fwd_position_smooth(m._A, d._A)
+
+
+def mj_extractState(m, src, srcsig, dst, dstsig):
+    """Copy into ``dst`` the components ``dstsig`` (mjtState bits, a subset of ``srcsig``) of
+    the state vector ``src`` laid out by ``srcsig``."""
+    from . import argcheck
+    from .state import _check_spec, _COMPONENTS, mj_stateSize
+    fn = "mj_extractState"
+    argcheck.model(m, fn)
+    srcsig = _check_spec(srcsig, fn)
+    dstsig = _check_spec(dstsig, fn)
+    if dstsig & ~srcsig:
+        raise ValueError(f"{fn}: dstsig {dstsig} is not a subset of srcsig {srcsig}")
+    src = argcheck.in_array(src, (mj_stateSize(m, srcsig),), "src", fn)
+    dst = argcheck.out_array(dst, (mj_stateSize(m, dstsig),), "dst", fn)
+    i = k = 0
+    for bit, _, size in _COMPONENTS:
+        if not srcsig & bit:
+            continue
+        n = size(m)
+        if dstsig & bit:
+            dst[k:k + n] = src[i:i + n]
+            k += n
+        i += n
+
+
+def mj_resetCtrl(m, d):
+    """Zero the controls d.ctrl (MuJoCo's mj_resetCtrl; the engine keeps no control history)."""
+    from . import argcheck
+    argcheck.pair(m, d, "mj_resetCtrl")
+    d.ctrl[:] = 0.0
+
+
+def mj_defaultVisual(vis):
+    """Set every field of ``vis`` (an MjVisual) to MuJoCo 4.0.0's defaults."""
+    from .visual import MjVisual
+    if not isinstance(vis, MjVisual):
+        raise TypeError(f"mj_defaultVisual: vis must be an MjVisual, got {type(vis).__name__}")
+    ref = MjVisual()
+    vis._f[:], vis._i[:] = ref._f, ref._i
+
+
+def mj_insideSite(m, d, siteid, point):
+    """1 if the world point lies inside the volume of site ``siteid`` (sphere, capsule,
+    ellipsoid, cylinder or box of the site's size, at d.site_xpos/xmat), else 0."""
+    from . import argcheck
+    from .sensor import _inside_site
+    fn = "mj_insideSite"
+    argcheck.pair(m, d, fn)
+    s = argcheck.index(siteid, m.nsite, "siteid", fn)
+    p = argcheck.in_array(point, (3,), "point", fn)
+    if int(m.site_type[s]) == int(mjtGeom.mjGEOM_MESH):
+        raise NotImplementedError("mj_insideSite on a mesh site (the convex-hull test)")
+    return int(bool(_inside_site(m._A, d._A, s, p)))
+
+
+def mj_jacDot(m, d, jacp, jacr, point, body):
+    """Time derivative of the 3 x nv translational (jacp) and rotational (jacr) Jacobians of
+    the world point ``point`` attached to ``body`` (either output may be None), from the
+    velocity stage's cdof_dot and cvel (call mj_forward first).
+
+    Column i (dofs of the body's chain): d/dt of the rotational part is cdof_dot's rotation;
+    of the translational part, cdof_dot's translation + cdof_dot_rot x r + cdof_rot x v_p, with
+    r the point's offset from the root's subtree centre of mass (the frame of cdof) and v_p the
+    point's linear velocity. A ball joint's or a free joint's rotational dofs move with their
+    own body, so their derivative is cvel(body) x cdof (MuJoCo 4.0.0's rule, measured) rather
+    than the stored cdof_dot (which MuJoCo's velocity stage takes from the parent's cvel)."""
+    from . import argcheck
+    fn = "mj_jacDot"
+    argcheck.pair(m, d, fn)
+    nv = m.nv
+    jacp = argcheck.out_array(jacp, (3, nv), "jacp", fn, optional=True)
+    jacr = argcheck.out_array(jacr, (3, nv), "jacr", fn, optional=True)
+    point = argcheck.in_array(point, (3,), "point", fn)
+    body = argcheck.index(body, m.nbody, "body", fn)
+    for J in (jacp, jacr):
+        if J is not None:
+            J.reshape(3, nv)[:] = 0.0
+    offset = point - d.subtree_com[m.body_rootid[body]]
+    cvel = d.cvel[body]
+    pvel = cvel[3:] + np.cross(cvel[:3], offset)
+    b, i = body, -1
+    while b > 0 and i < 0:              # the last dof of the body or of its nearest ancestor
+        if m.body_dofnum[b]:
+            i = int(m.body_dofadr[b] + m.body_dofnum[b] - 1)
+        b = int(m.body_parentid[b])
+    free, ball = int(mjtJoint.mjJNT_FREE), int(mjtJoint.mjJNT_BALL)
+    while i >= 0:
+        j = int(m.dof_jntid[i])
+        t = int(m.jnt_type[j])
+        cdof = d.cdof[i]
+        if t == ball or (t == free and i >= m.jnt_dofadr[j] + 3):
+            v = d.cvel[m.dof_bodyid[i]]
+            rot = np.cross(v[:3], cdof[:3])
+            lin = np.cross(v[:3], cdof[3:]) + np.cross(v[3:], cdof[:3])
+        else:
+            rot, lin = d.cdof_dot[i, :3], d.cdof_dot[i, 3:]
+        if jacr is not None:
+            jacr.reshape(3, nv)[:, i] = rot
+        if jacp is not None:
+            jacp.reshape(3, nv)[:, i] = lin + np.cross(rot, offset) + np.cross(cdof[:3], pvel)
+        i = int(m.dof_parentid[i])
+
+
+def _lropt_class():
+    from .structs import struct_class
+    f, i = np.float64, np.int32
+    return struct_class("MjLROpt", [
+        ("mode", i, (), 0, "which actuators: 0 none, 1 muscle, 2 muscle and user, 3 all "
+                           "(mjtLRMode)"),
+        ("useexisting", i, (), 0, "keep a range the actuator has already"),
+        ("uselimit", i, (), 0, "use the joint's or tendon's limits when it has them"),
+        ("accel", f, (), 0.0, "target acceleration of the pushing force (length/s^2)"),
+        ("maxforce", f, (), 0.0, "largest pushing force, 0: unbounded (force)"),
+        ("timeconst", f, (), 0.0, "time constant of the velocity damping (s)"),
+        ("timestep", f, (), 0.0, "simulation timestep, 0: the model's (s)"),
+        ("inttotal", f, (), 0.0, "duration of each run (s)"),
+        ("interval", f, (), 0.0, "final part of each run whose lengths are recorded (s)"),
+        ("tolrange", f, (), 0.0, "convergence tolerance, a fraction of the range"),
+    ], """Options of the actuator length-range computation (MuJoCo's mjLROpt; seed 000
+``<compiler><lengthrange>``). ``MjLROpt()`` holds zeros, as the bindings'; mj_defaultLROpt sets
+the defaults.""")
+
+
+MjLROpt = _lropt_class()
+
+
+def mj_defaultLROpt(opt):
+    """Set ``opt`` (an MjLROpt) to the <lengthrange> defaults: mode muscle, useexisting,
+    accel 20, timeconst 1, timestep 0.01, inttotal 10, interval 2, tolrange 0.05."""
+    from .compiler.lengthrange import DEFAULTS, MODES
+    if not isinstance(opt, MjLROpt):
+        raise TypeError(f"mj_defaultLROpt: opt must be an MjLROpt, got {type(opt).__name__}")
+    for k, v in DEFAULTS.items():
+        setattr(opt, k, MODES.index(v) if k == "mode" else v)
+
+
+def mj_setLengthRange(m, d, index, opt):
+    """Compute actuator ``index``'s actuator_lengthrange by simulation with the options ``opt``
+    (an MjLROpt), as the compiler does for <compiler><lengthrange>; FatalError with MuJoCo's
+    message when the simulation does not converge. ``d`` is not used: the runs simulate in
+    their own data."""
+    from . import argcheck
+    from .compiler.lengthrange import DEFAULTS, MODES, set_length_range
+    from .errors import FatalError
+    fn = "mj_setLengthRange"
+    argcheck.pair(m, d, fn)
+    i = argcheck.index(index, m.nu, "index", fn)
+    if not isinstance(opt, MjLROpt):
+        raise TypeError(f"{fn}: opt must be an MjLROpt, got {type(opt).__name__}")
+    mode = int(opt.mode)
+    if not 0 <= mode < len(MODES):
+        raise ValueError(f"{fn}: opt.mode {mode} is not an mjtLRMode (0-3)")
+    options = {k: getattr(opt, k) for k in DEFAULTS}
+    options["mode"] = MODES[mode]
+    set_length_range(m, i, options, error=FatalError)
+
+
+def mj_addContact(m, d, con):
+    """Append the contact ``con`` (an MjContact) to d.contact; 0 when added, 1 when the
+    contact arrays are full (the mjWARN_CONTACTFULL warning is counted, as in MuJoCo)."""
+    from . import argcheck
+    from .data import CONTACT_FIELDS, MjContact
+    from .enums import mjtWarning
+    fn = "mj_addContact"
+    argcheck.pair(m, d, fn)
+    if not isinstance(con, MjContact):
+        raise TypeError(f"{fn}: con must be an MjContact, got {type(con).__name__}")
+    views = d.__dict__["_arena"].views
+    n = int(views["ncon"][0])
+    if n >= views["contact_dist"].shape[0]:
+        w = d.warning[int(mjtWarning.mjWARN_CONTACTFULL)]
+        w.number += 1
+        w.lastinfo = n
+        return 1
+    for k in CONTACT_FIELDS:
+        views["contact_" + k][n] = np.asarray(getattr(con, k)).reshape(
+            views["contact_" + k][n].shape)
+    views["ncon"][0] = n + 1
+    return 0

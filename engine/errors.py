@@ -35,3 +35,14 @@ class ArgumentError(TypeError, ValueError):
     Why both bases: the official bindings raise TypeError for these (pybind11's argument
     conversion: "jacp should be of shape (3, nv)"), and a ValueError is what the Python
     convention expects for a bad value; code written for either catches it."""
+
+
+class FatalError(ValueError):
+    """What MuJoCo reports through mju_error (``mujoco.FatalError``): a call the engine cannot
+    carry out as asked (e.g. a finite-difference derivative with the RK4 integrator). A
+    ValueError too, so code written for either catches it."""
+
+
+class UnexpectedError(RuntimeError):
+    """An internal inconsistency of the engine (``mujoco.UnexpectedError``): a bug to report,
+    never a consequence of the caller's input."""

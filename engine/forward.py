@@ -35,7 +35,7 @@ from .actuation import actuator_disabled, fwd_actuation, muscle_gain_vel, next_a
 from .collision import collision
 from .constraint import make_constraint, reference_constraint
 from .derivative import fluid_vel_derivative, single_free_tree
-from .errors import ArenaFullError
+from .errors import ArenaFullError, UnexpectedError
 from . import island as _island
 from .island import island
 from .passive import apply_ft, passive
@@ -1157,14 +1157,14 @@ def _raise_status(m, d):
     if code == sleep.STATUS_SLEEP_CONTACT:
         b1, b2 = int(d.fw_status[1]), int(d.fw_status[2])
         d.fw_status[0] = 0
-        raise RuntimeError(f"internal: contact between sleeping bodies {b1} and {b2}")
+        raise UnexpectedError(f"internal: contact between sleeping bodies {b1} and {b2}")
     _collision.raise_status(m, d)
     _constraint._check(d)
     _island.raise_status(m, d)
     if int(d.fw_status[0]) != STATUS_OK:
         c = int(d.fw_status[0])
         d.fw_status[0] = 0
-        raise RuntimeError(f"internal: unknown fw_status code {c}")
+        raise UnexpectedError(f"internal: unknown fw_status code {c}")
 
 
 def _prepare(m, d):

@@ -12,14 +12,15 @@ from . import argcheck, enums
 from ._access import f1, i1
 from ._jit import kernel
 from ._layout import DF, MF
-from .forward import _prepare, _raise_status, position_velocity
+from .enums import mjtEnableBit
+from .forward import _prepare, _raise_status, fwd_position, fwd_velocity, position_velocity
 from .sensor import sensor_acc
 from .jacobian import jac, mul_j
 from .solver import all_rows, constraint_update
 from .support import mul_m
 
-_ENBL_INVDISCRETE = 1 << 3
-_ENBL_SLEEP = 1 << 4
+_ENBL_INVDISCRETE = int(mjtEnableBit.mjENBL_INVDISCRETE)
+_ENBL_SLEEP = int(mjtEnableBit.mjENBL_SLEEP)
 
 
 @kernel
@@ -87,3 +88,29 @@ def mj_inverse(m, d):
     """qfrc_inverse: the joint force that yields d.qacc at the current state."""
     argcheck.pair(m, d, "mj_inverse")
     mj_inverseSkip(m, d, 0, 0)
+
+
+def mj_invPosition(m, d):
+    """Position-dependent computations of inverse dynamics: those of mj_fwdPosition (the
+    discrete-time inverse's mass-matrix adjustment, <flag invdiscrete>, is not supported)."""
+    argcheck.pair(m, d, "mj_invPosition")
+    check_inverse_options(m)
+    _prepare(m, d)
+    d.fw_status[0] = 0
+    fwd_position(m._A, d._A)
+    _raise_status(m, d)
+
+
+def mj_invVelocity(m, d):
+    """Velocity-dependent computations of inverse dynamics: those of mj_fwdVelocity."""
+    argcheck.pair(m, d, "mj_invVelocity")
+    check_inverse_options(m)
+    fwd_velocity(m._A, d._A)
+
+
+def mj_invConstraint(m, d):
+    """Inverse constraint dynamics: efc_force and qfrc_constraint from d.qacc through the soft
+    constraints' analytical formula (needs the position stage's rows: mj_invPosition)."""
+    argcheck.pair(m, d, "mj_invConstraint")
+    check_inverse_options(m)
+    inverse_constraint(m._A, d._A)

@@ -388,12 +388,21 @@ def ray(M, D, pnt, vec, geomgroup, use_group, flg_static, bodyexclude):
     """mj_ray over every visible geom (alpha > 0), except those of ``bodyexclude``, static ones
     (on bodies welded to the world) unless ``flg_static``, and, when ``use_group``, those whose
     group (0-5) is off in ``geomgroup``. Returns (x, geomid); (-1, -1) when nothing is hit."""
+    return ray_cutoff(M, D, pnt, vec, geomgroup, use_group, flg_static, bodyexclude, -1.0)
+
+
+@kernel
+def ray_cutoff(M, D, pnt, vec, geomgroup, use_group, flg_static, bodyexclude, cutoff):
+    """`ray`, also ignoring the geoms whose bounding sphere (geom_rbound) lies entirely farther
+    than ``cutoff`` from ``pnt`` (cutoff < 0: none ignored; planes never: mj_multiRay's
+    rule)."""
     gtype = i1(M, MF.geom_type)
     gbody = i1(M, MF.geom_bodyid)
     ggroup = i1(M, MF.geom_group)
     gdata = i1(M, MF.geom_dataid)
     rgba = f2(M, MF.geom_rgba)
     size = f2(M, MF.geom_size)
+    rbound = f1(M, MF.geom_rbound)
     weld = i1(M, MF.body_weldid)
     xpos = f2(D, DF.geom_xpos)
     xmat = f2(D, DF.geom_xmat)
@@ -406,6 +415,12 @@ def ray(M, D, pnt, vec, geomgroup, use_group, flg_static, bodyexclude):
             continue
         if use_group and (ggroup[g] < 0 or ggroup[g] >= _NGROUP or not geomgroup[ggroup[g]]):
             continue
+        if cutoff >= 0.0 and rbound[g] > 0.0:    # rbound 0: a plane, unbounded
+            dx = xpos[g, 0] - pnt[0]
+            dy = xpos[g, 1] - pnt[1]
+            dz = xpos[g, 2] - pnt[2]
+            if math.sqrt(dx * dx + dy * dy + dz * dz) - rbound[g] > cutoff:
+                continue
         lp, lv = _local(xpos[g], xmat[g], pnt, vec)
         if gtype[g] == _HFIELD:
             x, _ = ray_hfield(f2(M, MF.hfield_size), i1(M, MF.hfield_nrow), i1(M, MF.hfield_ncol),
@@ -570,6 +585,47 @@ def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid=None, norm
         geomid[0] = g
     _normal_out(m, d, g, pnt, vec, x, normal)
     return x
+
+
+@kernel
+def multi_ray(M, D, pnt, vecs, geomgroup, use_group, flg_static, bodyexclude, cutoff, dist,
+              geomid):
+    """`ray_cutoff` for each row of ``vecs`` (nray x 3) from the same ``pnt``."""
+    for r in range(vecs.shape[0]):
+        dist[r], geomid[r] = ray_cutoff(M, D, pnt, vecs[r], geomgroup, use_group, flg_static,
+                                        bodyexclude, cutoff)
+
+
+def mj_multiRay(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, dist, normal, nray,
+                cutoff):
+    """Intersect ``nray`` rays from ``pnt`` (directions: the rows of ``vec``, 3*nray values) with
+    the visible geoms, as mj_ray does for each, ignoring the geoms whose bounding sphere lies
+    farther than ``cutoff`` from ``pnt``. Writes the nearest geom id (-1: none) into
+    ``geomid``, the distance in units of each direction's length (-1: none) into ``dist`` and,
+    when given, the hit surface's unit normal (world frame) into ``normal`` (3*nray)."""
+    fn = "mj_multiRay"
+    argcheck.pair(m, d, fn)
+    n = argcheck.integer(nray, "nray", fn)
+    if n < 0:
+        raise ValueError(f"{fn}: nray must be >= 0, got {n}")
+    pnt = argcheck.in_array(pnt, (3,), "pnt", fn)
+    vecs = argcheck.in_array(vec, (3 * n,), "vec", fn).reshape(n, 3)
+    use_group = geomgroup is not None
+    group = (argcheck.in_array(geomgroup, (_NGROUP,), "geomgroup", fn, dtype=np.uint8)
+             if use_group else np.zeros(_NGROUP, np.uint8))
+    geomid = argcheck.out_array(geomid, (n,), "geomid", fn, dtype=np.dtype(np.int32))
+    dist = argcheck.out_array(dist, (n,), "dist", fn)
+    normal = argcheck.out_array(normal, (3 * n,), "normal", fn, optional=True)
+    body = argcheck.integer(bodyexclude, "bodyexclude", fn)
+    body = body if -1 <= body < m.nbody else -1
+    ids = np.empty(n, np.int64)
+    multi_ray(m._A, d._A, pnt, vecs, group, use_group, bool(flg_static), body,
+              max(float(cutoff), 0.0), dist, ids)
+    geomid[:] = ids
+    if normal is not None:
+        nrm = normal.reshape(n, 3)
+        for r in range(n):
+            _normal_out(m, d, int(ids[r]), pnt, vecs[r], float(dist[r]), nrm[r])
 
 
 def mju_rayGeom(pos, mat, size, pnt, vec, geomtype):

@@ -200,7 +200,8 @@ def complete_frame(frame):
     is unset, it is (0,1,0) (or (0,0,1) if the normal is within 60 degrees of the y axis) made
     orthogonal to the normal; the second tangent is normal x tangent1. As mujoco 4.0.0's
     mju_makeFrame (read in libmujoco.so.4.0.0), both normalisations scale by the reciprocal of
-    the length (not divide by it): a normal that is already unit can still move by an ulp."""
+    the length (not divide by it): a normal that is already unit can still move by an ulp.
+    A tangent that vanishes when made orthogonal becomes (1, 0, 0)."""
     n0, n1, n2 = frame[0], frame[1], frame[2]
     ln = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
     if ln > mjMINVAL:
@@ -218,6 +219,10 @@ def complete_frame(frame):
     if lt > mjMINVAL:
         inv = 1.0 / lt
         t0, t1, t2 = t0 * inv, t1 * inv, t2 * inv
+    else:
+        # a given tangent parallel to the normal (a capsule standing upright on a plane)
+        # vanishes here: mju_normalize3 makes a null vector (1, 0, 0), as MuJoCo does
+        t0, t1, t2 = 1.0, 0.0, 0.0
     frame[0], frame[1], frame[2] = n0, n1, n2
     frame[3], frame[4], frame[5] = t0, t1, t2
     frame[6] = n1 * t2 - n2 * t1

@@ -24,13 +24,20 @@ def _position_data(m, MjData):
         m.__dict__["narena"] = saved
 
 
-def set_const_dynamic(m, c):
+def set_const_dynamic(m, c=None):
     """Fill dof_M0, tendon_length0, actuator_length0, the invweight0 fields, actuator_acc0, the
-    default tendon spring lengths, and apply dampratio / springdamper conversions."""
+    default tendon spring lengths, and apply dampratio / springdamper conversions.
+
+    ``c`` is the compiler when called at compile time; None for mj_setConst on a compiled
+    model, which (as MuJoCo 4.0.0 does, measured) keeps m.stat, recomputes dof_length and the
+    subtree masses and the elements' sameframe flags from the model as edited, and has no
+    dampratio / springdamper left to convert (the compiled values are the converted ones)."""
     from ..data import MjData
     from ..smooth import fwd_position_smooth
     from ..support import mj_jacBodyCom, mj_solveM
 
+    if c is None:
+        _set_frames(m)      # first: the position stage's subtree coms use body_subtreemass
     d = _position_data(m, MjData)
     d.qpos[:] = m.qpos0
     # mj_crb takes simple dofs' diagonal from dof_M0 itself: compute M at qpos0 in full (no dof
@@ -47,7 +54,10 @@ def set_const_dynamic(m, c):
     # armature J' a J, which qM holds (MuJoCo 4.0.0, measured)
     m.dof_M0[:] = Mdiag - (m.tendon_armature[:, None] * d.ten_J ** 2).sum(axis=0) \
         if m.ntendon and nv else Mdiag
-    _set_stat(m, d, Mdiag, c.spec.statistic)
+    if c is not None:
+        _set_stat(m, d, Mdiag, c.spec.statistic)
+    else:
+        _set_dof_length(m, d)
 
     def inv_quadratic(J):
         """J inv(M) J' for the rows of J (k x nv)."""
@@ -117,7 +127,7 @@ def set_const_dynamic(m, c):
                 kp = m.actuator_gainprm[u, 0]
                 m.actuator_biasprm[u, 2] = -2 * m.actuator_biasprm[u, 2] * math.sqrt(kp * mass)
     # joint springdamper (timeconst, dampratio): stiffness and damping of the mass-spring-damper
-    for j, el in enumerate(c.joints):
+    for j, el in enumerate(c.joints if c is not None else ()):
         tc, zeta = getattr(el, "_springdamper", (0.0, 0.0))
         if tc > 0 and zeta > 0:
             # as solref's (timeconst, dampratio) for the dof's effective mass m =
@@ -232,18 +242,40 @@ def _set_stat(m, d, Mdiag, user):
         m.stat_center[:] = 0.5 * (lo + hi)
         if hi[0] > lo[0]:
             m.stat_extent[:] = max(1e-5, (hi - lo).max())
-    size = _body_sizes(m, d)
+    size = _set_dof_length(m, d)
     if m.nbody > 1:
         m.stat_meansize[:] = size[1:].mean()
         m.stat_meanmass[:] = m.body_mass[1:].mean()
     m.stat_extent[:] = max(float(m.stat_extent[0]), 2 * float(m.stat_meansize[0]))
     if m.nv:
         m.stat_meaninertia[:] = Mdiag.mean()
+    for key, val in user.items():
+        if val is not None:
+            getattr(m, "stat_" + key)[:] = val
+
+
+def _set_dof_length(m, d):
+    """dof_length: the body length (_body_sizes) for rotational dofs, 1 for translational ones;
+    returns the body lengths."""
+    size = _body_sizes(m, d)
     for k in range(m.nv):
         j = int(m.dof_jntid[k])
         t = int(m.jnt_type[j])
         rot = t in (1, 3) or (t == 0 and k - m.jnt_dofadr[j] >= 3)
         m.dof_length[k] = size[m.dof_bodyid[k]] if rot else 1.0
-    for key, val in user.items():
-        if val is not None:
-            getattr(m, "stat_" + key)[:] = val
+    return size
+
+
+def _set_frames(m):
+    """body_subtreemass from body_mass, and the geoms' and sites' sameframe flags from their
+    local poses and their bodies' inertial frames (what mj_setConst refreshes after edits)."""
+    from .builder import sameframe
+    sub = m.body_mass.copy()
+    for b in range(m.nbody - 1, 0, -1):
+        sub[m.body_parentid[b]] += sub[b]
+    m.body_subtreemass[:] = sub
+    for pos, quat, body, same in ((m.geom_pos, m.geom_quat, m.geom_bodyid, m.geom_sameframe),
+                                  (m.site_pos, m.site_quat, m.site_bodyid, m.site_sameframe)):
+        for i in range(len(body)):
+            b = int(body[i])
+            same[i] = sameframe(pos[i], quat[i], m.body_ipos[b], m.body_iquat[b])

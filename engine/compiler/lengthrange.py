@@ -33,11 +33,13 @@ import numpy as np
 
 from ..errors import CompileError
 
+from ..enums import mjtBias, mjtGain, mjtTrn
+
 MINVAL = 1e-15  # mjMINVAL
-# mjtGain / mjtBias values of muscle and user
-_GAIN_MUSCLE, _GAIN_USER, _BIAS_MUSCLE, _BIAS_USER = 2, 6, 2, 5
-# mjtTrn
-_TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = 0, 1, 3
+_GAIN_MUSCLE, _GAIN_USER = int(mjtGain.mjGAIN_MUSCLE), int(mjtGain.mjGAIN_USER)
+_BIAS_MUSCLE, _BIAS_USER = int(mjtBias.mjBIAS_MUSCLE), int(mjtBias.mjBIAS_USER)
+_TRN_JOINT, _TRN_JOINTINPARENT = int(mjtTrn.mjTRN_JOINT), int(mjtTrn.mjTRN_JOINTINPARENT)
+_TRN_TENDON = int(mjtTrn.mjTRN_TENDON)
 
 DEFAULTS = {"mode": "muscle", "useexisting": True, "uselimit": False, "accel": 20.0,
             "maxforce": 0.0, "timeconst": 1.0, "timestep": 0.01, "inttotal": 10.0,
@@ -68,6 +70,27 @@ def pending(m, opt):
             continue
         out.append(i)
     return out
+
+
+MODES = ("none", "muscle", "muscleuser", "all")     # mjtLRMode order
+
+
+def set_length_range(m, index, options, error=CompileError):
+    """mj_setLengthRange for one actuator: nothing when ``options["mode"]`` does not select it
+    or (``useexisting``) it has a range already; its joint's or tendon's limits with
+    ``uselimit``; else the simulation. Failures raise ``error`` with MuJoCo's message."""
+    opt = dict(DEFAULTS)
+    opt.update(options)
+    if index not in pending(m, opt):
+        return
+    if opt["uselimit"] and _copy_limit(m, index):
+        return
+    try:
+        _simulate_all(m, [index], opt, None)
+    except CompileError as e:
+        if error is CompileError:
+            raise
+        raise error(e.message) from None
 
 
 def set_length_ranges(m, options, file=None):
@@ -169,6 +192,7 @@ def _run(m, d, i, side, opt):
     time_view = d._arena.views["time"]
     lo = hi = 0.0
     updated = False
+    tprev = time_view[0]
     while time_view[0] < inttotal:
         qvel *= decay
         run(m, d, OP_STEP1)
@@ -187,8 +211,11 @@ def _run(m, d, i, side, opt):
             _raise_status(m, d)
         run(m, d, OP_STEP2_INTEGRATE)
         t = time_view[0]
-        if t == 0:
+        if t <= tprev:
+            # an automatic reset (bad qpos/qvel/qacc) sent time back: unstable. Not just
+            # t == 0: a reset in mj_step1's checks is followed by the step's integration
             return False, 0.0, 0.0
+        tprev = t
         if t > tstart:
             L = float(length[i])
             if L < lo or not updated:
