@@ -243,10 +243,11 @@ def camera_model(scene: pathlib.Path, out_dir: str) -> str:
     return path
 
 
-def bench_cameras(model: str, seconds: float, log, speed: float, cameras: bool) -> dict:
+def bench_cameras(model: str, seconds: float, log, speed: float, cameras: bool,
+                  rate: float = 30.0) -> dict:
     params = dict(model=model, speed=speed, diagnostics_rate=1.0)
     if cameras:
-        params.update(cameras="[bench_cam]", camera_rate=30.0)
+        params.update(cameras="[bench_cam]", camera_rate=float(rate))
     proc = start_sim(params, log)
     probe = Probe()
     clocks, rgb, depth = [], [], []
@@ -287,10 +288,10 @@ def main_cameras(a) -> int:
             tempfile.NamedTemporaryFile("w", prefix="mj_ros_bench_", suffix=".log",
                                         delete=False) as log:
         model = camera_model(scene, tmp)
-        runs = [(speed, cams, bench_cameras(model, a.seconds, log, speed, cams))
+        runs = [(speed, cams, bench_cameras(model, a.seconds, log, speed, cams, a.camera_rate))
                 for speed in (1.0, 0.0) for cams in (False, True)]
     print(f"model: {scene} + one camera (bench_cam), 320x240 rgb8 + 32FC1 depth at "
-          f"camera_rate 30; log {log.name}")
+          f"camera_rate {a.camera_rate:g}; log {log.name}")
     print("| speed | cameras | RTF | image_raw fps | depth/image_raw fps |")
     print("|---|---|---|---|---|")
     for speed, cams, r in runs:
@@ -306,6 +307,8 @@ def main() -> int:
     ap.add_argument("--roundtrips", type=int, default=1000)
     ap.add_argument("--cameras", action="store_true",
                     help="only the camera benchmark (3. above)")
+    ap.add_argument("--camera-rate", type=float, default=30.0,
+                    help="camera_rate for --cameras (Hz of wall time; above 30 shows the headroom)")
     ap.add_argument("--camera-scene", default=str(MENAGERIE_ARM),
                     help="Menagerie scene.xml for --cameras (a camera is added)")
     a = ap.parse_args()
