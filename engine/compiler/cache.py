@@ -229,7 +229,10 @@ class _Writer:
                     self._thread = None
                     return
                 path, hexkey = self._queue.popleft()
-                table, chunks, meta = self._pending[path]
+                got = self._pending.get(path)
+            if got is None:     # the path was queued twice and its latest entry is written
+                continue
+            table, chunks, meta = got
             try:
                 _write(path, _encode(hexkey, table, chunks, meta))
             except Exception:   # never let the cache fail or print from a compile

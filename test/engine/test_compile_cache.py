@@ -267,3 +267,20 @@ def test_prune_keeps_the_directory_under_its_limit(monkeypatch, tmp_path):
     left = [i for i, k in enumerate(keys) if os.path.exists(cache._path(k))]
     assert left == [0, 5, 6, 7]
     assert foreign.exists()
+
+
+def test_writer_survives_a_path_queued_twice(tmp_path):
+    """The same entry stored twice before the writer ran: the second queue item finds nothing
+    pending and is skipped (it raised KeyError in the writer thread, which then never wrote
+    another entry), and later entries still reach the disk."""
+    from engine.compiler import cache
+    w = cache._Writer()
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    w._thread = "busy"      # as if a writer were running: put() only queues
+    w.put(str(a), "00", {}, [b"x"], {})
+    w.put(str(a), "00", {}, [b"y"], {})
+    w._run()                # the writer's loop, here: both queue items, one entry
+    w.put(str(b), "00", {}, [b"z"], {})
+    w.join()
+    assert a.exists() and b.exists()
+    assert w._thread is None and not w._pending
