@@ -24,7 +24,6 @@ from . import inertia as inertia_mod
 from ._err import err
 from . import plugins
 from .assets import AssetPhases
-from ..plugin.registry import ACTUATOR
 from .fluid import geom_fluid_coefficients
 
 GEOM_TYPE = {n: i for i, n in enumerate(S.GEOM_TYPES)}
@@ -33,9 +32,6 @@ JNT_TYPE = {"free": 0, "ball": 1, "slide": 2, "hinge": 3}
 NQ = {0: 7, 1: 4, 2: 1, 3: 1}
 NV = {0: 6, 1: 3, 2: 1, 3: 1}
 CAM_MODE = {n: i for i, n in enumerate(S.CAM_MODES)}
-DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4, "user": 7}
-GAIN = {"fixed": 0, "affine": 1, "muscle": 2, "user": 6}
-BIAS = {"none": 0, "affine": 1, "muscle": 2, "user": 5}
 # frames closer than this (each position / quaternion component) are the same frame for
 # body/geom/site_sameframe: mujoco 4.0.0's tolerance (a geom 3e-7 off its body's inertial frame
 # is placed at the inertial frame, as in robotiq's 2f85)
@@ -1233,123 +1229,8 @@ class Compiler(AssetPhases):
 
     # ==== phase: actuators ==========================================================================
     def compile_actuators(self):
-        acts = self.spec.actuators
-        n = len(acts)
-        v = self.v
-        trntype, trnid = np.zeros(n, int), np.full((n, 2), -1)
-        ctrllim, forcelim, actlim = np.zeros(n, int), np.zeros(n, int), np.zeros(n, int)
-        actadr, actnum = np.full(n, -1), np.zeros(n, int)
-        ctrlrange = np.zeros((n, 2))
-        aplug = np.full(n, -1)
-        na = 0
-        for i, el in enumerate(acts):
-            a = el.attrs
-            targets = [k for k in ("joint", "jointinparent", "tendon", "site", "body",
-                                   "cranksite") if a.get(k)]
-            if len(targets) != 1:
-                raise err(el, "actuator needs exactly one transmission target (joint, "
-                          "jointinparent, tendon, site, cranksite or body)")
-            k = targets[0]
-            if k == "joint":
-                trntype[i], trnid[i, 0] = 0, self._id("joint", a["joint"], el, "joint")
-            elif k == "jointinparent":
-                trntype[i], trnid[i, 0] = 1, self._id("joint", a["jointinparent"], el,
-                                                      "jointinparent")
-            elif k == "tendon":
-                trntype[i], trnid[i, 0] = 3, self._id("tendon", a["tendon"], el, "tendon")
-            elif k == "site":
-                trntype[i], trnid[i, 0] = 4, self._id("site", a["site"], el, "site")
-                if a.get("refsite"):
-                    trnid[i, 1] = self._id("site", a["refsite"], el, "refsite")
-            elif k == "body":
-                trntype[i], trnid[i, 0] = 5, self._id("body", a["body"], el, "body")
-            else:
-                if not a.get("slidersite"):
-                    raise err(el, "slider-crank transmission needs slidersite", "slidersite")
-                trntype[i] = 2
-                trnid[i] = (self._id("site", a["cranksite"], el, "cranksite"),
-                            self._id("site", a["slidersite"], el, "slidersite"))
-                if a["cranklength"] <= 0:
-                    raise err(el, "slider-crank needs a positive cranklength", "cranklength")
-            ir = a.get("inheritrange", 0.0) or 0.0
-            if ir > 0:
-                # position / intvelocity inheritrange: the control (or activation) range is the
-                # target's range scaled about its middle
-                if trntype[i] == 0:
-                    jid = trnid[i, 0]
-                    if not self.v["jnt_limited"][jid]:
-                        raise err(el, "inheritrange needs a limited joint", "inheritrange")
-                    lo, hi = self.v["jnt_range"][jid]
-                elif trntype[i] == 3:
-                    tid = trnid[i, 0]
-                    if not self.v["tendon_limited"][tid]:
-                        raise err(el, "inheritrange needs a limited tendon", "inheritrange")
-                    lo, hi = self.v["tendon_range"][tid]
-                else:
-                    raise err(el, "inheritrange needs a joint or tendon transmission",
-                              "inheritrange")
-                mid, half = (lo + hi) / 2, ir * (hi - lo) / 2
-                key = "actrange" if el.tag == "intvelocity" else "ctrlrange"
-                a[key] = (mid - half, mid + half)
-                el.given.add(key)
-            # limits (autolimits: limited when the range is given)
-            for key, rkey, out in (("ctrllimited", "ctrlrange", ctrllim),
-                                   ("forcelimited", "forcerange", forcelim),
-                                   ("actlimited", "actrange", actlim)):
-                lim = a.get(key, "auto")
-                if lim == "auto":
-                    if not self.c["autolimits"] and rkey in el.given:
-                        raise err(el, f"{key} must be set when autolimits is false", key)
-                    lim = "true" if rkey in el.given else "false"
-                out[i] = lim == "true"
-                r = a.get(rkey, (0.0, 0.0))
-                if out[i] and r[0] >= r[1] and not (key == "ctrllimited" and el.tag in
-                                                      ("damper", "adhesion") and False):
-                    if el.tag in ("damper", "adhesion", "intvelocity") and rkey != "forcerange" \
-                            and key != "forcelimited" and rkey not in el.given:
-                        raise err(el, f"{el.tag} actuator needs {rkey}", rkey)
-                    raise err(el, f"invalid {rkey}: must be increasing", rkey)
-            if el.tag in ("damper", "adhesion") and a["ctrlrange"][0] < 0:
-                raise err(el, f"{el.tag} control range cannot be negative", "ctrlrange")
-            ctrlrange[i] = a["ctrlrange"]
-            dyn = DYN[a["dyntype"]]
-            nact = a.get("actdim", -1)
-            aplug[i] = plugins.instance_of(self, el, ACTUATOR) if el.tag == "plugin" else -1
-            if aplug[i] >= 0:
-                nact = plugins.actuator_actdim(self, el, aplug[i], i)
-            elif nact is None or nact < 0:
-                nact = 0 if dyn == 0 else 1
-            if nact:
-                actadr[i], actnum[i] = na, nact
-                na += nact
-        self.sz.update(nu=n, na=na)
-        v.update(actuator_trntype=trntype, actuator_trnid=trnid,
-                 actuator_dyntype=[DYN[el.attrs["dyntype"]] for el in acts],
-                 actuator_gaintype=[GAIN[el.attrs["gaintype"]] for el in acts],
-                 actuator_biastype=[BIAS[el.attrs["biastype"]] for el in acts],
-                 actuator_dynprm=[el.attrs["dynprm"] for el in acts],
-                 actuator_gainprm=[el.attrs["gainprm"] for el in acts],
-                 actuator_biasprm=[el.attrs["biasprm"] for el in acts],
-                 actuator_actadr=actadr, actuator_actnum=actnum,
-                 actuator_group=[el.attrs.get("group", 0) for el in acts],
-                 actuator_ctrllimited=ctrllim, actuator_forcelimited=forcelim,
-                 actuator_actlimited=actlim, actuator_ctrlrange=ctrlrange,
-                 actuator_forcerange=[el.attrs.get("forcerange", (0, 0)) for el in acts],
-                 actuator_actrange=[el.attrs.get("actrange", (0, 0)) for el in acts],
-                 actuator_actearly=[el.attrs.get("actearly", False) for el in acts],
-                 actuator_gear=[el.attrs.get("gear", (1, 0, 0, 0, 0, 0)) for el in acts],
-                 actuator_cranklength=[el.attrs.get("cranklength", 0.0) for el in acts],
-                 actuator_lengthrange=[el.attrs.get("lengthrange", (0, 0)) for el in acts],
-                 actuator_damping=[el.attrs.get("damping", (0.0,))[0] for el in acts],
-                 actuator_dampingpoly=[el.attrs.get("damping", (0.0, 0.0, 0.0))[1:3]
-                                       for el in acts],
-                 actuator_armature=[el.attrs.get("armature", 0.0) for el in acts],
-                 # one control input per actuator, no delay line (mujoco 4 fields)
-                 actuator_ctrladr=np.arange(n), actuator_ctrlnum=np.ones(n, int),
-                 actuator_historyadr=np.full(n, -1),
-                 actuator_plugin=aplug)
-        self.names["actuator"] = [el.name for el in acts]
-        self._user("actuator", [el.attrs.get("user", ()) for el in acts])
+        from .actuators import compile_actuators
+        compile_actuators(self)
 
     # ==== phase: sensors ============================================================================
     def compile_sensors(self):
