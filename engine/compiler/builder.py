@@ -1221,6 +1221,13 @@ class Compiler(AssetPhases):
             else:
                 raise NotImplementedError(f"{el.file}:{el.line}: equality <{t}> is not supported "
                                           "yet")
+            if o1[i] == o2[i]:
+                # the same object twice, e.g. body1="world" with body2 left to its default:
+                # MuJoCo 4.0.0 rejects it with this message (measured)
+                kind = t if t in ("joint", "tendon") else (
+                    "site" if otype[i] == int(mjtObj.mjOBJ_SITE) else "body")
+                raise err(el, f"element '{self.names[kind][o1[i]]}' is repeated in equality "
+                          f"constraint {i}")
         self.sz["neq"] = n
         self.v.update(eq_type=etype, eq_obj1id=o1, eq_obj2id=o2, eq_objtype=otype, eq_data=data,
                       eq_active0=[el.attrs["active"] for el in eqs],

@@ -72,3 +72,33 @@ def test_unsupported_elements_name_themselves():
         engine.MjModel.from_xml_string(
             "<mujoco><deformable><flex name='f' body='world' vertex='0 0 0' element='0'/>"
             "</deformable></mujoco>")
+
+
+EQ_BASE = """<mujoco><worldbody>
+  <body name="a"><joint name="j1"/><geom size=".1"/><site name="s1"/></body>
+  <body name="b" pos="1 0 0"><joint name="j2"/><geom size=".1"/><site name="s2"/></body>
+</worldbody><tendon><fixed name="t1"><joint joint="j1" coef="1"/></fixed></tendon>
+<equality>{}</equality></mujoco>"""
+
+
+@pytest.mark.parametrize("eq", [
+    '<connect body1="a" body2="a" anchor="0 0 0"/>', '<weld body1="a" body2="a"/>',
+    '<joint joint1="j1" joint2="j1"/>', '<tendon tendon1="t1" tendon2="t1"/>',
+    '<connect site1="s1" site2="s1"/>', '<weld site1="s1" site2="s1"/>',
+    '<connect body1="world" anchor="0 0 0"/>', '<connect body1="a" anchor="0 0 0"/>'])
+def test_equality_on_the_same_element_twice_is_rejected_as_mujoco(eq):
+    """An equality between an element and itself (body2 defaults to the world): the same
+    decision and message as mujoco 4.0.0 (issue 25's validation parity)."""
+    from oracle import mujoco
+    xml = EQ_BASE.format(eq)
+    try:
+        mujoco.MjModel.from_xml_string(xml)
+        theirs = None
+    except ValueError as e:
+        theirs = str(e).split("\n")[0].removeprefix("Error: ")
+    if theirs is None:
+        engine.MjModel.from_xml_string(xml)
+    else:
+        with pytest.raises(engine.CompileError) as ours:
+            engine.MjModel.from_xml_string(xml)
+        assert ours.value.message == theirs
