@@ -11,6 +11,7 @@ import numpy as np
 
 from .enums import mjtJoint, mjtCone, mjtSolver, mjtJacobian, mjtSameFrame, mjtGeom
 from .mju_api import _in, _out, _mat
+from .structs import struct_class
 
 
 def _index(fn, name, i, n):
@@ -324,27 +325,21 @@ def mj_jacDot(m, d, jacp, jacr, point, body):
         i = int(m.dof_parentid[i])
 
 
-def _lropt_class():
-    from .structs import struct_class
-    f, i = np.float64, np.int32
-    return struct_class("MjLROpt", [
-        ("mode", i, (), 0, "which actuators: 0 none, 1 muscle, 2 muscle and user, 3 all "
-                           "(mjtLRMode)"),
-        ("useexisting", i, (), 0, "keep a range the actuator has already"),
-        ("uselimit", i, (), 0, "use the joint's or tendon's limits when it has them"),
-        ("accel", f, (), 0.0, "target acceleration of the pushing force (length/s^2)"),
-        ("maxforce", f, (), 0.0, "largest pushing force, 0: unbounded (force)"),
-        ("timeconst", f, (), 0.0, "time constant of the velocity damping (s)"),
-        ("timestep", f, (), 0.0, "simulation timestep, 0: the model's (s)"),
-        ("inttotal", f, (), 0.0, "duration of each run (s)"),
-        ("interval", f, (), 0.0, "final part of each run whose lengths are recorded (s)"),
-        ("tolrange", f, (), 0.0, "convergence tolerance, a fraction of the range"),
-    ], """Options of the actuator length-range computation (MuJoCo's mjLROpt; seed 000
+MjLROpt = struct_class("MjLROpt", [
+    ("mode", np.int32, (), 0, "which actuators: 0 none, 1 muscle, 2 muscle and user, 3 all "
+                       "(mjtLRMode)"),
+    ("useexisting", np.int32, (), 0, "keep a range the actuator has already"),
+    ("uselimit", np.int32, (), 0, "use the joint's or tendon's limits when it has them"),
+    ("accel", np.float64, (), 0.0, "target acceleration of the pushing force (length/s^2)"),
+    ("maxforce", np.float64, (), 0.0, "largest pushing force, 0: unbounded (force)"),
+    ("timeconst", np.float64, (), 0.0, "time constant of the velocity damping (s)"),
+    ("timestep", np.float64, (), 0.0, "simulation timestep, 0: the model's (s)"),
+    ("inttotal", np.float64, (), 0.0, "duration of each run (s)"),
+    ("interval", np.float64, (), 0.0, "final part of each run whose lengths are recorded (s)"),
+    ("tolrange", np.float64, (), 0.0, "convergence tolerance, a fraction of the range"),
+], """Options of the actuator length-range computation (MuJoCo's mjLROpt; seed 000
 ``<compiler><lengthrange>``). ``MjLROpt()`` holds zeros, as the bindings'; mj_defaultLROpt sets
 the defaults.""")
-
-
-MjLROpt = _lropt_class()
 
 
 def mj_defaultLROpt(opt):

@@ -40,10 +40,6 @@ _RESTORE = int(mjtState.mjSTATE_FULLPHYSICS) | int(mjtState.mjSTATE_CTRL)
 _WARMSTART = int(mjtState.mjSTATE_WARMSTART)
 
 
-def _out(a, shape, name, fn):
-    return None if a is None else argcheck.out_array(a, shape, name, fn)
-
-
 class _Saved:
     """The caller's full physics state (plus ctrl and warm start), restorable after each nudge."""
 
@@ -82,10 +78,10 @@ def mjd_transitionFD(m, d, eps, flg_centered, A, B, C, D):
         raise FatalError(f"{fn}: RK4 integrator is not supported")
     nq, nv, na, nu, ns = m.nq, m.nv, m.na, m.nu, m.nsensordata
     ndx = 2 * nv + na
-    A = _out(A, (ndx, ndx), "A", fn)
-    B = _out(B, (ndx, nu), "B", fn)
-    C = _out(C, (ns, ndx), "C", fn)
-    D = _out(D, (ns, nu), "D", fn)
+    A = argcheck.out_array(A, (ndx, ndx), "A", fn, optional=True)
+    B = argcheck.out_array(B, (ndx, nu), "B", fn, optional=True)
+    C = argcheck.out_array(C, (ns, ndx), "C", fn, optional=True)
+    D = argcheck.out_array(D, (ns, nu), "D", fn, optional=True)
     eps = float(eps)
     centered = bool(flg_centered)
     from .forward import mj_step
@@ -208,7 +204,7 @@ def mjd_inverseFD(m, d, eps, flg_actuation, DfDq, DfDv, DfDa, DsDq, DsDv, DsDa, 
     nv, ns, nC = m.nv, m.nsensordata, m.nC
     outs = {"DfDq": (DfDq, nv), "DfDv": (DfDv, nv), "DfDa": (DfDa, nv), "DsDq": (DsDq, ns),
             "DsDv": (DsDv, ns), "DsDa": (DsDa, ns), "DmDq": (DmDq, nC)}
-    o = {k: _out(a, (nv, n), k, fn) for k, (a, n) in outs.items()}
+    o = {k: argcheck.out_array(a, (nv, n), k, fn, optional=True) for k, (a, n) in outs.items()}
     eps = float(eps)
     skipsensor = o["DsDq"] is None and o["DsDv"] is None and o["DsDa"] is None
     from .actuation import mj_fwdActuation
@@ -272,8 +268,8 @@ def mjd_subQuat(qa, qb, Da, Db):
     fn = "mjd_subQuat"
     qa = argcheck.in_array(qa, (4,), "qa", fn)
     qb = argcheck.in_array(qb, (4,), "qb", fn)
-    Da = _out(Da, (9,), "Da", fn)
-    Db = _out(Db, (9,), "Db", fn)
+    Da = argcheck.out_array(Da, (9,), "Da", fn, optional=True)
+    Db = argcheck.out_array(Db, (9,), "Db", fn, optional=True)
     if Da is None and Db is None:
         return
     axis = np.zeros(3)
@@ -302,9 +298,9 @@ def mjd_quatIntegrate(vel, scale, Dquat, Dvel, Dscale):
     c = (1 - cos x)/x^2, d = (x - sin x)/x^3 (x = |s|; a Taylor series below x = 1/32)."""
     fn = "mjd_quatIntegrate"
     vel = argcheck.in_array(vel, (3,), "vel", fn)
-    Dquat = _out(Dquat, (9,), "Dquat", fn)
-    Dvel = _out(Dvel, (9,), "Dvel", fn)
-    Dscale = _out(Dscale, (3,), "Dscale", fn)
+    Dquat = argcheck.out_array(Dquat, (9,), "Dquat", fn, optional=True)
+    Dvel = argcheck.out_array(Dvel, (9,), "Dvel", fn, optional=True)
+    Dscale = argcheck.out_array(Dscale, (3,), "Dscale", fn, optional=True)
     s = float(scale) * vel
     xx = float(s @ s)
     x = math.sqrt(xx)
