@@ -104,6 +104,21 @@ class Probe:
         rclpy.try_shutdown(context=self.ctx)
 
 
+def published_topics(node, skip: set) -> list:
+    """(name, message class) of every topic in the graph that a user would subscribe to: not
+    those in ``skip``, not the simulator's command inputs (/mj_ros_sim/...) and not action
+    internals (.../_action/...: an action client subscribes to those itself)."""
+    out = []
+    for name, types in node.get_topic_names_and_types():
+        if name in skip or name.startswith("/mj_ros_sim/") or "/_action/" in name:
+            continue
+        pkg, kind, msg = types[0].split("/")
+        if kind != "msg":
+            continue
+        out.append((name, getattr(__import__(f"{pkg}.msg", fromlist=[msg]), msg)))
+    return out
+
+
 def bench_rtf(model: str, seconds: float, log, limit: float, tf_rate: float = 100.0,
               subscribe_all: bool = False) -> dict:
     params = dict(speed=0.0, max_publish_rate=limit, clock_rate=0.0, joint_states_rate=0.0,
@@ -124,12 +139,8 @@ def bench_rtf(model: str, seconds: float, log, limit: float, tf_rate: float = 10
         probe.wait(lambda: len(clocks) > 100, 180, "/clock")
         if subscribe_all:  # a subscriber on every other topic the simulator publishes too
             known = {"/clock", "/joint_states", "/rosout", "/parameter_events"}
-            for name, types in probe.node.get_topic_names_and_types():
-                if name in known or name.startswith("/mj_ros_sim/"):
-                    continue
-                pkg, _, msg = types[0].partition("/msg/")
-                mod = __import__(pkg + ".msg", fromlist=[msg])
-                probe.node.create_subscription(getattr(mod, msg), name,
+            for name, cls in published_topics(probe.node, known):
+                probe.node.create_subscription(cls, name,
                                                lambda b: others.__setitem__(0, others[0] + 1),
                                                100, raw=True)
             probe.ex.spin_once(timeout_sec=2.0)
