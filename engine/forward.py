@@ -41,7 +41,8 @@ from .island import island
 from .passive import apply_ft, passive
 from .sensor import energy_pos, energy_vel, sensor_acc, sensor_pos, sensor_vel
 from .smooth import (camlight, com_pos, com_vel_kernel, fwd_position_smooth,
-                     fwd_velocity_smooth, kinematics, rne_kernel, tendon, transmission_body)
+                     factor_m_kernel, fwd_velocity_smooth, kinematics, rne_kernel, tendon,
+                     transmission_body)
 from .solver import solve
 from .math import vcopy
 from .support import integrate_pos, integrate_pos_awake, solve_m
@@ -394,52 +395,6 @@ def advance(M, D, act_dot, qacc, qvel_pos):
 
 
 @kernel
-def _ldl_tree(dof_Madr, dof_parentid, A):
-    """In-place L'DL factorisation of a matrix in qM's tree layout (MuJoCo's mj_factorM
-    algorithm: eliminate from the leaves up along each dof's ancestor chain)."""
-    nv = dof_Madr.shape[0]
-    for k in range(nv - 1, -1, -1):
-        akk = dof_Madr[k]
-        i = dof_parentid[k]
-        aki = akk + 1
-        while i >= 0:
-            tmp = A[aki] / A[akk]
-            aij = dof_Madr[i]
-            akj = aki
-            j = i
-            while j >= 0:
-                A[aij] -= tmp * A[akj]
-                aij += 1
-                akj += 1
-                j = dof_parentid[j]
-            A[aki] = tmp
-            i = dof_parentid[i]
-            aki += 1
-
-
-@kernel
-def _ldl_tree_solve(dof_Madr, dof_parentid, A, x):
-    """x <- (L'DL)^-1 x for a factor from `_ldl_tree`."""
-    nv = dof_Madr.shape[0]
-    for i in range(nv - 1, -1, -1):
-        adr = dof_Madr[i] + 1
-        j = dof_parentid[i]
-        while j >= 0:
-            x[j] -= A[adr] * x[i]
-            adr += 1
-            j = dof_parentid[j]
-    for i in range(nv):
-        x[i] /= A[dof_Madr[i]]
-    for i in range(nv):
-        adr = dof_Madr[i] + 1
-        j = dof_parentid[i]
-        while j >= 0:
-            x[i] -= A[adr] * x[j]
-            adr += 1
-            j = dof_parentid[j]
-
-
-@kernel
 def dof_damping_derivative(M, D, out):
     """out[k] = d(damper force)/d(qvel[k]) of the per-dof dampers: the dof's own (with its
     polynomial terms) plus the dampers of actuators on its joint, which act per dof with
@@ -493,20 +448,25 @@ def euler(M, D):
         vcopy(qacc, f1(D, DF.qacc))
         advance(M, D, f1(D, DF.act_dot), qacc, f1(D, DF.qvel))
         return
-    dof_Madr = i1(M, MF.dof_Madr)
-    parent = i1(M, MF.dof_parentid)
+    # M + h*diag in M's CSR layout (each row ends at its diagonal), factored and solved as
+    # mj_factorM / mj_solveM do: the rows are contiguous, no walk along parent chains
+    rownnz = i1(M, MF.M_rownnz)
+    rowadr = i1(M, MF.M_rowadr)
+    colind = i1(M, MF.M_colind)
     h = fs(M, MF.opt_timestep)
-    A = f1(D, DF.scratch_M)
-    vcopy(A, f1(D, DF.qM))
+    Mcsr = f1(D, DF.M)
+    A = f1(D, DF.scratch_M)[:Mcsr.shape[0]]
+    vcopy(A, Mcsr)
     for i in range(nv):
-        A[dof_Madr[i]] += h * diag[i]
-    _ldl_tree(dof_Madr, parent, A)
+        A[rowadr[i] + rownnz[i] - 1] += h * diag[i]
+    invd = f2(D, DF.scratch_v)[2]
+    factor_m_kernel(rownnz, rowadr, colind, A, A, invd)
     qacc = f2(D, DF.scratch_v)[0]
     qfs = f1(D, DF.qfrc_smooth)
     qfc = f1(D, DF.qfrc_constraint)
     for i in range(nv):
         qacc[i] = qfs[i] + qfc[i]
-    _ldl_tree_solve(dof_Madr, parent, A, qacc)
+    solve_m(rownnz, rowadr, colind, A, invd, qacc, qacc)
     advance(M, D, f1(D, DF.act_dot), qacc, f1(D, DF.qvel))
 
 
