@@ -33,6 +33,7 @@ import tempfile
 import time
 
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+os.environ.setdefault("MJ_ROS_BENCH_DOMAIN", "12")  # its own ROS domain (bench/node.py)
 
 _spec = importlib.util.spec_from_file_location(
     "bench_node", pathlib.Path(__file__).resolve().parent / "node.py")

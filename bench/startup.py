@@ -6,7 +6,7 @@ Commands, on the default robot with default parameters, run alternately:
 - `scripts/sim`: what a user types (bash, the venv's setup check, then the node);
 - `python -m mj_ros.sim_node`: the node alone.
 Both run from this checkout. Before each run a fresh probe node (own rclpy Context, domain
-MJ_ROS_BENCH_DOMAIN, default 96) subscribes to /clock; then the command starts and the probe
+MJ_ROS_BENCH_DOMAIN, default 14) subscribes to /clock; then the command starts and the probe
 waits for its first /clock. Two figures per run, in seconds after the launch:
 - received: when the probe got its first /clock, i.e. what a subscriber waiting for the
   simulator sees. It includes DDS discovery: measured here (Fast DDS, LOCALHOST), a subscriber
@@ -40,7 +40,7 @@ import rclpy  # noqa: E402
 from rclpy.experimental import EventsExecutor  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
 
-DOMAIN = int(os.environ.get("MJ_ROS_BENCH_DOMAIN", "96"))
+DOMAIN = int(os.environ.get("MJ_ROS_BENCH_DOMAIN", "14"))
 TIMEOUT = 120.0  # s to wait for the first /clock of one run
 COMMANDS = {
     "sim": ("scripts/sim", ["bash", str(ROOT / "scripts" / "sim")]),

@@ -311,8 +311,8 @@ def load(buf):
 
 
 def load_file(path):
-    with open(os.fspath(path), "rb") as f:
-        return load(f.read())
+    from .plugin.resource import read_file
+    return load(read_file(os.fspath(path)))
 
 
 # ---- saving -------------------------------------------------------------------------------------

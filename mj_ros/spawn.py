@@ -51,6 +51,40 @@ class SpawnError(Exception):
         self.code = code
 
 
+# A spawn request is carried out between two steps: its work must stay bounded. A model that
+# replicates to more elements than this is refused before it is expanded (mujoco compiles
+# <replicate count="1000000"> for minutes; the simulation would stop meanwhile).
+MAX_SPAWN_ELEMENTS = 10_000
+
+
+def _check_size(text: bytes | str, what: str) -> None:
+    """SpawnError when the MJCF/URDF ``text`` holds more than MAX_SPAWN_ELEMENTS elements once
+    every <replicate count> is applied. Unparsable text passes: the reader names the error."""
+    from lxml import etree
+    try:
+        root = etree.fromstring(text.encode() if isinstance(text, str) else text,
+                                etree.XMLParser(resolve_entities=False, huge_tree=False))
+    except (etree.XMLSyntaxError, ValueError):
+        return
+    total = 0
+    stack = [(root, 1)]
+    while stack:
+        el, mult = stack.pop()
+        if not isinstance(el.tag, str):
+            continue
+        total += mult
+        if total > MAX_SPAWN_ELEMENTS:
+            raise SpawnError(SpawnEntity.Response.RESOURCE_PARSE_ERROR,
+                             f"{what}: more than {MAX_SPAWN_ELEMENTS} elements once replicated: "
+                             "too large to spawn into a running simulation")
+        if el.tag == "replicate":
+            try:
+                mult *= max(1, int(el.get("count", "1")))
+            except ValueError:
+                pass
+        stack.extend((c, mult) for c in el)
+
+
 def _read_resource(res, mj):
     """An MjSpec of the request's Resource: `uri` (a path, file:// or package:// URI) or, when
     empty, `resource_string` (MJCF or URDF text)."""
@@ -76,9 +110,16 @@ def _read_resource(res, mj):
         if not uri.lower().endswith((".xml", ".mjcf", ".urdf")):
             raise SpawnError(SpawnEntity.Response.UNSUPPORTED_FORMAT,
                              f"{uri}: only MJCF (.xml) and URDF (.urdf) files can be spawned")
+        try:
+            with open(uri, "rb") as f:
+                _check_size(f.read(), uri)
+        except OSError as e:
+            raise SpawnError(SpawnEntity.Response.MISSING_ASSETS, f"{uri}: {e.strerror}") \
+                from None
         load, what = (lambda: mj.MjSpec.from_file(uri)), uri
     elif res.resource_string.strip():
         text = res.resource_string
+        _check_size(text, "resource_string")
         load, what = (lambda: mj.MjSpec.from_string(text)), "resource_string"
     else:
         raise SpawnError(SpawnEntity.Response.NO_RESOURCE, "both uri and resource_string are empty")

@@ -286,9 +286,9 @@ def mesh_kind(path: str, content_type: Optional[str] = None) -> str:
 
 def read_mesh_file(path) -> bytes:
     """The bytes of a mesh file; :class:`MeshError` naming it if it cannot be read."""
+    from ..plugin.resource import read_file
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        return read_file(path)
     except OSError as exc:
         raise MeshError(f"Error opening mesh file '{os.fspath(path)}': "
                         f"{exc.strerror or exc}") from None

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -200,6 +201,15 @@ def read_from_provider(p, full):
         p.close(res)
 
 
+def read_file(path) -> bytes:
+    """The bytes of file ``path`` as MuJoCo reads a file: as many as its size says. A device or
+    pipe (``/dev/zero``, ``/dev/stdin``) has size 0 and reads empty, as in mujoco, instead of
+    reading without end. OSError as open() raises it."""
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        return f.read() if stat.S_ISREG(st.st_mode) else f.read(st.st_size)
+
+
 def read_resource(name, directory="", assets=None):
     """The bytes of the resource ``name`` (relative names resolved in ``directory``) and the
     full name it was found under: the assets dict, then a provider, then the file system.
@@ -212,8 +222,7 @@ def read_resource(name, directory="", assets=None):
     if p is not None:
         return read_from_provider(p, full), full
     try:
-        with open(full, "rb") as f:
-            return f.read(), full
+        return read_file(full), full
     except FileNotFoundError:
         where = f" (looked in {directory})" if directory and not is_absolute(name) else ""
         raise ResourceError(name, f"file not found{where}") from None

@@ -227,3 +227,19 @@ def test_getdir_decides_where_relative_names_resolve():
                                             assets={"bodies.xml": BODIES.encode(),
                                                     "tet.obj": OBJ})
     _same(ours, theirs)
+
+
+@pytest.mark.parametrize("xml", [
+    "<mujoco><include file='/dev/zero'/></mujoco>",
+    "<mujoco><asset><mesh file='/dev/zero'/></asset></mujoco>",
+    "<mujoco><asset><texture type='2d' file='/dev/zero'/></asset></mujoco>",
+])
+def test_device_files_read_as_mujoco_reads_them(xml):
+    """A device (size 0 in stat) reads as many bytes as its size, as mujoco reads a file: an
+    <include> or asset of /dev/zero is an error in both programs, not a read without end."""
+    with pytest.raises(ValueError):
+        mujoco.MjModel.from_xml_string(xml)
+    with pytest.raises(ValueError):
+        engine.MjModel.from_xml_string(xml)
+    with pytest.raises(ValueError):
+        engine.MjModel.from_xml_path("/dev/zero")
