@@ -521,7 +521,8 @@ LAYER = {"texture": (S, None, None),
 # Model composition (seed 000, asset/model and body/attach)
 MODEL_ASSET = {"name": (S, None, None), "file": (S, None, None),
                "content_type": (S, None, None)}
-ATTACH = {"model": (S, None, None), "body": (S, None, None), "prefix": (S, None, None)}
+ATTACH = {"model": (S, None, None), "body": (S, None, None), "frame": (S, None, None),
+          "prefix": (S, None, None)}
 
 # Elements that are recognised but not supported yet: parsing them raises NotImplementedError.
 UNSUPPORTED = {
