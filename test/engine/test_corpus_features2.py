@@ -203,6 +203,14 @@ def test_delay_lines_as_mujoco(dt, act, sen):
     engine.mj_forward(ours, d)
     mujoco.mj_forward(theirs, md)
     np.testing.assert_allclose(d.sensordata, md.sensordata, rtol=1e-12, atol=1e-12)
+    # copies carry the buffers: a copy steps on as the original
+    import copy
+    for d2 in (copy.deepcopy(d), engine.mj_copyData(None, ours, d)):
+        engine.mj_step(ours, d2, 3)
+        md2 = copy.deepcopy(md)
+        mujoco.mj_step(theirs, md2, 3)
+        np.testing.assert_allclose(d2.history, md2.history, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(d2.qpos, md2.qpos, rtol=1e-12, atol=1e-12)
     engine.mj_resetData(ours, d)
     mujoco.mj_resetData(theirs, md)
     np.testing.assert_array_equal(d.history, md.history, err_msg="mismatch: history at reset")
