@@ -30,6 +30,8 @@ from .visualize import (MjvCamera, MjvOption, MjvPerturb, MjrRect, MjvScene, Mjv
 from .render import Renderer  # noqa: E402,F401
 from .messages import set_mju_user_warning, get_mju_user_warning, mju_warningText  # noqa: E402
 from .io import mj_resetData, mj_resetDataKeyframe, mj_saveLastXML  # noqa: E402,F401
+from .history import (mj_initCtrlHistory, mj_initSensorHistory, mj_readCtrl,  # noqa: E402,F401
+                      mj_readSensor)
 from .mjb import mj_saveModel, mj_sizeModel  # noqa: E402,F401
 from .mjspec import *  # noqa: E402,F401,F403  (MjSpec and its Mjs* elements)
 from .names import mj_name2id, mj_id2name  # noqa: E402,F401

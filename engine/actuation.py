@@ -414,8 +414,6 @@ def check_actuation_supported(m):
             raise NotImplementedError(f"actuator {i}: multi-input actuators are not supported yet")
         if m.actuator_actnum[i] > 1:
             raise NotImplementedError(f"actuator {i}: actdim > 1 is not supported yet")
-        if m.actuator_delay.size and m.actuator_delay[i] != 0:
-            raise NotImplementedError(f"actuator {i}: <actuator delay> is not supported yet")
         if int(m.actuator_trntype[i]) > 5:
             raise NotImplementedError(f"actuator {i}: transmission type "
                                       f"{int(m.actuator_trntype[i])} is not supported yet")

@@ -302,7 +302,7 @@ class MjData(_Fields):
             from .plugin.pipeline import init_data
             init_data(model, self)
         from .io import mj_resetData  # as in MuJoCo, the reset lives with the I/O functions
-        mj_resetData(model, self)
+        mj_resetData(model, self)   # (d.history too: engine.history.init_data)
 
     @property
     def time(self):

@@ -1168,6 +1168,15 @@ def _python_forward(m, d, skipstage, skipsensor):
 
 def _forward(m, d, skipstage, skipsensor):
     """mj_forwardSkip after its argument checks."""
+    if m.__dict__.get("_history") is not None and not d.__dict__.get("_in_history"):
+        # delay lines (engine.history): the controls and sensors read back in time
+        from . import history
+        d.__dict__["_in_history"] = True
+        try:
+            history.forward(m, d, lambda: _forward(m, d, skipstage, skipsensor))
+        finally:
+            d.__dict__["_in_history"] = False
+        return
     _prepare(m, d)
     d.fw_status[0] = 0
     if (callbacks.idle and m.__dict__.get("_ext_python") is False) or \
@@ -1257,6 +1266,15 @@ def mj_step(m, d, nstep=1):
         argcheck.pair_slow(m, d, "mj_step")
     if type(nstep) is not int:
         nstep = argcheck.integer(nstep, "nstep", "mj_step")
+    if m.__dict__.get("_history") is not None and not d.__dict__.get("_in_history"):
+        # delay lines (engine.history): one compiled step at a time between their reads/appends
+        from . import history
+        d.__dict__["_in_history"] = True
+        try:
+            history.step(m, d, nstep, lambda: mj_step(m, d))
+        finally:
+            d.__dict__["_in_history"] = False
+        return
     if (callbacks.idle and m.__dict__.get("_ext_python") is False) or \
             not callbacks.python_stages(m):
         check_model(m)
@@ -1329,6 +1347,9 @@ def mj_compareFwdInv(m, d):
 def mj_step1(m, d):
     """First half of a step: checks, position and velocity stages (then set ctrl)."""
     argcheck.pair(m, d, "mj_step1")
+    if m.__dict__.get("_history") is not None:
+        raise NotImplementedError("mj_step1 with actuator or sensor history buffers (nsample): "
+                                  "use mj_step")
     _prepare(m, d)
     if callbacks.python_stages(m):
         from .plugin import pipeline
@@ -1347,6 +1368,9 @@ def mj_step2(m, d):
     """Second half of a step: actuation, acceleration, constraints, sensors, then Euler or the
     implicit integrator (see step2_integrate)."""
     argcheck.pair(m, d, "mj_step2")
+    if m.__dict__.get("_history") is not None:
+        raise NotImplementedError("mj_step2 with actuator or sensor history buffers (nsample): "
+                                  "use mj_step")
     _prepare(m, d)
     d.fw_status[0] = 0
     python = callbacks.python_stages(m)

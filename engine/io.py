@@ -20,6 +20,9 @@ def mj_resetData(m, d):
     if m.nplugin:   # seed 002: plugin state cleared, each instance's reset
         from .plugin.pipeline import reset_data
         reset_data(m, d)
+    # history buffers (engine.history): zero samples at past times
+    from .history import init_data
+    init_data(m, d)
     if nslept != ninit:
         _warn_init(m, d, ninit, nslept)
 

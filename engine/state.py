@@ -117,6 +117,9 @@ def mj_copyData(dst, m, src):
     dst._arena.u[:] = src._arena.u
     for a, b in zip(dst.warning, src.warning):
         a.lastinfo, a.number = b.lastinfo, b.number
+    h = src.__dict__.get("history")
+    if h is not None and h.size:   # the delay lines (engine.history: outside the arena)
+        dst.history[:] = h
     if m.nplugin:
         from .plugin.pipeline import copy_data
         copy_data(m, dst, src)

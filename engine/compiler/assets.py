@@ -99,11 +99,19 @@ class AssetPhases:
         bytes or inline arrays) and processing attributes; else what processing it needs:
         (vertices, faces, processing attributes, cache key)."""
         a = mel.attrs
-        if a.get("builtin") or a.get("params"):
-            raise NotImplementedError(f"{mel.file}:{mel.line}: <mesh builtin=...> "
-                                      "(procedural meshes) is not supported yet")
         vert = face = blob = None
-        if a.get("file"):
+        inertia = a["inertia"]
+        if a.get("builtin") not in (None, "none"):
+            # a procedural mesh (mjs_makeMesh): generated user vertices/faces, then processed
+            # as an inline mesh
+            from .mesh_builtin import BuiltinMeshError, make_builtin_mesh
+            try:
+                vert, face, forced = make_builtin_mesh(a["builtin"], a.get("params"))
+            except BuiltinMeshError as e:
+                raise err(mel, str(e), "params") from None
+            inertia = forced or inertia
+            kind, source = "inline", (vert, face)
+        elif a.get("file"):
             fname = a["file"]
             if self.c["strippath"]:
                 fname = os.path.basename(fname)
@@ -121,7 +129,7 @@ class AssetPhases:
         else:
             raise err(mel, "mesh needs a 'file' or 'vertex' attribute", "file")
         params = dict(scale=a["scale"], refpos=a["refpos"], refquat=a["refquat"],
-                      inertia=a["inertia"], maxhullvert=a["maxhullvert"])
+                      inertia=inertia, maxhullvert=a["maxhullvert"])
         key = meshlib.mesh_cache_key(source, kind=kind, **params)
         md = meshlib.load_cached_mesh(key)
         if md is not None:
@@ -139,9 +147,19 @@ class AssetPhases:
         try:
             md = meshlib.process_mesh(vert, face, **params)
         except meshlib.MeshError as e:
-            raise err(mel, f"mesh '{name}': {e}") from None
+            # a flat mesh has no hull; mujoco builds one only for a mesh a colliding geom uses
+            # (needhull_), so a flat visual or sensor mesh (a tactile plate) compiles
+            if "coplanar" not in str(e) or face is None or name in self._colliding_meshes():
+                raise err(mel, f"mesh '{name}': {e}") from None
+            # not cached: the key stands for the mesh with its hull
+            return meshlib.process_mesh(vert, face, need_hull=False, **params)
         meshlib.store_cached_mesh(key, md)
         return md
+
+    def _colliding_meshes(self):
+        """Names of the meshes a geom that can collide (contype or conaffinity) refers to."""
+        return {g.attrs.get("mesh") for g in getattr(self, "geoms", ())
+                if g.attrs.get("mesh") and (g.attrs.get("contype") or g.attrs.get("conaffinity"))}
 
     def _compile_mesh_polygons(self):
         """The convex hull data of the meshes that collide: mesh_poly* (the hull's polygons,

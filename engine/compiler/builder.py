@@ -16,6 +16,7 @@ import numpy as np
 from .. import enums
 from ..enums import mjtObj, mjtSleepPolicy
 from ..errors import CompileError
+from .. import history
 from ..model import MjModel
 from ..visual import apply_xml
 from ..xml import schema as S
@@ -121,6 +122,7 @@ class Compiler(AssetPhases):
         self.compile_actuators()
         self.compile_sleep_policy()
         self.compile_sensors()
+        self.history = history.compile_history(self, self.spec.actuators, self.spec.sensors)
         self.compile_pairs_excludes()
         self.compile_custom()
         self.compile_options()
@@ -128,6 +130,7 @@ class Compiler(AssetPhases):
         self.compile_keyframes()
         m = MjModel(self.sz, self.v, self.names, modelname=self.spec.modelname)
         m.__dict__["narena"] = self.memory
+        history.attach_model(m, *self.history)
         plugins.attach(self, m)
         apply_xml(m.vis, self.spec.visual)
         from .setconst import set_const
@@ -460,6 +463,10 @@ class Compiler(AssetPhases):
             if t == GEOM_TYPE["sdf"]:
                 raise NotImplementedError(f"{el.file}:{el.line}: geom type 'sdf' (SDF plugins) "
                                           "is not supported yet")
+            if a.get("adhesion"):
+                raise NotImplementedError(
+                    f"{el.file}:{el.line}: geom adhesion (MuJoCo 4 contact adhesion: a shifted "
+                    "friction cone and tensile contact forces, geom_adhesion) is not supported yet")
             size = np.array(a["size"], float)
             p, q = self.local_pose(el)
             if a.get("fromto") is not None:

@@ -383,10 +383,13 @@ class MJCFReader:
         self._origin = {}
         self._attached = {k: [] for k in ATTACHED_SECTIONS}
         self._attached_assets = set()
+        self._self_attached = []   # <attach frame> of this model: its non-tree copies, deferred
         for c in root.children:
             if c.tag != "default":
                 sections[c.tag](c)
         self._replicate_references()
+        for copy_nontree in self._self_attached:
+            copy_nontree()
         # elements copied in by <attach> follow the model's own, in attachment order
         for k in ATTACHED_SECTIONS:
             getattr(self.spec, k).extend(self._attached[k])
@@ -798,10 +801,15 @@ class MJCFReader:
         def fail(msg, attr=None):
             return XMLError(msg, node.file, node.line, "attach", attr)
 
-        for req in ("model", "prefix"):
+        # <attach frame> without a model copies a frame of this model (MuJoCo 4)
+        self_attach = a.get("frame") is not None and a.get("model") is None
+        for req in ("prefix",) if self_attach else ("model", "prefix"):
             if a.get(req) is None:
                 raise fail(f"<attach> requires attribute '{req}'", req)
-        child = self.spec.extras.get("models", {}).get(a["model"])
+        if a.get("frame") is not None and a.get("body") is not None:
+            raise fail("<attach> takes either 'body' or 'frame'", "frame")
+        child = (self.spec if self_attach
+                 else self.spec.extras.get("models", {}).get(a["model"]))
         if child is None:
             raise fail(f"unknown model '{a['model']}'", "model")
         prefix = a["prefix"]
@@ -810,7 +818,8 @@ class MJCFReader:
             return prefix + n + suffix if n else n
 
         def aren(n):
-            return prefix + n if n else n
+            # a frame of this model keeps using this model's assets
+            return prefix + n if n and not self_attach else n
 
         # The child's angles and Euler sequence may differ from ours: its orientations become
         # quaternions and its joint angles our unit when they do.
@@ -917,7 +926,10 @@ class MJCFReader:
             copy_contents(b, cp, None)
             return cp
 
-        if a.get("body"):
+        if a.get("frame") is not None:
+            self._attach_frame(child, a["frame"], body, frame, copy_el, copy_frame, copy_body,
+                               copies, names, fail)
+        elif a.get("body"):
             src = child.find("body", a["body"])
             if src is None or src is child.worldbody:
                 raise fail(f"model '{a['model']}' has no body '{a['body']}'", "body")
@@ -932,13 +944,14 @@ class MJCFReader:
             root.frame = frame
             copy_contents(child.worldbody, body, root)
 
-        first = (a["model"], prefix) not in self._attached_assets
-        self._attached_assets.add((a["model"], prefix))
+        first = not self_attach and (a["model"], prefix) not in self._attached_assets
+        if not self_attach:
+            self._attached_assets.add((a["model"], prefix))
         if first:
             self._attach_assets(child, cc, aren, copy_el)
 
         # non-tree elements whose every reference was attached (tendons first: actuators and
-        # sensors may use them)
+        # sensors may use them); this model's own come after its last section is read
         def refs_ok(el):
             items = [el] + list(getattr(el, "path", ()))
             for x in items:
@@ -950,20 +963,71 @@ class MJCFReader:
                         return False
             return True
 
-        for section in ("tendons", "equalities", "actuators", "sensors", "excludes", "pairs"):
-            for el in getattr(child, section):
-                if not refs_ok(el):
-                    continue
-                cp = copy_el(el)
-                if getattr(el, "path", None) is not None:
-                    cp.path = [copy_el(p) for p in el.path]
-                self._attached[section].append(cp)
-                copies[id(el)] = cp
-                if el.name and section in ("tendons", "actuators"):
-                    names.add(el.name)
+        def copy_nontree():
+            for section in ("tendons", "equalities", "actuators", "sensors", "excludes",
+                            "pairs"):
+                for el in getattr(child, section):
+                    if not refs_ok(el):
+                        continue
+                    cp = copy_el(el)
+                    if getattr(el, "path", None) is not None:
+                        cp.path = [copy_el(p) for p in el.path]
+                    self._attached[section].append(cp)
+                    copies[id(el)] = cp
+                    if el.name and section in ("tendons", "actuators"):
+                        names.add(el.name)
+        if self_attach:
+            self._self_attached.append(copy_nontree)
+        else:
+            copy_nontree()
         if first:
             for key in child.keys:
                 self._attached["keys"].append(self._attach_key(child, key, copies, aren))
+
+    @staticmethod
+    def _attach_frame(src, fname, body, frame, copy_el, copy_frame, copy_body, copies, names,
+                      fail):
+        """<attach frame>: copy the frame named ``fname`` of ``src`` (its own pose included,
+        the frames enclosing it not) and every element and body in it into ``body`` under the
+        attach's enclosing ``frame``, in the order the source body holds them."""
+        def within(el, f):
+            g = el.frame
+            while g is not None and g is not f:
+                g = g.frame
+            return g is f
+
+        target = owner = None
+        for b in src.bodies():
+            for el in [*b.joints, *b.geoms, *b.sites, *b.cameras, *b.lights, *b.bodies]:
+                g = el.frame
+                while g is not None:
+                    if g.tag == "frame" and g.attrs.get("name") == fname:
+                        target, owner = g, b
+                        break
+                    g = g.frame
+                if target is not None:
+                    break
+            if target is not None:
+                break
+        if target is None:
+            raise fail(f"could not find frame '{fname}'", "frame")
+        # the snapshot first: a self-attach may add to the body it reads
+        kinds = [[el for el in getattr(owner, k) if within(el, target)]
+                 for k in ("joints", "geoms", "sites", "cameras", "lights", "bodies")]
+        saved, target.frame = target.frame, None   # re-rooted at the attach's frame
+        try:
+            for els in kinds[:-1]:
+                for el in els:
+                    cp = copy_el(el)
+                    cp.frame = copy_frame(el.frame, frame)
+                    body.add(cp)
+                    copies[id(el)] = cp
+                    if el.name:
+                        names.add(el.name)
+            for b in kinds[-1]:
+                copy_body(b, body, frame)
+        finally:
+            target.frame = saved
 
     def _attach_assets(self, child, cc, aren, copy_el):
         """Copy the child's meshes, height fields, textures and materials (once per prefix),

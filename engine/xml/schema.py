@@ -42,7 +42,13 @@ def _solver(*names):
 NAMED = {"name": (S, None, None)}
 CLASSED = {"name": (S, None, None), "class": (S, None, None)}
 USER = {"user": (R, ANY, ())}
-NOISE = {"noise": (R, None, 0.0), "cutoff": (R, None, 0.0), "user": (R, ANY, ())}
+# MuJoCo 4 history buffers (actuator and sensor delay lines): nsample samples kept, read
+# ``delay`` seconds back with interpolation ``interp``; a sensor also has an update interval
+# (and phase)
+HISTORY = {"delay": (R, None, 0.0), "nsample": (I, None, 0),
+           "interp": (("zoh", "linear", "cubic"), None, "zoh")}
+NOISE = {"noise": (R, None, 0.0), "cutoff": (R, None, 0.0), "user": (R, ANY, ()), **HISTORY,
+         "interval": (R, (1, 2), (0.0, 0.0))}
 
 JOINT = {
     **CLASSED,
@@ -87,6 +93,9 @@ GEOM = {
     **_solver("solref", "solimp"),
     "margin": (R, None, 0.0),
     "gap": (R, None, 0.0),
+    # MuJoCo 4 contact adhesion: parsed so that a nonzero value raises NotImplementedError in
+    # the compiler (engine/compiler/builder.py compile_geoms), not an attribute error
+    "adhesion": (R, None, 0.0),
     "fromto": (R, 6, None),
     "pos": (R, 3, (0.0, 0.0, 0.0)),
     **ORIENT,
@@ -203,6 +212,7 @@ TENDON = {
     "stiffness": (R, (1, 3), (0.0, 0.0, 0.0)),
     "damping": (R, (1, 3), (0.0, 0.0, 0.0)),
     "armature": (R, None, 0.0),
+    **HISTORY,
     **USER,
 }
 
@@ -230,6 +240,7 @@ ACT_COMMON = {
     "actearly": (B, None, False),
     "damping": (R, (1, 3), (0.0, 0.0, 0.0)),
     "armature": (R, None, 0.0),
+    **HISTORY,
     **USER,
 }
 _P10_1 = (1.0,) + (0.0,) * 9
@@ -521,10 +532,17 @@ LAYER = {"texture": (S, None, None),
 # Model composition (seed 000, asset/model and body/attach)
 MODEL_ASSET = {"name": (S, None, None), "file": (S, None, None),
                "content_type": (S, None, None)}
-ATTACH = {"model": (S, None, None), "body": (S, None, None), "prefix": (S, None, None)}
+ATTACH = {"model": (S, None, None), "body": (S, None, None), "frame": (S, None, None),
+          "prefix": (S, None, None)}
 
 # Elements that are recognised but not supported yet: parsing them raises NotImplementedError.
 UNSUPPORTED = {
     "composite": "body/composite", "flexcomp": "body/flexcomp", "flex": "deformable/flex",
     "skin": "skin", "plugin": "plugin instances", "instance": "extension/plugin/instance",
+    # MuJoCo 4 actuators with several controls or outputs per actuator (actuator_ctrlnum,
+    # actuator_outnum): the engine's actuators have one control and one output each
+    "dcmotor": "actuator/dcmotor: MuJoCo 4's DC motor, with multi-input controls, a current "
+               "state and LuGre friction",
+    "orientation": "actuator/orientation: MuJoCo 4's SO(3) orientation servo, with 3 or 4 "
+                   "controls and 3 outputs per actuator",
 }
