@@ -3,9 +3,10 @@
 The state components and their bits are MuJoCo 4.0.0's mjtState, concatenated in bit order:
 TIME(1) QPOS(nq) QVEL(nv) ACT(na) HISTORY(nhistory) WARMSTART(nv) CTRL(nu) QFRC_APPLIED(nv)
 XFRC_APPLIED(6 nbody) EQ_ACTIVE(neq) MOCAP_POS(3 nmocap) MOCAP_QUAT(4 nmocap) USERDATA(nuserdata)
-PLUGIN(npluginstate) PLASTIC(nplastic). This engine has no actuator/sensor history or plasticity
-yet: those components have size 0 here. Plugin state (d.plugin_state, seed 002 "插件状态") is
-state: serialised with the rest, copied by mj_copyData (plugin data made by each plugin's copy).
+PLUGIN(npluginstate) PLASTIC(nplastic). HISTORY is d.history, the actuator and sensor delay
+lines (engine/history.py); this engine has no plasticity yet: that component has size 0 here.
+Plugin state (d.plugin_state, seed 002 "插件状态") is state: serialised with the rest, copied by
+mj_copyData (plugin data made by each plugin's copy).
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ _COMPONENTS = (
     (1 << 1, "qpos", lambda m: m.nq),
     (1 << 2, "qvel", lambda m: m.nv),
     (1 << 3, "act", lambda m: m.na),
-    (1 << 4, None, lambda m: 0),                 # history: no delays yet
+    (1 << 4, "history", lambda m: int(getattr(m, "nhistory", 0) or 0)),  # delay lines
     (1 << 5, "qacc_warmstart", lambda m: m.nv),
     (1 << 6, "ctrl", lambda m: m.nu),
     (1 << 7, "qfrc_applied", lambda m: m.nv),

@@ -216,6 +216,37 @@ def test_delay_lines_as_mujoco(dt, act, sen):
     np.testing.assert_array_equal(d.history, md.history, err_msg="mismatch: history at reset")
 
 
+def test_delay_lines_are_state():
+    """mjSTATE_HISTORY is d.history: sizes of every state signature equal mujoco's; the full
+    physics state got from mujoco after 30 steps and set into a fresh engine MjData steps on as
+    mujoco does (qpos, history, sensordata within 1e-12)."""
+    xml = _delay_xml("0.01", 'delay="0.02" nsample="4"', 'delay="0.01" nsample="3"')
+    ours, theirs = both(xml)
+    for sig in ("mjSTATE_HISTORY", "mjSTATE_FULLPHYSICS", "mjSTATE_INTEGRATION"):
+        s = int(getattr(mujoco.mjtState, sig))
+        assert engine.mj_stateSize(ours, s) == mujoco.mj_stateSize(theirs, s), sig
+    md = mujoco.MjData(theirs)
+    rng = np.random.default_rng(2)
+    for _ in range(30):
+        md.ctrl[:] = rng.normal(size=2)
+        mujoco.mj_step(theirs, md)
+    s = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    state = np.zeros(mujoco.mj_stateSize(theirs, s))
+    mujoco.mj_getState(theirs, md, state, s)
+    d = engine.MjData(ours)
+    engine.mj_setState(ours, d, state, s)
+    back = np.zeros_like(state)
+    engine.mj_getState(ours, d, back, s)
+    np.testing.assert_array_equal(back, state)
+    for _ in range(20):
+        d.ctrl[:] = md.ctrl[:] = rng.normal(size=2)
+        engine.mj_step(ours, d)
+        mujoco.mj_step(theirs, md)
+    for f in ("qpos", "history", "sensordata"):
+        np.testing.assert_allclose(getattr(d, f), getattr(md, f), rtol=1e-12, atol=1e-12,
+                                   err_msg=f"mismatch: {f}")
+
+
 def test_delay_read_and_init_api_as_mujoco():
     """mj_readCtrl / mj_readSensor at times between, on and around the samples (zero-order
     hold and linear), after mj_initCtrlHistory / mj_initSensorHistory, as mujoco's."""
