@@ -2,7 +2,7 @@
 (not a test). Issue 18's measurement.
 
     .venv/bin/python bench/scale.py [--families big,copies,chain,tree] [--max-n 5000]
-                                    [--seconds 0.5]
+                                    [--seconds 0.5] [--integrator implicit|implicitfast|...]
 
 Families (every model compiled by each program from the same MJCF text or file):
 - big: MuJoCo's own large models (../shared/models/mujoco: humanoid, 22_humanoids, humanoid100,
@@ -14,6 +14,8 @@ Families (every model compiled by each program from the same MJCF text or file):
   benchmark of dense algebra only).
 - tree: a binary tree of N hinged capsules (N = 10 .. --max-n, default 5000), contacts off: the
   inertia is sparse, cost should grow about linearly with nv.
+--integrator sets <option integrator> of every model (both programs), e.g. to measure the
+implicit integrators on every family; the big family's two sleep/smooth rows then collapse to one.
 For each model: microseconds per mj_step from a Python loop (best of three runs of at least
 --seconds each, after a warm-up), the ratio mujoco/engine (>= 1 means the engine is faster), and
 per family the exponent b of a least-squares fit time ~ nv^b for both programs. Targets (issue
@@ -53,7 +55,8 @@ def copies_xml(n: int) -> str:
     src = (MJ / "model/humanoid/humanoid.xml").read_text()
     spec = mujoco.MjSpec()
     spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05])
-    spec.worldbody.add_light(pos=[0, 0, 10], dir=[0, 0, -1], directional=True)
+    spec.worldbody.add_light(pos=[0, 0, 10], dir=[0, 0, -1],
+                            type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL)
     side = math.ceil(math.sqrt(n))
     for i in range(n):
         child = mujoco.MjSpec.from_string(src)
@@ -154,11 +157,15 @@ def main() -> int:
     ap.add_argument("--families", default="big,copies,chain,tree")
     ap.add_argument("--max-n", type=int, default=5000, help="largest generated tree")
     ap.add_argument("--seconds", type=float, default=0.5, help="minimum time per timed run")
+    ap.add_argument("--integrator", default=None,
+                    help="euler, rk4, implicit or implicitfast for every model")
     a = ap.parse_args()
     fams = a.families.split(",")
     plan: list[tuple[str, str, tuple]] = []
     if "big" in fams:
-        plan += [("big", name, (None, p, integ)) for name, p, integ in BIG]
+        big = BIG if a.integrator is None else [
+            (name.split(" (")[0], p, None) for name, p, integ in BIG if integ is None]
+        plan += [("big", name, (None, p, integ)) for name, p, integ in big]
     if "copies" in fams:
         plan += [("copies", f"humanoid x{n}", (copies_xml(n), None, None)) for n in (1, 4, 16, 64)]
     if "chain" in fams:
@@ -170,6 +177,9 @@ def main() -> int:
     print("| family | model | nv | ncon | nefc | mujoco us/step | engine us/step | ratio |")
     print("|---|---|---|---|---|---|---|---|")
     results: dict[str, list[dict]] = {}
+    if a.integrator is not None:
+        plan = [(fam, name, (xml, path, a.integrator)) for fam, name, (xml, path, _) in plan]
+        print(f"integrator {a.integrator} on every model\n")
     for fam, name, (xml, path, integ) in plan:
         try:
             r = measure(name, xml, path, integ, a.seconds)

@@ -562,11 +562,11 @@ sm_tenmark i nv 1
 warning_lastinfo i 7 1
 warning_number i 7 1
 scratch_M f nM 1
-scratch_vv f nv nv
+scratch_D f nD 1
 scratch_q f 2 nq
 scratch_v f 16 nv
 scratch_a f 12 na
-scratch_ipiv i nv 1
+scratch_ind i nv 1
 pa_work f 6 6
 fw_cvel f nbody 6
 fw_cdofdot f nv 6

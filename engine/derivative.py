@@ -1,4 +1,12 @@
-"""Analytic derivatives (MuJoCo's mjd_* family): the velocity derivative of the fluid forces.
+"""Analytic derivatives (MuJoCo's mjd_* family) for the implicit integrators, in qDeriv's sparse
+D layout: the fluid forces' velocity derivative, the bias (Coriolis/centrifugal) forces'
+velocity derivative (mjd_rne_vel), rank-one actuator/tendon terms, and the sparse LU of
+M - h*qDeriv that mj_implicit factors (mju_factorLUSparse / mju_solveLUSparse).
+
+The D layout (D_rownnz, D_rowadr, D_colind, D_diag; seed 001 "Numerical integration"): row i
+holds dof i's ancestors, itself and its descendants, columns increasing. qDeriv keeps only these
+entries (a coupling between dofs on different branches -- a tendon spanning two subtrees -- is
+dropped, as MuJoCo does), so no nv x nv matrix is ever formed.
 
 Seed 001 "Numerical integration" (the implicit and implicitfast integrators solve with
 M - h*D, D = d(qfrc_smooth)/d(qvel)) and seed 000 <option density viscosity wind>,
@@ -19,19 +27,24 @@ into its solve (`engine.forward.implicit`); ``single_free_tree`` tells those tre
 Kernels (no allocation; workspace rows ``fluid_B`` 6x6 and ``fluid_J`` 6 x nv of the scratch
 table):
 ``inertia_box_fluid_deriv`` and ``ellipsoid_fluid_deriv`` (B of one body / geom),
-``add_jtbj`` (Q += Jl' B Jl over a body's dof chain), ``local_jacobian`` (Jl), and the stage
-``fluid_vel_derivative(M, D, Q, symmetric)``.
+``add_jtbj`` (qDeriv += Jl' B Jl over a body's dof chain), ``local_jacobian`` (Jl), and the
+stage ``fluid_vel_derivative(M, D, qd, symmetric)``; ``d_find`` / ``add_outer_sparse`` (the
+D-layout lookup and rank-one update), ``rne_vel_derivative`` (mjd_rne_vel), ``lu_factor_sparse``
+/ ``lu_solve_sparse``.
 """
 from __future__ import annotations
 
 import math
 
+from . import math as mm
 from ._access import f1, f2, fs, i1
+from .enums import mjtJoint
 from ._jit import kernel
 from ._layout import DF, MF
 from .passive import body_uses_ellipsoid, fluid_velocity_local, geom_semiaxes
 
-_JNT_FREE = 0
+_JNT_FREE = int(mjtJoint.mjJNT_FREE)
+_JNT_BALL = int(mjtJoint.mjJNT_BALL)
 _MINVAL = 1e-15
 _PI = math.pi
 
@@ -222,7 +235,7 @@ def ellipsoid_fluid_deriv(lvel, density, viscosity, s, prm, B, work):
 
 
 # ---------------------------------------------------------------------------------------------
-# joint space: Q += Jl' B Jl
+# joint space: qDeriv += Jl' B Jl
 # ---------------------------------------------------------------------------------------------
 
 @kernel
@@ -256,8 +269,9 @@ def local_jacobian(body_parentid, body_dofnum, body_dofadr, dof_parentid, cdof, 
 
 
 @kernel
-def add_jtbj(dof_parentid, last, Jl, B, Q):
-    """Q[i, k] += Jl[:, i]' B Jl[:, k] for the dofs i, k on the chain ending at dof ``last``."""
+def add_jtbj(dof_parentid, last, Jl, B, D_rownnz, D_rowadr, D_colind, qd):
+    """qDeriv[i, k] += Jl[:, i]' B Jl[:, k] for the dofs i, k on the chain ending at dof
+    ``last`` (qd in the D layout: one dof is the other's ancestor, so (i, k) is in it)."""
     k = last
     while k >= 0:
         t0 = t1 = t2 = t3 = t4 = t5 = 0.0
@@ -272,8 +286,9 @@ def add_jtbj(dof_parentid, last, Jl, B, Q):
                 t5 += B[5, c] * x
         i = last
         while i >= 0:
-            Q[i, k] += (Jl[0, i] * t0 + Jl[1, i] * t1 + Jl[2, i] * t2 + Jl[3, i] * t3
-                        + Jl[4, i] * t4 + Jl[5, i] * t5)
+            qd[d_find(D_rownnz, D_rowadr, D_colind, i, k)] += (
+                Jl[0, i] * t0 + Jl[1, i] * t1 + Jl[2, i] * t2 + Jl[3, i] * t3
+                + Jl[4, i] * t4 + Jl[5, i] * t5)
             i = dof_parentid[i]
         k = dof_parentid[k]
 
@@ -301,6 +316,7 @@ def fluid_deriv_kernel(
     body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid, body_mass,
     body_inertia, body_geomadr, body_geomnum, geom_type, geom_size, geom_fluid,
     density, viscosity, wind, body_treeid, tree_dofadr, tree_dofnum, dof_jntid, jnt_type,
+    D_rownnz, D_rowadr, D_colind,
     # Data in:
     xipos, ximat, geom_xpos, geom_xmat, cvel, cdof, subtree_com,
     # arguments:
@@ -308,9 +324,9 @@ def fluid_deriv_kernel(
     # scratch:
     lvel, B, work, Jl,
     # Data out:
-    Q,
+    qd,
 ):
-    """Q += d(qfrc_fluid)/d(qvel) (dense nv x nv), body by body as `engine.passive.fluid`
+    """qDeriv += d(qfrc_fluid)/d(qvel) (qd in the D layout), body by body as `engine.passive.fluid`
     chooses the model; with ``symmetric`` (implicitfast) each local B is replaced by
     (B + B')/2, except on single-free-joint trees."""
     for b in range(1, body_mass.shape[0]):
@@ -336,7 +352,7 @@ def fluid_deriv_kernel(
                 if symmetric and not single_free_tree(tree_dofadr, tree_dofnum, dof_jntid,
                                                       jnt_type, body_treeid[b]):
                     _symmetrize(B)
-                add_jtbj(dof_parentid, last, Jl, B, Q)
+                add_jtbj(dof_parentid, last, Jl, B, D_rownnz, D_rowadr, D_colind, qd)
         else:
             mat = ximat[b]
             last = local_jacobian(body_parentid, body_dofnum, body_dofadr, dof_parentid,
@@ -345,12 +361,13 @@ def fluid_deriv_kernel(
                 continue
             fluid_velocity_local(cvel[b], com, xipos[b], mat, wind, lvel)
             inertia_box_fluid_deriv(body_mass[b], body_inertia[b], lvel, density, viscosity, B)
-            add_jtbj(dof_parentid, last, Jl, B, Q)
+            add_jtbj(dof_parentid, last, Jl, B, D_rownnz, D_rowadr, D_colind, qd)
 
 
 @kernel
-def fluid_vel_derivative(M, D, Q, symmetric):
-    """Stage: Q += d(qfrc_fluid)/d(qvel) when the medium has density or viscosity."""
+def fluid_vel_derivative(M, D, qd, symmetric):
+    """Stage: qd += d(qfrc_fluid)/d(qvel) (D layout) when the medium has density or
+    viscosity."""
     density = fs(M, MF.opt_density)
     viscosity = fs(M, MF.opt_viscosity)
     if not (density > 0.0 or viscosity > 0.0):
@@ -363,7 +380,228 @@ def fluid_vel_derivative(M, D, Q, symmetric):
         i1(M, MF.geom_type), f2(M, MF.geom_size), f2(M, MF.geom_fluid), density, viscosity,
         f1(M, MF.opt_wind), i1(M, MF.body_treeid), i1(M, MF.tree_dofadr), i1(M, MF.tree_dofnum),
         i1(M, MF.dof_jntid), i1(M, MF.jnt_type),
+        i1(M, MF.D_rownnz), i1(M, MF.D_rowadr), i1(M, MF.D_colind),
         f2(D, DF.xipos), f2(D, DF.ximat), f2(D, DF.geom_xpos), f2(D, DF.geom_xmat),
         f2(D, DF.cvel), f2(D, DF.cdof), f2(D, DF.subtree_com),
         symmetric,
-        f2(D, DF.fluid_B)[6], f2(D, DF.fluid_B)[0:6], W, f2(D, DF.fluid_J), Q)
+        f2(D, DF.fluid_B)[6], f2(D, DF.fluid_B)[0:6], W, f2(D, DF.fluid_J), qd)
+
+
+# ---------------------------------------------------------------------------------------------
+# the D layout: lookup and rank-one updates
+# ---------------------------------------------------------------------------------------------
+
+@kernel
+def d_find(D_rownnz, D_rowadr, D_colind, i, j):
+    """Position of (i, j) in the D layout (binary search in row i), -1 when not in it."""
+    lo = D_rowadr[i]
+    hi = lo + D_rownnz[i]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        c = D_colind[mid]
+        if c < j:
+            lo = mid + 1
+        elif c > j:
+            hi = mid
+        else:
+            return mid
+    return -1
+
+
+@kernel
+def add_outer_sparse(D_rownnz, D_rowadr, D_colind, u, s, ind, qd):
+    """qDeriv += s * u u' on the D layout's entries (u: a dense nv row, e.g. an actuator's
+    moment or a tendon's Jacobian; ``ind``: nv int scratch). Products outside the layout are
+    dropped, as MuJoCo does: only pairs of dofs on one chain are kept."""
+    n = 0
+    for i in range(u.shape[0]):
+        if u[i] != 0.0:
+            ind[n] = i
+            n += 1
+    for a in range(n):
+        i = ind[a]
+        ui = u[i] * s
+        # both lists increase: merge row i's columns with the nonzeros of u
+        p = D_rowadr[i]
+        end = p + D_rownnz[i]
+        for b in range(n):
+            j = ind[b]
+            while p < end and D_colind[p] < j:
+                p += 1
+            if p == end:
+                break
+            if D_colind[p] == j:
+                qd[p] += ui * u[j]
+
+
+# ---------------------------------------------------------------------------------------------
+# mjd_rne_vel: the velocity derivative of the bias forces
+# ---------------------------------------------------------------------------------------------
+
+@kernel
+def rne_vel_derivative_kernel(
+    # Model:
+    body_parentid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, jnt_type, jnt_dofadr,
+    dof_bodyid, dof_parentid, dof_treeid, dof_jntid, tree_bodyadr, tree_bodynum, tree_dofadr,
+    tree_dofnum, D_rownnz, D_rowadr, D_colind,
+    # Data in:
+    qvel, cinert, cvel, cdof, cdof_dot,
+    # arguments:
+    free_trees_only,
+    # scratch (rows: bodies, dofs, bodies, bodies):
+    dvel, ddofdot, dacc, dfrc,
+    # Data out:
+    qd,
+):
+    """qd -= d(qfrc_bias)/d(qvel) in the D layout (mjd_rne_vel): column by column, the
+    tangent of `engine.smooth.com_vel_kernel` and `engine.smooth.rne_kernel` (velocity part;
+    gravity does not depend on qvel) along qvel[k], exact (no differencing).
+
+    qvel[k] moves only the bodies in the subtree of dof k's body (cvel, cdof_dot, cacc, cfrc
+    tangents vanish elsewhere); the ancestors see that subtree's total force. Bodies come in
+    depth-first order, so a subtree is a contiguous range of body ids: the work of a column is
+    its subtree plus its chain, O(nnz of the D layout) in all. With ``free_trees_only``, only
+    the trees moved by a single free joint (implicitfast's gyroscopic term, see
+    `engine.forward.implicit`)."""
+    nv = qvel.shape[0]
+    for k in range(nv):
+        t = dof_treeid[k]
+        if free_trees_only and not single_free_tree(tree_dofadr, tree_dofnum, dof_jntid,
+                                                    jnt_type, t):
+            continue
+        bk = dof_bodyid[k]
+        bend = tree_bodyadr[t] + tree_bodynum[t]
+        e = bk + 1
+        while e < bend and body_parentid[e] >= bk:
+            e += 1
+        for b in range(bk, e):
+            if b == bk:
+                dv = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+                da = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+            else:
+                dv = mm.get6(dvel[body_parentid[b]])
+                da = mm.get6(dacc[body_parentid[b]])
+            # cvel and cdof_dot along qvel[k], in com_vel_kernel's order
+            for j in range(body_jntadr[b], body_jntadr[b] + body_jntnum[b]):
+                adr = jnt_dofadr[j]
+                typ = jnt_type[j]
+                if typ == _JNT_FREE:
+                    for m in range(3):
+                        mm.set6(ddofdot[adr + m], (0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+                    if adr <= k < adr + 3:
+                        dv = mm.add6(dv, cdof[k])
+                    adr += 3
+                if typ == _JNT_FREE or typ == _JNT_BALL:
+                    for m in range(3):
+                        mm.set6(ddofdot[adr + m], mm.cross_motion(dv, cdof[adr + m]))
+                    if adr <= k < adr + 3:
+                        dv = mm.add6(dv, cdof[k])
+                else:
+                    mm.set6(ddofdot[adr], mm.cross_motion(dv, cdof[adr]))
+                    if adr == k:
+                        dv = mm.add6(dv, cdof[k])
+            mm.set6(dvel[b], dv)
+            # cacc = cacc(parent) + sum cdof_dot qvel
+            for j in range(body_dofadr[b], body_dofadr[b] + body_dofnum[b]):
+                da = mm.add_scl6(da, ddofdot[j], qvel[j])
+                if j == k:
+                    da = mm.add6(da, cdof_dot[k])
+            mm.set6(dacc[b], da)
+            # cfrc = I cacc + cvel x* (I cvel)
+            ci = cinert[b]
+            v = cvel[b]
+            f = mm.add6(mm.mul_inert_vec(ci, da),
+                        mm.add6(mm.cross_force(dv, mm.mul_inert_vec(ci, v)),
+                                mm.cross_force(v, mm.mul_inert_vec(ci, dv))))
+            mm.set6(dfrc[b], f)
+        for b in range(e - 1, bk, -1):
+            p = body_parentid[b]
+            mm.set6(dfrc[p], mm.add6(dfrc[p], dfrc[b]))
+        # column k: the subtree's dofs, then the chain above dof k's body
+        for b in range(bk, e):
+            for i in range(body_dofadr[b], body_dofadr[b] + body_dofnum[b]):
+                qd[d_find(D_rownnz, D_rowadr, D_colind, i, k)] -= mm.dot6(cdof[i], dfrc[b])
+        i = dof_parentid[body_dofadr[bk]]
+        while i >= 0:
+            qd[d_find(D_rownnz, D_rowadr, D_colind, i, k)] -= mm.dot6(cdof[i], dfrc[bk])
+            i = dof_parentid[i]
+
+
+@kernel
+def rne_vel_derivative(M, D, free_trees_only, qd):
+    """Stage: qd -= d(qfrc_bias)/d(qvel) (D layout), from the current cvel/cdof_dot/cinert;
+    scratch rows fw_cvel, fw_cdofdot, fw_cacc, fw_cfrc."""
+    rne_vel_derivative_kernel(
+        i1(M, MF.body_parentid), i1(M, MF.body_jntnum), i1(M, MF.body_jntadr),
+        i1(M, MF.body_dofnum), i1(M, MF.body_dofadr), i1(M, MF.jnt_type), i1(M, MF.jnt_dofadr),
+        i1(M, MF.dof_bodyid), i1(M, MF.dof_parentid), i1(M, MF.dof_treeid),
+        i1(M, MF.dof_jntid), i1(M, MF.tree_bodyadr), i1(M, MF.tree_bodynum),
+        i1(M, MF.tree_dofadr), i1(M, MF.tree_dofnum),
+        i1(M, MF.D_rownnz), i1(M, MF.D_rowadr), i1(M, MF.D_colind),
+        f1(D, DF.qvel), f2(D, DF.cinert), f2(D, DF.cvel), f2(D, DF.cdof), f2(D, DF.cdof_dot),
+        free_trees_only,
+        f2(D, DF.fw_cvel), f2(D, DF.fw_cdofdot), f2(D, DF.fw_cacc), f2(D, DF.fw_cfrc), qd)
+
+
+# ---------------------------------------------------------------------------------------------
+# sparse LU of M - h*qDeriv in the D layout (mju_factorLUSparse / mju_solveLUSparse)
+# ---------------------------------------------------------------------------------------------
+
+@kernel
+def lu_factor_sparse(D_rownnz, D_rowadr, D_colind, D_diag, dof_parentid, lo, hi, remaining,
+                     LU):
+    """In-place LU = (U + I) L of the rows lo..hi-1 (whole kinematic trees) of a matrix in the
+    D layout, eliminating from the last dof up, without pivoting and without fill-in (the
+    pattern is a tree's): the strictly upper part is U, the lower part with the diagonal L.
+
+    As mju_factorLUSparse: at dof i, every row j above with (j, i) nonzero -- for this pattern
+    exactly i's ancestors -- gets (j, i) /= (i, i), then (j, k) -= (i, k) (j, i) for k < i. The
+    ancestors are walked along dof_parentid instead of testing every row j < i; row i's
+    columns k < i are its ancestors, and the first D_diag[j] + 1 of them are row j's first
+    entries, in the same order. A pivot below mjMINVAL is replaced by mjMINVAL (``remaining``:
+    int scratch, the count of not-yet-eliminated entries of each row)."""
+    for i in range(lo, hi):
+        remaining[i] = D_rownnz[i]
+    for i in range(hi - 1, lo - 1, -1):
+        ai = D_rowadr[i]
+        ii = ai + D_diag[i]
+        remaining[i] -= 1
+        if abs(LU[ii]) < _MINVAL:
+            LU[ii] = _MINVAL
+        j = dof_parentid[i]
+        while j >= lo:
+            aj = D_rowadr[j]
+            ji = aj + remaining[j] - 1
+            remaining[j] -= 1
+            LU[ji] = LU[ji] / LU[ii]
+            lji = LU[ji]
+            # k <= j: the first D_diag[j] + 1 entries of both rows
+            nj = D_diag[j] + 1
+            for p in range(nj):
+                LU[aj + p] -= LU[ai + p] * lji
+            # j < k < i: i's ancestors below j, searched in row j between (j, j) and (j, i)
+            q = aj + nj
+            for p in range(ai + nj, ii):
+                c = D_colind[p]
+                while D_colind[q] < c:
+                    q += 1
+                LU[q] -= LU[p] * lji
+            j = dof_parentid[j]
+
+
+@kernel
+def lu_solve_sparse(D_rownnz, D_rowadr, D_colind, D_diag, LU, lo, hi, vec, res):
+    """res = A^-1 vec on the rows lo..hi-1 for A = (U + I) L factored by lu_factor_sparse
+    (res may alias vec): (U + I) y = vec from the last row up, then L res = y from the first."""
+    for i in range(hi - 1, lo - 1, -1):
+        x = vec[i]
+        a = D_rowadr[i]
+        for p in range(a + D_diag[i] + 1, a + D_rownnz[i]):
+            x -= LU[p] * res[D_colind[p]]
+        res[i] = x
+    for i in range(lo, hi):
+        x = res[i]
+        a = D_rowadr[i]
+        for p in range(a, a + D_diag[i]):
+            x -= LU[p] * res[D_colind[p]]
+        res[i] = x / LU[a + D_diag[i]]

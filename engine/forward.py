@@ -34,15 +34,15 @@ from .collision import nccd as _nccd
 from .actuation import actuator_disabled, fwd_actuation, muscle_gain_vel, next_activation
 from .collision import collision
 from .constraint import make_constraint, reference_constraint
-from .derivative import fluid_vel_derivative, single_free_tree
+from .derivative import (add_outer_sparse, fluid_vel_derivative, lu_factor_sparse,
+                         lu_solve_sparse, rne_vel_derivative, single_free_tree)
 from .errors import ArenaFullError, UnexpectedError
 from . import island as _island
 from .island import island
 from .passive import apply_ft, passive
 from .sensor import energy_pos, energy_vel, sensor_acc, sensor_pos, sensor_vel
-from .smooth import (camlight, com_pos, com_vel_kernel, fwd_position_smooth,
-                     factor_m_kernel, fwd_velocity_smooth, kinematics, rne_kernel, tendon,
-                     transmission_body)
+from .smooth import (camlight, com_pos, fwd_position_smooth, factor_m_kernel,
+                     fwd_velocity_smooth, kinematics, tendon, transmission_body)
 from .solver import solve
 from .math import vcopy
 from .support import integrate_pos, integrate_pos_awake, solve_m
@@ -610,28 +610,21 @@ def rk4(M, D):
 # ---- implicit / implicitfast -----------------------------------------------------------------
 
 @kernel
-def _bias_velocity_part(M, D, v, out):
-    """out = C(q, v) v: the velocity-dependent part of qfrc_bias for velocity v (no gravity)."""
-    cvel = f2(D, DF.fw_cvel)
-    cdd = f2(D, DF.fw_cdofdot)
-    com_vel_kernel(i1(M, MF.body_parentid), i1(M, MF.body_jntnum), i1(M, MF.body_jntadr),
-                   i1(M, MF.jnt_type), i1(M, MF.jnt_dofadr), v, f2(D, DF.cdof), cvel, cdd)
-    rne_kernel(i1(M, MF.body_parentid), i1(M, MF.body_dofnum), i1(M, MF.body_dofadr),
-               i1(M, MF.dof_bodyid), f1(M, MF.opt_gravity), False, False, v,
-               f1(D, DF.qacc), f2(D, DF.cinert), cvel, f2(D, DF.cdof), cdd, out,
-               f2(D, DF.fw_cacc), f2(D, DF.fw_cfrc))
-
-
-@kernel
-def smooth_vel_derivative(M, D, flg_bias, Q):
-    """qDeriv = d(qfrc_smooth)/d(qvel) (dense nv x nv into Q): damper derivatives (dofs,
-    tendons, actuators, with their polynomial terms), affine actuator gain/bias velocity terms,
-    fluid forces (`engine.derivative.fluid_vel_derivative`; implicitfast takes the symmetric
-    part of each body's/geom's local derivative, as measured on MuJoCo 4.0.0), and with
-    ``flg_bias`` minus the derivative of the Coriolis/centrifugal forces (exact central
-    difference: those forces are quadratic in qvel)."""
-    nv = Q.shape[0]
-    Q[:, :] = 0.0
+def smooth_vel_derivative(M, D, flg_bias, qd):
+    """mjd_smooth_vel: qd = qDeriv = d(qfrc_smooth)/d(qvel), written directly in the sparse D
+    layout (`engine.derivative`; products outside it are dropped, as MuJoCo does): damper
+    derivatives (dofs, tendons, actuators, with their polynomial terms), affine actuator
+    gain/bias velocity terms, fluid forces (`engine.derivative.fluid_vel_derivative`;
+    implicitfast takes the symmetric part of each body's/geom's local derivative, as measured
+    on MuJoCo 4.0.0), and with ``flg_bias`` minus the derivative of the Coriolis/centrifugal
+    forces (`engine.derivative.rne_vel_derivative`, mjd_rne_vel)."""
+    nv = f1(D, DF.qvel).shape[0]
+    for k in range(qd.shape[0]):
+        qd[k] = 0.0
+    D_rownnz = i1(M, MF.D_rownnz)
+    D_rowadr = i1(M, MF.D_rowadr)
+    D_colind = i1(M, MF.D_colind)
+    ind = i1(D, DF.scratch_ind)
     disable = is_(M, MF.opt_disableflags)
     ten_J = f2(D, DF.ten_J)
     moment = f2(D, DF.actuator_moment)
@@ -701,13 +694,14 @@ def smooth_vel_derivative(M, D, flg_bias, Q):
                 s = bv + gv * c
             else:
                 s = bv
-            _add_outer(Q, moment[a], s)
+            add_outer_sparse(D_rownnz, D_rowadr, D_colind, moment[a], s, ind, qd)
     # dampers (dofs with the actuator dampers on joints; tendons with those on tendons)
     if not disable & _DSBL_DAMPER:
         diag = f2(D, DF.scratch_v)[1]
         dof_damping_derivative(M, D, diag)
+        D_diag = i1(M, MF.D_diag)
         for i in range(nv):
-            Q[i, i] -= diag[i]
+            qd[D_rowadr[i] + D_diag[i]] -= diag[i]
         tdamp = f1(M, MF.tendon_damping)
         tpoly = f2(M, MF.tendon_dampingpoly)
         tvel = f1(D, DF.ten_velocity)
@@ -722,48 +716,13 @@ def smooth_vel_derivative(M, D, flg_bias, Q):
                 if trntype[a] == _TRN_TENDON and trnid[a, 0] == t:
                     dt_ += gear[a, 0] * gear[a, 0] * _ddamp(adamp[a], apoly[a], tvel[t])
             if dt_ != 0.0:
-                _add_outer(Q, ten_J[t], -dt_)
+                add_outer_sparse(D_rownnz, D_rowadr, D_colind, ten_J[t], -dt_, ind, qd)
     # fluid forces: like the forces themselves (mj_passive), present unless both springs and
     # dampers are disabled (measured on MuJoCo 4.0.0: disabling dampers alone keeps them)
     if (disable & (_DSBL_SPRING | _DSBL_DAMPER)) != (_DSBL_SPRING | _DSBL_DAMPER):
-        fluid_vel_derivative(M, D, Q, is_(M, MF.opt_integrator) == _INT_IMPLICITFAST)
+        fluid_vel_derivative(M, D, qd, is_(M, MF.opt_integrator) == _INT_IMPLICITFAST)
     if flg_bias and nv > 0:
-        bias_vel_derivative(M, D, Q, False)
-
-
-@kernel
-def bias_vel_derivative(M, D, Q, free_trees_only):
-    """Q -= d(qfrc_bias)/d(qvel): the Coriolis/centrifugal part, by exact central differences
-    (those forces are quadratic in qvel). With ``free_trees_only``, only the columns (and rows)
-    of the kinematic trees that move by a single free joint."""
-    nv = Q.shape[0]
-    qvel = f1(D, DF.qvel)
-    dof_treeid = i1(M, MF.dof_treeid)
-    tree_dofadr = i1(M, MF.tree_dofadr)
-    tree_dofnum = i1(M, MF.tree_dofnum)
-    dof_jntid = i1(M, MF.dof_jntid)
-    jnt_type = i1(M, MF.jnt_type)
-    vp = f2(D, DF.scratch_v)[11]
-    fp = f2(D, DF.scratch_v)[12]
-    fm = f2(D, DF.scratch_v)[13]
-    scale = 0.0
-    for i in range(nv):
-        scale = max(scale, abs(qvel[i]))
-    scale = max(scale, 1.0)
-    for k in range(nv):
-        t = dof_treeid[k]
-        if free_trees_only and not single_free_tree(tree_dofadr, tree_dofnum, dof_jntid,
-                                                    jnt_type, t):
-            continue
-        vcopy(vp, qvel)
-        vp[k] += scale
-        _bias_velocity_part(M, D, vp, fp)
-        vp[k] -= 2.0 * scale
-        _bias_velocity_part(M, D, vp, fm)
-        for i in range(nv):
-            if free_trees_only and dof_treeid[i] != t:
-                continue
-            Q[i, k] -= (fp[i] - fm[i]) / (2.0 * scale)
+        rne_vel_derivative(M, D, False, qd)
 
 
 @kernel
@@ -805,116 +764,103 @@ def _ddamp(b, p, v):
 
 
 @kernel
-def _add_outer(Q, u, s):
-    """Q += s * u u'."""
-    n = u.shape[0]
-    for i in range(n):
-        ui = u[i] * s
-        if ui == 0.0:
-            continue
-        for j in range(n):
-            Q[i, j] += ui * u[j]
-
-
-@kernel
-def _store_qderiv(M, D, Q):
-    """Copy the dense derivative into mjData's sparse qDeriv (the D layout)."""
-    rownnz = i1(M, MF.D_rownnz)
-    rowadr = i1(M, MF.D_rowadr)
-    colind = i1(M, MF.D_colind)
-    qd = f1(D, DF.qDeriv)
-    for i in range(rownnz.shape[0]):
-        for k in range(rowadr[i], rowadr[i] + rownnz[i]):
-            qd[k] = Q[i, colind[k]]
-
-
-@kernel
-def _lu_solve_dense(A, ipiv, x):
-    """Solve A y = x in place (A overwritten by its LU factors with partial pivoting)."""
-    n = A.shape[0]
-    for k in range(n):
-        p = k
-        best = abs(A[k, k])
-        for i in range(k + 1, n):
-            if abs(A[i, k]) > best:
-                best = abs(A[i, k])
-                p = i
-        ipiv[k] = p
-        if p != k:
-            for j in range(n):
-                t = A[k, j]
-                A[k, j] = A[p, j]
-                A[p, j] = t
-            t = x[k]
-            x[k] = x[p]
-            x[p] = t
-        piv = A[k, k]
-        if piv == 0.0:
-            piv = _MINVAL
-        for i in range(k + 1, n):
-            f = A[i, k] / piv
-            A[i, k] = f
-            if f != 0.0:
-                for j in range(k + 1, n):
-                    A[i, j] -= f * A[k, j]
-                x[i] -= f * x[k]
-    for i in range(n - 1, -1, -1):
-        s = x[i]
-        for j in range(i + 1, n):
-            s -= A[i, j] * x[j]
-        x[i] = s / A[i, i] if A[i, i] != 0.0 else s / _MINVAL
-
-
-@kernel
 def implicit(M, D):
     """mj_implicit: qacc = (M - h*qDeriv)^-1 (qfrc_smooth + qfrc_constraint), then advance.
-    implicitfast leaves out the bias-force derivative (its matrix is symmetric) -- except, as
-    measured on MuJoCo 4.0.0, on kinematic trees moved by a single free joint (floating bodies):
-    there its step equals implicit's (the gyroscopic derivative and the unsymmetrised fluid
-    derivative are used), while qDeriv still holds implicitfast's derivative."""
+
+    implicit: qLU = M - h*qDeriv gathered in the D layout (mapM2D), factored in place by the
+    sparse LU without pivoting (`engine.derivative.lu_factor_sparse`, mju_factorLUSparse) and
+    solved (mju_solveLUSparse). implicitfast leaves out the bias-force derivative, so its
+    matrix is symmetric: qH = M - h*qDeriv gathered in M's CSR layout (mapD2M: entries of
+    qDeriv outside M's pattern are dropped), factored with mj_factorM's L'DL kernel into
+    qH/qHDiagInv and solved like mj_solveM. As measured on MuJoCo 4.0.0, on kinematic trees
+    moved by a single free joint (floating bodies) implicitfast's step equals implicit's (the
+    gyroscopic derivative and the unsymmetrised fluid derivative are used) while qDeriv still
+    holds implicitfast's derivative: those trees' rows are re-solved with the LU of their own
+    block of M - h*(qDeriv - dbias/dqvel) (trees do not couple, so the block solve is exact).
+    MuJoCo keeps only qDeriv's sparsity pattern (dof pairs on one kinematic chain) and solves
+    with that: couplings across branches are dropped (measured: the step equals
+    (M - h*qDeriv)^-1 qfrc with qDeriv as stored). No nv x nv matrix is formed."""
     nv = f1(D, DF.qvel).shape[0]
     flg_bias = is_(M, MF.opt_integrator) == _INT_IMPLICIT
-    Q = f2(D, DF.scratch_vv)
-    smooth_vel_derivative(M, D, flg_bias, Q)
-    _store_qderiv(M, D, Q)
-    # MuJoCo keeps only qDeriv's sparsity pattern (dof pairs on one kinematic chain) and solves
-    # with that: couplings across branches (a tendon spanning two subtrees) are dropped
-    # (measured: the step equals (M - h*qDeriv)^-1 qfrc with qDeriv as stored)
-    rownnz = i1(M, MF.D_rownnz)
-    rowadr = i1(M, MF.D_rowadr)
-    colind = i1(M, MF.D_colind)
     qd = f1(D, DF.qDeriv)
-    Q[:, :] = 0.0
-    for i in range(nv):
-        for k in range(rowadr[i], rowadr[i] + rownnz[i]):
-            Q[i, colind[k]] = qd[k]
-    if not flg_bias and nv > 0:
-        bias_vel_derivative(M, D, Q, True)
+    smooth_vel_derivative(M, D, flg_bias, qd)
     h = fs(M, MF.opt_timestep)
-    # A = M - h*qDeriv (dense)
-    dof_Madr = i1(M, MF.dof_Madr)
-    parent = i1(M, MF.dof_parentid)
-    qM = f1(D, DF.qM)
-    for i in range(nv):
-        for j in range(nv):
-            Q[i, j] *= -h
-    for i in range(nv):
-        adr = dof_Madr[i]
-        Q[i, i] += qM[adr]
-        adr += 1
-        j = parent[i]
-        while j >= 0:
-            Q[i, j] += qM[adr]
-            Q[j, i] += qM[adr]
-            adr += 1
-            j = parent[j]
+    D_rownnz = i1(M, MF.D_rownnz)
+    D_rowadr = i1(M, MF.D_rowadr)
+    D_colind = i1(M, MF.D_colind)
+    D_diag = i1(M, MF.D_diag)
+    dof_parentid = i1(M, MF.dof_parentid)
+    mapM2D = i1(M, MF.mapM2D)
+    Mcsr = f1(D, DF.M)
+    ind = i1(D, DF.scratch_ind)
     qacc = f2(D, DF.scratch_v)[0]
+    qfrc = f2(D, DF.scratch_v)[1]
     qfs = f1(D, DF.qfrc_smooth)
     qfc = f1(D, DF.qfrc_constraint)
     for i in range(nv):
-        qacc[i] = qfs[i] + qfc[i]
-    _lu_solve_dense(Q, i1(D, DF.scratch_ipiv), qacc)
+        qfrc[i] = qfs[i] + qfc[i]
+    if flg_bias:
+        LU = f1(D, DF.qLU)
+        for p in range(LU.shape[0]):
+            c = mapM2D[p]
+            LU[p] = (Mcsr[c] if c >= 0 else 0.0) - h * qd[p]
+        lu_factor_sparse(D_rownnz, D_rowadr, D_colind, D_diag, dof_parentid, 0, nv, ind, LU)
+        lu_solve_sparse(D_rownnz, D_rowadr, D_colind, D_diag, LU, 0, nv, qfrc, qacc)
+    else:
+        M_rownnz = i1(M, MF.M_rownnz)
+        M_rowadr = i1(M, MF.M_rowadr)
+        M_colind = i1(M, MF.M_colind)
+        mapD2M = i1(M, MF.mapD2M)
+        qH = f1(D, DF.qH)
+        for c in range(qH.shape[0]):
+            qH[c] = Mcsr[c] - h * qd[mapD2M[c]]
+        qHDiagInv = f1(D, DF.qHDiagInv)
+        factor_m_kernel(M_rownnz, M_rowadr, M_colind, qH, qH, qHDiagInv)
+        solve_m(M_rownnz, M_rowadr, M_colind, qH, qHDiagInv, qfrc, qacc)
+        _free_trees_like_implicit(M, D, qfrc, qacc)
     advance(M, D, f1(D, DF.act_dot), qacc, f1(D, DF.qvel))
+
+
+@kernel
+def _free_trees_like_implicit(M, D, qfrc, qacc):
+    """implicitfast on the trees moved by a single free joint (see `implicit`): qacc of their
+    dofs from the LU of their block of M - h*(qDeriv - dbias/dqvel), in scratch_D."""
+    tree_dofadr = i1(M, MF.tree_dofadr)
+    tree_dofnum = i1(M, MF.tree_dofnum)
+    dof_jntid = i1(M, MF.dof_jntid)
+    jnt_type = i1(M, MF.jnt_type)
+    anyfree = False
+    for t in range(tree_dofadr.shape[0]):
+        if single_free_tree(tree_dofadr, tree_dofnum, dof_jntid, jnt_type, t):
+            anyfree = True
+            break
+    if not anyfree:
+        return
+    D_rownnz = i1(M, MF.D_rownnz)
+    D_rowadr = i1(M, MF.D_rowadr)
+    D_colind = i1(M, MF.D_colind)
+    D_diag = i1(M, MF.D_diag)
+    mapM2D = i1(M, MF.mapM2D)
+    Mcsr = f1(D, DF.M)
+    qd = f1(D, DF.qDeriv)
+    A = f1(D, DF.scratch_D)
+    h = fs(M, MF.opt_timestep)
+    for t in range(tree_dofadr.shape[0]):
+        if single_free_tree(tree_dofadr, tree_dofnum, dof_jntid, jnt_type, t):
+            lo = tree_dofadr[t]
+            for p in range(D_rowadr[lo], D_rowadr[lo + 5] + D_rownnz[lo + 5]):
+                A[p] = qd[p]
+    rne_vel_derivative(M, D, True, A)
+    for t in range(tree_dofadr.shape[0]):
+        if not single_free_tree(tree_dofadr, tree_dofnum, dof_jntid, jnt_type, t):
+            continue
+        lo = tree_dofadr[t]
+        for p in range(D_rowadr[lo], D_rowadr[lo + 5] + D_rownnz[lo + 5]):
+            c = mapM2D[p]
+            A[p] = (Mcsr[c] if c >= 0 else 0.0) - h * A[p]
+        lu_factor_sparse(D_rownnz, D_rowadr, D_colind, D_diag, i1(M, MF.dof_parentid), lo,
+                         lo + 6, i1(D, DF.scratch_ind), A)
+        lu_solve_sparse(D_rownnz, D_rowadr, D_colind, D_diag, A, lo, lo + 6, qfrc, qacc)
 
 
 @kernel

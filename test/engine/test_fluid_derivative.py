@@ -74,17 +74,24 @@ def test_local_derivatives_match_finite_differences(seed):
 
 
 def _kernel_dense(mjm, mjd, symmetric):
-    """fluid_deriv_kernel on the oracle's model and data arrays (dense nv x nv)."""
+    """fluid_deriv_kernel on the oracle's model and data arrays, written in qDeriv's sparse D
+    layout and scattered into a dense nv x nv matrix (the fluid derivative only couples dofs
+    on one chain, all inside the layout)."""
     m = mjm
-    Q = np.zeros((m.nv, m.nv))
+    qd = np.zeros(m.nD)
     fluid_deriv_kernel(
         m.body_parentid, m.body_rootid, m.body_dofnum, m.body_dofadr, m.dof_parentid,
         m.body_mass, m.body_inertia, m.body_geomadr, m.body_geomnum, m.geom_type, m.geom_size,
         m.geom_fluid, m.opt.density, m.opt.viscosity, m.opt.wind, m.body_treeid,
         m.tree_dofadr, m.tree_dofnum, m.dof_jntid, m.jnt_type,
+        m.D_rownnz, m.D_rowadr, m.D_colind,
         mjd.xipos, mjd.ximat, mjd.geom_xpos, mjd.geom_xmat, mjd.cvel, mjd.cdof,
         mjd.subtree_com, symmetric, np.zeros(6), np.zeros((6, 6)), np.zeros((5, 3)),
-        np.zeros((6, m.nv)), Q)
+        np.zeros((6, m.nv)), qd)
+    Q = np.zeros((m.nv, m.nv))
+    for i in range(m.nv):
+        for k in range(m.D_rowadr[i], m.D_rowadr[i] + m.D_rownnz[i]):
+            Q[i, m.D_colind[k]] = qd[k]
     return Q
 
 
