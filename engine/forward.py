@@ -5,7 +5,9 @@ mj_step1/mj_step2), "Forward dynamics" (mj_forwardSkip and its stages), "State a
 "Errors and warnings" (bad qpos/qvel/qacc: warning, auto-reset). Integrators (seed 000 <option
 integrator>): semi-implicit Euler with implicit joint damping (unless eulerdamp is disabled),
 RK4, implicit and implicitfast (velocity derivatives of the damping, actuator and fluid forces
-and, for implicit, of the bias forces; `engine.derivative` builds the fluid part).
+and, for implicit, of the bias forces, written in MuJoCo's sparse D layout; `engine.derivative`
+builds the fluid and bias parts; implicit factors M - h*qDeriv with a pivot-free sparse LU,
+implicitfast its symmetric part in M's CSR rows with mj_factorM's L'DL).
 
 Constraints (seed 001 "Constraint model", "Solver"): the position stage detects contacts
 (`engine.collision`) and builds the constraint rows (`engine.constraint.make_constraint`), the
