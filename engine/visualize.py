@@ -6,9 +6,9 @@ shown, which body a mouse perturbation holds. Programs create and keep them whet
 render (dm_control's wrapper subclasses them when it is imported), so they are built here with
 MuJoCo's fields and defaults, with the mjv_default* functions that reset them.
 
-The abstract scene (mjvScene, filled by mjv_updateScene), figures (mjvFigure) and the OpenGL
-context (mjrContext) belong to the renderer, which the engine does not build yet: those classes
-exist so that programs that only mention them import, and making one raises NotImplementedError.
+The abstract scene (mjvScene, filled by mjv_updateScene) and the rendering context (mjrContext)
+are the renderer's: engine/render/gl.py. Figures (mjvFigure) are not built: the class exists
+so that programs that only mention it import, and making one raises NotImplementedError.
 """
 from __future__ import annotations
 
@@ -118,21 +118,10 @@ class _NotBuilt:
             "rendering is planned with the ROS view; the physics runs without it)")
 
 
-class MjvScene(_NotBuilt):
-    """MuJoCo's mjvScene (the abstract scene mjv_updateScene fills): not built yet."""
-    _WHAT = "the abstract visualization scene (mjv_updateScene)"
-
-
 class MjvFigure(_NotBuilt):
     """MuJoCo's mjvFigure (2D plots drawn by the renderer): not built yet."""
     _WHAT = "figure rendering (mjr_figure)"
 
 
-class MjrContext(_NotBuilt):
-    """MuJoCo's mjrContext (the OpenGL rendering context): not built yet."""
-    _WHAT = "OpenGL rendering (mjrContext)"
-
-
-__all__ = ["MjvCamera", "MjvOption", "MjvPerturb", "MjrRect", "MjvScene", "MjvFigure",
-           "MjrContext", "mjv_defaultCamera", "mjv_defaultOption", "mjv_defaultPerturb",
-           "mjv_defaultFreeCamera"]
+__all__ = ["MjvCamera", "MjvOption", "MjvPerturb", "MjrRect", "MjvFigure", "mjv_defaultCamera",
+           "mjv_defaultOption", "mjv_defaultPerturb", "mjv_defaultFreeCamera"]
