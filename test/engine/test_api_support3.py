@@ -1,0 +1,253 @@
+"""Conformance of the smaller public names (engine/api_extra.py, engine/perturb.py) against
+mujoco 4.0.0: each called in both on the same model and inputs.
+
+Tolerances: perturbation poses and forces 1e-9 (the same float64 arithmetic) after
+mjv_initPerturb; the scene's camera is float32 in both, so pert.scale is compared at 1e-6
+relative and the reference poses moved by it (mjv_movePerturb) at 1e-6; ray distances 1e-12.
+mujoco's vector classes (MjIntVec(value, count) ...) hold uninitialised memory in 4.0.0's
+bindings, so only their length, indexing and errors are compared, not their initial values.
+"""
+from __future__ import annotations
+
+import glob
+import typing
+
+import numpy as np
+import pytest
+
+from oracle import MODELS, TEST_MODELS, mujoco  # noqa: F401
+
+import engine
+
+PERT_XML = """<mujoco><worldbody>
+  <geom type="plane" size="2 2 .1"/>
+  <body name="free" pos="0 0 1" euler="10 20 30"><freejoint/>
+    <geom type="box" size=".1 .2 .3" pos=".05 0 0"/>
+    <body name="child" pos=".3 0 0"><joint type="hinge" axis="0 1 0"/>
+      <geom type="capsule" size=".05 .2" euler="0 90 0"/></body></body>
+  <body name="mocap" mocap="true" pos="1 1 1" quat="0 1 0 0"><geom size=".1"/></body>
+  <body name="arm" pos="-1 0 1"><joint type="hinge" axis="1 0 0"/>
+    <geom type="capsule" fromto="0 0 0 0 .5 0" size=".04"/></body>
+</worldbody></mujoco>"""
+
+
+# ---- vectors, structs, logging ------------------------------------------------------------
+@pytest.mark.parametrize("name, value", [("MjIntVec", 7), ("MjDoubleVec", 1.5),
+                                         ("MjFloatVec", 2.5), ("MjCharVec", "a")])
+def test_vector_classes_index_like_mujoco(name, value):
+    for lib in (engine, mujoco):
+        v = getattr(lib, name)(value, 3)
+        assert len(v) == 3 and len(list(v)) == 3
+        v[1] = value
+        assert v[1] == value
+        for bad in (3, -1):
+            with pytest.raises(IndexError, match="Index out of range."):
+                v[bad]
+    assert list(engine.MjIntVec(7, 2)) == [7, 7]
+    assert list(engine.MjStringVec("ab", 2)) == ["ab", "ab"]
+    assert list(engine.MjByteVec(b"x", 1)) == [b"x"]
+
+
+def test_precontact_logmessage_vfs_struct():
+    assert repr(engine.MjPreContact()) == repr(mujoco.MjPreContact())
+    a, b = engine.MjLogMessage(), mujoco.MjLogMessage()
+    for f in ("body", "file", "func", "level", "line", "subject", "timestamp", "topic"):
+        assert getattr(a, f) == getattr(b, f), f
+    engine.MjVfs().close()
+    mujoco.MjVfs().close()
+    ours = {c.__name__ for c in typing.get_args(engine.MjStruct)}
+    theirs = {c.__name__ for c in typing.get_args(mujoco.MjStruct)}
+    assert ours and ours <= theirs
+    assert {n for n in theirs if hasattr(engine, n)} <= ours
+
+
+def test_log_config_get_set():
+    for lib in (engine, mujoco):
+        c = lib.MjLogConfig()
+        assert (c.logfile, c.logto_console, c.logto_file, c.topics) == ("", False, False, 0)
+    for f in ("logfile", "logto_console", "logto_file", "topics"):
+        assert getattr(engine.MjLogConfig.get(), f) == getattr(mujoco.MjLogConfig.get(), f), f
+    old = engine.MjLogConfig.get()
+    try:
+        c = engine.MjLogConfig.get()
+        c.topics = 3
+        c.set()
+        assert engine.MjLogConfig.get().topics == 3
+    finally:
+        old.set()
+    assert engine.MjLogConfig.get().topics == 0
+
+
+# ---- the asset cache --------------------------------------------------------------------------
+def test_asset_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("MJ_ROS_MESH_CACHE", str(tmp_path))
+    from engine.compiler import cache
+    monkeypatch.setattr(cache, "MAX_BYTES", cache.MAX_BYTES)
+    c = engine.mj_getCache()
+    assert engine.mj_getCacheSize(c) == 0
+    assert engine.mj_getCacheCapacity(c) == cache.MAX_BYTES > 0
+    xml = ('<mujoco><asset><mesh name="m" vertex="0 0 0 1 0 0 0 1 0 0 0 1 1 1 1"/></asset>'
+           '<worldbody><geom type="mesh" mesh="m"/></worldbody></mujoco>')
+    engine.MjModel.from_xml_string(xml)
+    assert engine.mj_getCacheSize(c) > 0
+    engine.mj_clearCache(c)
+    assert engine.mj_getCacheSize(c) == 0
+    mc = mujoco.mj_getCache()
+    for lib, h in ((engine, c), (mujoco, mc)):
+        old = lib.mj_getCacheCapacity(h)
+        assert lib.mj_setCacheCapacity(h, 12345) == 12345 == lib.mj_getCacheCapacity(h)
+        assert lib.mj_setCacheCapacity(h, 0) == 0 == lib.mj_getCacheCapacity(h)
+        lib.mj_setCacheCapacity(h, old)
+    engine.MjModel.from_xml_string(xml)
+    assert engine.mj_getCacheSize(c) > 0
+
+
+# ---- mj_maxContact ------------------------------------------------------------------------------
+TYPES = ["plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh"]
+
+
+@pytest.mark.parametrize("flags", ["", '<option><flag nativeccd="disable"/></option>',
+                                   '<option><flag multiccd="enable"/></option>'])
+def test_max_contact_every_pair(flags):
+    xml = (f'<mujoco>{flags}<asset><mesh name="m" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/>'
+           '<hfield name="h" nrow="2" ncol="2" size="1 1 1 1"/></asset><worldbody>')
+    for t in TYPES:
+        extra = {"mesh": 'mesh="m"', "hfield": 'hfield="h"'}.get(t, "")
+        xml += f'<geom type="{t}" size=".1 .1 .1" {extra}/>'
+        xml += f'<geom type="{t}" size=".1 .1 .1" {extra} margin=".05"/>'
+    xml += "</worldbody></mujoco>"
+    em, mm = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+    for i in range(mm.ngeom):
+        for j in range(mm.ngeom):
+            for hm in (-1, 0, 1):
+                assert engine.mj_maxContact(em, i, j, hm) == mujoco.mj_maxContact(mm, i, j, hm), \
+                    (TYPES[i // 2], TYPES[j // 2], hm)
+
+
+# ---- mj_resetDataDebug -------------------------------------------------------------------------
+def test_reset_data_debug():
+    xml = PERT_XML.replace("</worldbody>", "</worldbody><actuator><motor joint=\"x\"/>"
+                           "</actuator>").replace('<joint type="hinge" axis="1 0 0"/>',
+                                                  '<joint name="x" type="hinge" axis="1 0 0"/>')
+    em, mm = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+    ed, md = engine.MjData(em), mujoco.MjData(mm)
+    engine.mj_step(em, ed)
+    mujoco.mj_step(mm, md)
+    engine.mj_resetDataDebug(em, ed, 7)
+    mujoco.mj_resetDataDebug(mm, md, 7)
+    compared, bad = 0, []
+    for name in dir(md):
+        y = getattr(md, name, None)
+        if (name.startswith("_") or not isinstance(y, np.ndarray) or y.size == 0
+                or name in engine.api_extra.ENGINE_STRUCTURE):
+            continue
+        x = getattr(ed, name, None)
+        if not isinstance(x, np.ndarray) or x.shape != y.shape or x.dtype != y.dtype:
+            continue
+        yb = y.view(np.uint8).reshape(-1)
+        if (yb == 7).all() != (x.view(np.uint8) == 7).all() or not (
+                (yb == 7).all() or np.array_equal(x, y)):
+            bad.append(name)
+        compared += 1
+    assert not bad, f"fields unlike mujoco's after the debug reset: {bad}"
+    assert compared > 60
+    engine.mj_forward(em, ed)                    # usable afterwards, as mujoco's
+    mujoco.mj_forward(mm, md)
+    assert np.allclose(ed.qacc, md.qacc, atol=1e-8)
+
+
+# ---- mju_raySkin -------------------------------------------------------------------------------
+def test_ray_skin_against_mujoco():
+    rng = np.random.default_rng(0)
+    vert = rng.uniform(-1, 1, (30, 3)).astype(np.float32)
+    face = rng.integers(0, 30, (40, 3)).astype(np.int32)
+    hits = 0
+    for k in range(200):
+        pnt = rng.uniform(-3, 3, 3)
+        vec = -pnt + rng.uniform(-0.5, 0.5, 3)
+        a, b = np.zeros(1, np.int32), np.zeros(1, np.int32)
+        x = engine.mju_raySkin(40, 30, face, vert, pnt, vec, a)
+        y = mujoco.mju_raySkin(40, 30, face, vert, pnt, vec, b)
+        assert abs(x - y) <= 1e-12 * max(1.0, abs(y)), k
+        if y >= 0:
+            hits += 1
+            assert a[0] == b[0], k
+    assert hits > 50
+
+
+# ---- mju_getXMLDependencies ---------------------------------------------------------------------
+def _dep_models():
+    files = sorted(glob.glob(f"{MODELS}/menagerie/*/scene.xml"))[:12]
+    return files + [str(TEST_MODELS / "render_scene.xml")]
+
+
+@pytest.mark.parametrize("path", _dep_models())
+def test_xml_dependencies(path):
+    assert set(engine.mju_getXMLDependencies(path)) == set(mujoco.mju_getXMLDependencies(path))
+
+
+# ---- perturbations -----------------------------------------------------------------------------
+def _pert_pair(select, localpos=(0.02, -0.03, 0.05)):
+    out = []
+    for lib in (engine, mujoco):
+        m = lib.MjModel.from_xml_string(PERT_XML)
+        d = lib.MjData(m)
+        d.qvel[:] = np.linspace(-1, 1, m.nv)
+        lib.mj_forward(m, d)
+        scn = lib.MjvScene(m, 100)
+        cam = lib.MjvCamera()
+        lib.mjv_defaultFreeCamera(m, cam)
+        lib.mjv_updateScene(m, d, lib.MjvOption(), None, cam, int(lib.mjtCatBit.mjCAT_ALL), scn)
+        p = lib.MjvPerturb()
+        p.select, p.localpos = select, localpos
+        out.append((lib, m, d, scn, p))
+    return out
+
+
+def _same_pert(a, b, tol=1e-9):
+    for f in ("refpos", "refquat", "refselpos", "localmass"):
+        assert np.allclose(getattr(a, f), getattr(b, f), rtol=tol, atol=tol), f
+    assert np.isclose(a.scale, b.scale, rtol=1e-6), (a.scale, b.scale)
+
+
+@pytest.mark.parametrize("body", ["free", "child", "mocap", "arm"])
+def test_perturb_init_move_apply(body):
+    pair = _pert_pair(int(mujoco.mj_name2id(mujoco.MjModel.from_xml_string(PERT_XML),
+                                            int(mujoco.mjtObj.mjOBJ_BODY), body)))
+    for lib, m, d, scn, p in pair:
+        lib.mjv_initPerturb(m, d, scn, p)
+    _same_pert(pair[0][4], pair[1][4])
+    for action, dx, dy in ((3, 0.1, -0.05), (4, -0.02, 0.03), (1, 0.05, 0.02), (2, 0.3, -0.2),
+                           (5, 0.1, 0.1)):
+        for lib, m, d, scn, p in pair:
+            lib.mjv_movePerturb(m, d, action, dx, dy, scn, p)
+        _same_pert(pair[0][4], pair[1][4], 1e-6)
+    for active in (1, 2, 3):
+        res = []
+        for lib, m, d, scn, p in pair:
+            p.active = active
+            d.xfrc_applied[:] = 0
+            lib.mjv_applyPerturbForce(m, d, p)
+            for paused in (0, 1):
+                lib.mjv_applyPerturbPose(m, d, p, paused)
+            res.append((d.xfrc_applied.copy(), d.qpos.copy(), d.mocap_pos.copy(),
+                        d.mocap_quat.copy()))
+        for x, y in zip(*res):
+            assert np.allclose(x, y, rtol=1e-6, atol=1e-6), (active, x, y)
+    assert np.abs(pair[1][2].xfrc_applied).max() > 0 or body == "mocap"
+
+
+def test_perturb_nothing_selected_and_world():
+    for lib, m, d, scn, p in _pert_pair(0):
+        p.active = 1
+        lib.mjv_initPerturb(m, d, scn, p)
+        lib.mjv_applyPerturbForce(m, d, p)
+        lib.mjv_applyPerturbPose(m, d, p, 1)
+        assert not d.xfrc_applied.any() and p.localmass == 0
+    with pytest.raises(ValueError, match="frustum_near"):
+        m = engine.MjModel.from_xml_string(PERT_XML)
+        d = engine.MjData(m)
+        engine.mj_forward(m, d)
+        p = engine.MjvPerturb()
+        p.select = 1
+        engine.mjv_initPerturb(m, d, engine.MjvScene(m, 10), p)
