@@ -77,6 +77,8 @@ from .inverse import mj_invPosition, mj_invVelocity, mj_invConstraint  # noqa: E
 from .ray import mj_multiRay  # noqa: E402,F401
 from .errors import FatalError, UnexpectedError  # noqa: E402,F401
 from .api_extra import *  # noqa: E402,F401,F403  (vectors, logging, asset cache, support)
+from .printing import (mj_printModel, mj_printFormattedModel, mj_printData,  # noqa: E402,F401
+                       mj_printFormattedData)
 from .perturb import (mjv_initPerturb, mjv_movePerturb, mjv_applyPerturbPose,  # noqa: E402,F401
                       mjv_applyPerturbForce)
 MjVisualHeadlight = MjVisual.Headlight

@@ -78,6 +78,27 @@ def test_log_config_get_set():
     assert engine.MjLogConfig.get().topics == 0
 
 
+def test_write_log_follows_the_config(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for lib in (engine, mujoco):
+        lib.mju_writeLog("Info", f"from {lib.__name__}")
+    text = (tmp_path / "MUJOCO_LOG.TXT").read_text()
+    assert "from engine" in text and "from mujoco" in text
+    old = engine.MjLogConfig.get()
+    try:
+        c = engine.MjLogConfig.get()
+        c.logfile = "other.txt"
+        c.set()
+        engine.mju_writeLog("Info", "to other")
+        assert "to other" in (tmp_path / "other.txt").read_text()
+        c.logto_file = False
+        c.set()
+        engine.mju_writeLog("Info", "nowhere")
+        assert "nowhere" not in (tmp_path / "other.txt").read_text()
+    finally:
+        old.set()
+
+
 # ---- the asset cache --------------------------------------------------------------------------
 def test_asset_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("MJ_ROS_MESH_CACHE", str(tmp_path))
@@ -251,3 +272,85 @@ def test_perturb_nothing_selected_and_world():
         p = engine.MjvPerturb()
         p.select = 1
         engine.mjv_initPerturb(m, d, engine.MjvScene(m, 10), p)
+
+
+# ---- mj_printModel / mj_printData --------------------------------------------------------------
+def _blocks(path):
+    """{block header: {key: tokens}} of a printed model or data; the data's one-array blocks
+    (no key per line) get their rows as keys "0", "1", ..."""
+    out, cur, row = {}, None, 0
+    for line in open(path).read().splitlines():
+        if not line.strip():
+            continue
+        if not line.startswith(" "):
+            cur, row = line.rstrip(":").strip(), 0
+            out.setdefault(cur, {})
+            continue
+        tok = line.split()
+        if tok[0][0].isalpha() or tok[0][0] == "_":
+            out[cur][tok[0]] = tok[1:]
+        else:
+            out[cur][str(row)] = tok
+            row += 1
+    return out
+
+
+def _same_tokens(a, b, rtol):
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        try:
+            if not np.isclose(float(x), float(y), rtol=rtol, atol=1e-9):
+                return False
+        except ValueError:
+            if x != y:
+                return False
+    return True
+
+
+# Keys not compared, each for a stated reason:
+# - STATISTIC center: mujoco 4.0.0 writes its three numbers without separators under a format
+#   without padding ("%.12g" -> "000.5"), so its file cannot be parsed there;
+# - mat_metallic, mat_roughness, mesh_extrema: the engine's compiler does not give mujoco's
+#   values yet (metallic/roughness default -1 in mujoco, 0/1 in the engine; mesh_extrema
+#   vertex ids differ): a compiler issue, not the printer's;
+# - TEXTURE name: the engine's mj_id2name has no texture names yet (engine/model.NAMED_KINDS);
+# - QH, QHDIAGINV: the engine's implicit integrators factor in their own workspace and leave
+#   d.qH / d.qHDiagInv unfilled.
+PRINT_KNOWN = {("STATISTIC", "center"), ("*", "mat_metallic"), ("*", "mat_roughness"),
+               ("*", "mesh_extrema"), ("TEXTURE", "name"), ("QH", "*"), ("QHDIAGINV", "*")}
+
+
+def _known(h, k):
+    return (("*", k) in PRINT_KNOWN or (h.split()[0], k) in PRINT_KNOWN
+            or (h, "*") in PRINT_KNOWN)
+
+
+@pytest.mark.parametrize("path", [TEST_MODELS / "render_scene.xml",
+                                  MODELS / "menagerie" / "kuka_iiwa_14" / "scene.xml"])
+def test_print_model_and_data(path, tmp_path):
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    em, mm = engine.MjModel.from_xml_path(str(path)), mujoco.MjModel.from_xml_path(str(path))
+    ed, md = engine.MjData(em), mujoco.MjData(mm)
+    for lib, m, d in ((engine, em, ed), (mujoco, mm, md)):
+        lib.mj_step(m, d)
+        lib.mj_printFormattedModel(m, str(tmp_path / f"{lib.__name__}.m"), "%.12g")
+        lib.mj_printFormattedData(m, d, str(tmp_path / f"{lib.__name__}.d"), "%.12g")
+        lib.mj_printModel(m, str(tmp_path / f"{lib.__name__}.m2"))
+        lib.mj_printData(m, d, str(tmp_path / f"{lib.__name__}.d2"))
+    for kind, rtol, share in (("m", 1e-6, 0.8), ("d", 1e-5, 0.8)):
+        ours, theirs = _blocks(tmp_path / f"engine.{kind}"), _blocks(tmp_path / f"mujoco.{kind}")
+        element = [h for h in theirs if h.split()[0] in ("BODY", "JOINT", "DOF", "GEOM", "SITE",
+                                                          "CAMERA", "MESH", "MATERIAL")]
+        assert set(element) <= set(ours), set(element) - set(ours)
+        pairs = [(h, k) for h in theirs if h in ours for k in theirs[h]]
+        common = [(h, k) for h, k in pairs if k in ours[h]]
+        assert len(common) >= share * len(pairs), (len(common), len(pairs))
+        bad = [(h, k) for h, k in common
+               if not _known(h, k) and not _same_tokens(ours[h][k], theirs[h][k], rtol)]
+        assert not bad, sorted({h if k.isdigit() else k for h, k in bad})
+    # the default format prints as mujoco's "% -9.2g"
+    line = [s for s in open(tmp_path / "mujoco.m2").read().splitlines() if "body_mass" in s][1]
+    assert line in open(tmp_path / "engine.m2").read().splitlines() or \
+        line.split() in [s.split() for s in open(tmp_path / "engine.m2").read().splitlines()]
