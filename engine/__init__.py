@@ -25,7 +25,7 @@ from .model import MjModel, MjOption, MjStatistic  # noqa: E402,F401
 from .visual import MjVisual  # noqa: E402,F401
 from .data import MjData, MjContact, MjSolverStat, MjWarningStat, mjNISLAND, mjNSOLVER  # noqa: E402,F401
 from .visualize import (MjvCamera, MjvOption, MjvPerturb, MjrRect, MjvFigure,  # noqa
-                        mjv_defaultCamera, mjv_defaultOption, mjv_defaultPerturb,
+                        mjv_defaultFigure, mjv_defaultCamera, mjv_defaultOption, mjv_defaultPerturb,
                         mjv_defaultFreeCamera)
 from .render import Renderer  # noqa: E402,F401
 from .render.gl import (GLContext, MjvScene, MjrContext, mjv_updateScene, mjr_setBuffer,  # noqa

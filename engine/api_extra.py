@@ -246,6 +246,28 @@ def mj_clearCache(cache):
         c.prune(root, 0)
 
 
+# ---- assets of a compiled model ---------------------------------------------------------------
+def mj_loadTexture(m, id):  # noqa: A002 (mujoco's argument name)
+    """Texture ``id``'s pixels as compilation stores them in tex_data: (pixels uint8 array
+    (height, width, nchannel), colorspace mjtColorSpace). The engine's compiler always
+    decodes a texture into the model (file, builtin or inline), so this is that copy."""
+    id = int(id)  # noqa: A001
+    if not 0 <= id < int(m.ntex):
+        raise ValueError(f"texture id {id} out of range")
+    h, w, c = (int(m.tex_height[id]), int(m.tex_width[id]), int(m.tex_nchannel[id]))
+    a = int(m.tex_adr[id])
+    px = np.array(m.tex_data[a:a + h * w * c], np.uint8).reshape(h, w, c)
+    return px, int(m.tex_colorspace[id])
+
+
+def mj_embedAssets(m):
+    """A copy of ``m`` with every by-reference asset loaded into it. The engine's compiler
+    never leaves an asset by reference (meshes, textures and height fields are stored in the
+    model when it compiles), so this is a deep copy of ``m``."""
+    import copy
+    return copy.deepcopy(m)
+
+
 # ---- mj_maxContact ------------------------------------------------------------------------------
 _G = mjtGeom
 _CONVEX = (_G.mjGEOM_CAPSULE, _G.mjGEOM_CYLINDER, _G.mjGEOM_BOX, _G.mjGEOM_MESH)
@@ -432,4 +454,4 @@ def mju_getXMLDependencies(filename):
 __all__ = ["MjByteVec", "MjCharVec", "MjDoubleVec", "MjFloatVec", "MjIntVec", "MjStringVec",
            "MjPreContact", "MjLogConfig", "MjLogMessage", "MjVfs", "MjStruct", "mj_getCache",
            "mj_getCacheCapacity", "mj_setCacheCapacity", "mj_getCacheSize", "mj_clearCache",
-           "mj_maxContact", "mj_resetDataDebug", "mju_raySkin", "mju_getXMLDependencies"]
+           "mj_loadTexture", "mj_embedAssets", "mj_maxContact", "mj_resetDataDebug", "mju_raySkin", "mju_getXMLDependencies"]

@@ -354,3 +354,22 @@ def test_print_model_and_data(path, tmp_path):
     line = [s for s in open(tmp_path / "mujoco.m2").read().splitlines() if "body_mass" in s][1]
     assert line in open(tmp_path / "engine.m2").read().splitlines() or \
         line.split() in [s.split() for s in open(tmp_path / "engine.m2").read().splitlines()]
+
+
+# ---- mj_loadTexture, mj_embedAssets -------------------------------------------------------------
+def test_load_texture_and_embed_assets():
+    path = str(TEST_MODELS / "render_scene.xml")
+    em, mm = engine.MjModel.from_xml_path(path), mujoco.MjModel.from_xml_path(path)
+    assert em.ntex == mm.ntex >= 1
+    for i in range(mm.ntex):
+        (a, ca), (b, cb) = engine.mj_loadTexture(em, i), mujoco.mj_loadTexture(mm, i)
+        assert a.shape == b.shape and a.dtype == b.dtype and ca == cb
+        assert np.array_equal(a, b)
+    for lib, m in ((engine, em), (mujoco, mm)):
+        with pytest.raises(ValueError, match="out of range"):
+            lib.mj_loadTexture(m, m.ntex)
+    e, f = engine.mj_embedAssets(em), mujoco.mj_embedAssets(mm)
+    assert e is not em and e.nmesh == f.nmesh
+    assert np.allclose(e.mesh_vert, f.mesh_vert) and np.array_equal(e.tex_data, f.tex_data)
+    e.mesh_vert[0, 0] += 1.0
+    assert em.mesh_vert[0, 0] != e.mesh_vert[0, 0]
