@@ -268,6 +268,58 @@ def mj_embedAssets(m):
     return copy.deepcopy(m)
 
 
+# ---- mj_projectConstraint ---------------------------------------------------------------------
+def _efc_AR(d):
+    """d.efc_AR: the last mj_projectConstraint's nefc x nefc inverse constraint inertia,
+    flattened (empty for a primal solver, as mujoco's nA = 0 there)."""
+    return d.__dict__.get("_efc_AR", np.zeros(0))
+
+
+def mj_projectConstraint(m, d):
+    """Compute d.efc_AR = J inv(M) J' + diag(R) (nefc x nefc, row-major, flattened): the
+    inverse constraint inertia the dual solvers (PGS) work with; nothing for the primal
+    solvers (CG, Newton), whose mujoco data holds no efc_AR (nA = 0). Needs the constraint
+    rows and the factorised inertia (after mj_forward)."""
+    from .api_support import _efc_dense, mj_isDual
+    from .support import mj_solveM
+    if not mj_isDual(m):
+        d.__dict__["_efc_AR"] = np.zeros(0)
+        return
+    J = np.array(_efc_dense(m, d), float)
+    nefc = J.shape[0]
+    X = np.zeros_like(J)
+    if nefc and m.nv:
+        mj_solveM(m, d, X, J)
+    AR = J @ X.T + np.diag(np.asarray(d.efc_R, float)[:nefc])
+    d.__dict__["_efc_AR"] = AR.reshape(-1)
+
+
+def _install_efc_AR():
+    from .data import MjData
+    if not hasattr(MjData, "efc_AR"):
+        MjData.efc_AR = property(_efc_AR, doc=_efc_AR.__doc__)
+
+
+_install_efc_AR()
+
+
+# ---- plugin libraries loaded at import ---------------------------------------------------------
+PLUGINS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plugins")
+
+
+def load_plugin_dir(directory):
+    """Load every plugin library (``*.py`` not starting with ``_``) of ``directory`` with
+    mj_loadPluginLibrary, in name order; returns the loaded modules (mujoco's handles)."""
+    from .plugin import mj_loadPluginLibrary
+    if not os.path.isdir(directory):
+        return []
+    return [mj_loadPluginLibrary(os.path.join(directory, f))
+            for f in sorted(os.listdir(directory)) if f.endswith(".py") and not f.startswith("_")]
+
+
+PLUGIN_HANDLES = load_plugin_dir(PLUGINS_DIR)
+
+
 # ---- mj_maxContact ------------------------------------------------------------------------------
 _G = mjtGeom
 _CONVEX = (_G.mjGEOM_CAPSULE, _G.mjGEOM_CYLINDER, _G.mjGEOM_BOX, _G.mjGEOM_MESH)
@@ -454,4 +506,4 @@ def mju_getXMLDependencies(filename):
 __all__ = ["MjByteVec", "MjCharVec", "MjDoubleVec", "MjFloatVec", "MjIntVec", "MjStringVec",
            "MjPreContact", "MjLogConfig", "MjLogMessage", "MjVfs", "MjStruct", "mj_getCache",
            "mj_getCacheCapacity", "mj_setCacheCapacity", "mj_getCacheSize", "mj_clearCache",
-           "mj_loadTexture", "mj_embedAssets", "mj_maxContact", "mj_resetDataDebug", "mju_raySkin", "mju_getXMLDependencies"]
+           "PLUGINS_DIR", "PLUGIN_HANDLES", "mj_loadTexture", "mj_embedAssets", "mj_projectConstraint", "mj_maxContact", "mj_resetDataDebug", "mju_raySkin", "mju_getXMLDependencies"]

@@ -373,3 +373,51 @@ def test_load_texture_and_embed_assets():
     assert np.allclose(e.mesh_vert, f.mesh_vert) and np.array_equal(e.tex_data, f.tex_data)
     e.mesh_vert[0, 0] += 1.0
     assert em.mesh_vert[0, 0] != e.mesh_vert[0, 0]
+
+
+# ---- mj_projectConstraint -----------------------------------------------------------------------
+@pytest.mark.parametrize("solver", ["PGS", "Newton"])
+def test_project_constraint(solver):
+    xml = f"""<mujoco><option solver="{solver}"/><worldbody>
+      <geom type="plane" size="2 2 .1"/>
+      <body pos="0 0 .09" euler="5 7 0"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+      <body pos=".5 0 .3"><joint type="hinge" axis="0 1 0" range="-10 10" limited="true"/>
+        <geom type="capsule" size=".05 .2" euler="0 90 0"/></body>
+    </worldbody></mujoco>"""
+    res = []
+    for lib in (engine, mujoco):
+        m = lib.MjModel.from_xml_string(xml)
+        d = lib.MjData(m)
+        for _ in range(5):
+            lib.mj_step(m, d)
+        lib.mj_forward(m, d)
+        lib.mj_projectConstraint(m, d)
+        res.append((d.nefc, np.array(d.efc_AR)))
+    (n1, a), (n2, b) = res
+    assert n1 == n2 > 0
+    assert a.shape == b.shape == ((n2 * n2,) if solver == "PGS" else (0,))
+    assert np.allclose(a, b, rtol=1e-8, atol=1e-10), np.abs(a - b).max()
+
+
+# ---- PLUGINS_DIR, PLUGIN_HANDLES ----------------------------------------------------------------
+def test_plugins_dir_loaded_at_import(tmp_path):
+    """engine.PLUGINS_DIR is an existing folder whose libraries were loaded at import
+    (PLUGIN_HANDLES, one module per library file, as mujoco's one CDLL per library); the
+    loader registers a library's plugins (checked on a temporary folder)."""
+    import os
+    from engine.plugin import registry
+    assert os.path.isdir(engine.PLUGINS_DIR) and os.path.isdir(mujoco.PLUGINS_DIR)
+    files = [f for f in os.listdir(engine.PLUGINS_DIR) if f.endswith(".py")
+             and not f.startswith("_")]
+    assert isinstance(engine.PLUGIN_HANDLES, list) and len(engine.PLUGIN_HANDLES) == len(files)
+    assert len(mujoco.PLUGIN_HANDLES) == len([f for f in os.listdir(mujoco.PLUGINS_DIR)
+                                              if f.endswith((".so", ".dylib", ".dll"))])
+    (tmp_path / "lib.py").write_text(
+        "from engine.plugin.registry import Plugin, SENSOR\n"
+        "class P(Plugin):\n    name = 'dir.p'\n    capabilities = SENSOR\n"
+        "mj_plugins = [P()]\n")
+    try:
+        handles = engine.api_extra.load_plugin_dir(str(tmp_path))
+        assert len(handles) == 1 and registry.mjp_getPlugin("dir.p")[0] is not None
+    finally:
+        registry._table[:] = [p for p in registry._table if p.name != "dir.p"]
