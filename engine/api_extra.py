@@ -14,6 +14,7 @@ import numpy as np
 from . import mjspec as _mjspec
 from .enums import mjtDisableBit, mjtGeom
 from .structs import struct_class
+from .timer import MjTimerStat  # noqa: F401  (d.timer's records)
 
 
 # ---- std::vector bindings (MjByteVec ... MjStringVec) -----------------------------------------
@@ -296,8 +297,11 @@ def mj_projectConstraint(m, d):
 
 def _install_efc_AR():
     from .data import MjData
+    from . import timer
     if not hasattr(MjData, "efc_AR"):
         MjData.efc_AR = property(_efc_AR, doc=_efc_AR.__doc__)
+    if not hasattr(MjData, "timer"):
+        timer.install(MjData)
 
 
 _install_efc_AR()
@@ -503,7 +507,7 @@ def mju_getXMLDependencies(filename):
     return out
 
 
-__all__ = ["MjByteVec", "MjCharVec", "MjDoubleVec", "MjFloatVec", "MjIntVec", "MjStringVec",
+__all__ = ["MjTimerStat", "MjByteVec", "MjCharVec", "MjDoubleVec", "MjFloatVec", "MjIntVec", "MjStringVec",
            "MjPreContact", "MjLogConfig", "MjLogMessage", "MjVfs", "MjStruct", "mj_getCache",
            "mj_getCacheCapacity", "mj_setCacheCapacity", "mj_getCacheSize", "mj_clearCache",
            "PLUGINS_DIR", "PLUGIN_HANDLES", "mj_loadTexture", "mj_embedAssets", "mj_projectConstraint", "mj_maxContact", "mj_resetDataDebug", "mju_raySkin", "mju_getXMLDependencies"]

@@ -421,3 +421,28 @@ def test_plugins_dir_loaded_at_import(tmp_path):
         assert len(handles) == 1 and registry.mjp_getPlugin("dir.p")[0] is not None
     finally:
         registry._table[:] = [p for p in registry._table if p.name != "dir.p"]
+
+
+# ---- d.timer (MjTimerStat) ---------------------------------------------------------------------
+def test_timers_count_calls_as_mujoco():
+    """The timers the engine keeps (engine/timer.py: step, forward, inverse calls) count as
+    mujoco's: mj_step(m, d, 3) adds 3 steps, mj_forward and mj_inverse one call each, with a
+    positive duration; the stage timers stay (0, 0) in the engine; mj_resetData clears."""
+    assert repr(engine.MjTimerStat()) == repr(mujoco.MjTimerStat())
+    xml = "<mujoco><worldbody><body><joint/><geom size='.1'/></body></worldbody></mujoco>"
+    got = []
+    for lib in (engine, mujoco):
+        m = lib.MjModel.from_xml_string(xml)
+        d = lib.MjData(m)
+        assert len(d.timer) == int(mujoco.mjtTimer.mjNTIMER)
+        lib.mj_step(m, d, 3)
+        lib.mj_inverse(m, d)
+        got.append([(t.number, t.duration > 0) for t in d.timer])
+        d.timer[0].number = 7
+        assert d.timer[0].number == 7 and isinstance(d.timer[0].duration, float)
+        lib.mj_resetData(m, d)
+        assert all(t.number == 0 and t.duration == 0 for t in d.timer)
+    step, inverse = int(mujoco.mjtTimer.mjTIMER_STEP), int(mujoco.mjtTimer.mjTIMER_INVERSE)
+    for k in (step, inverse):
+        assert got[0][k] == got[1][k] == ((3, True) if k == step else (1, True))
+    assert all(n == 0 for n, _ in got[0][3:])
