@@ -220,16 +220,23 @@ def mj_setCacheCapacity(cache, size):
     return size
 
 
-def mj_getCacheSize(cache):
-    """Bytes the cache's entries take now."""
-    _check_cache(cache, "mj_getCacheSize")
+def _cache_root(cache, fn):
+    """(cache module, its directory with pending writes flushed, or None when it is disabled
+    or absent)."""
+    _check_cache(cache, fn)
     c = _cache_module()
     root = c.cache_dir()
     if root is None or not os.path.isdir(root):
-        return 0
+        return c, None
     c.flush()
+    return c, root
+
+
+def mj_getCacheSize(cache):
+    """Bytes the cache's entries take now."""
+    c, root = _cache_root(cache, "mj_getCacheSize")
     total = 0
-    for f in c._entry_files(root):
+    for f in (c._entry_files(root) if root else ()):
         try:
             total += f.stat(follow_symlinks=False).st_size
         except OSError:
@@ -239,11 +246,8 @@ def mj_getCacheSize(cache):
 
 def mj_clearCache(cache):
     """Remove every entry of the cache."""
-    _check_cache(cache, "mj_clearCache")
-    c = _cache_module()
-    root = c.cache_dir()
-    if root is not None and os.path.isdir(root):
-        c.flush()
+    c, root = _cache_root(cache, "mj_clearCache")
+    if root:
         c.prune(root, 0)
 
 
