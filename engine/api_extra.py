@@ -511,7 +511,9 @@ def mju_getXMLDependencies(filename):
     return out
 
 
-__all__ = ["MjTimerStat", "MjByteVec", "MjCharVec", "MjDoubleVec", "MjFloatVec", "MjIntVec", "MjStringVec",
-           "MjPreContact", "MjLogConfig", "MjLogMessage", "MjVfs", "MjStruct", "mj_getCache",
-           "mj_getCacheCapacity", "mj_setCacheCapacity", "mj_getCacheSize", "mj_clearCache",
-           "PLUGINS_DIR", "PLUGIN_HANDLES", "mj_loadTexture", "mj_embedAssets", "mj_projectConstraint", "mj_maxContact", "mj_resetDataDebug", "mju_raySkin", "mju_getXMLDependencies"]
+__all__ = ["MjTimerStat", "MjByteVec", "MjCharVec", "MjDoubleVec", "MjFloatVec", "MjIntVec",
+           "MjStringVec", "MjPreContact", "MjLogConfig", "MjLogMessage", "MjVfs", "MjStruct",
+           "mj_getCache", "mj_getCacheCapacity", "mj_setCacheCapacity", "mj_getCacheSize",
+           "mj_clearCache", "PLUGINS_DIR", "PLUGIN_HANDLES", "mj_loadTexture", "mj_embedAssets",
+           "mj_projectConstraint", "mj_maxContact", "mj_resetDataDebug", "mju_raySkin",
+           "mju_getXMLDependencies"]

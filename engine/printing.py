@@ -31,9 +31,11 @@ _BLOCKS = (("nbody", "BODY", mjtObj.mjOBJ_BODY), ("njnt", "JOINT", mjtObj.mjOBJ_
            ("nhfield", "HFIELD", mjtObj.mjOBJ_HFIELD),
            ("ntex", "TEXTURE", mjtObj.mjOBJ_TEXTURE),
            ("nmat", "MATERIAL", mjtObj.mjOBJ_MATERIAL), ("npair", "PAIR", mjtObj.mjOBJ_PAIR),
-           ("nexclude", "EXCLUDE", mjtObj.mjOBJ_EXCLUDE), ("neq", "EQUALITY", mjtObj.mjOBJ_EQUALITY),
+           ("nexclude", "EXCLUDE", mjtObj.mjOBJ_EXCLUDE),
+           ("neq", "EQUALITY", mjtObj.mjOBJ_EQUALITY),
            ("ntendon", "TENDON", mjtObj.mjOBJ_TENDON), ("nu", "ACTUATOR", mjtObj.mjOBJ_ACTUATOR),
-           ("nsensor", "SENSOR", mjtObj.mjOBJ_SENSOR), ("nnumeric", "NUMERIC", mjtObj.mjOBJ_NUMERIC),
+           ("nsensor", "SENSOR", mjtObj.mjOBJ_SENSOR),
+           ("nnumeric", "NUMERIC", mjtObj.mjOBJ_NUMERIC),
            ("ntext", "TEXT", mjtObj.mjOBJ_TEXT), ("ntuple", "TUPLE", mjtObj.mjOBJ_TUPLE),
            ("nkey", "KEY", mjtObj.mjOBJ_KEY))
 

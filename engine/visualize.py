@@ -162,5 +162,5 @@ def mjv_defaultFigure(fig):
         setattr(fig, k, np.zeros(2, np.float32))
 
 
-__all__ = ["MjvCamera", "MjvOption", "MjvPerturb", "MjrRect", "MjvFigure", "mjv_defaultFigure", "mjv_defaultCamera",
-           "mjv_defaultOption", "mjv_defaultPerturb", "mjv_defaultFreeCamera"]
+__all__ = ["MjvCamera", "MjvOption", "MjvPerturb", "MjrRect", "MjvFigure", "mjv_defaultFigure",
+           "mjv_defaultCamera", "mjv_defaultOption", "mjv_defaultPerturb", "mjv_defaultFreeCamera"]
