@@ -99,6 +99,7 @@ def _close(x, y):
     return np.abs(x.astype(int) - y.astype(int)).max(-1) <= FRAME_TOL
 
 
+@pytest.mark.slow     # two subprocesses per environment; mujoco's EGL frames take 0.3-0.6 s
 @pytest.mark.parametrize("name", ENVS)
 def test_gymnasium_v5_rgb_array_follows_mujoco(name, tmp_path):
     """render_mode="rgb_array" with the engine as mujoco: frames like mujoco's EGL frames of
