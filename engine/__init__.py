@@ -24,10 +24,12 @@ from .errors import XMLError, CompileError  # noqa: E402,F401
 from .model import MjModel, MjOption, MjStatistic  # noqa: E402,F401
 from .visual import MjVisual  # noqa: E402,F401
 from .data import MjData, MjContact, MjSolverStat, MjWarningStat, mjNISLAND, mjNSOLVER  # noqa: E402,F401
-from .visualize import (MjvCamera, MjvOption, MjvPerturb, MjrRect, MjvScene, MjvFigure,  # noqa
-                        MjrContext, mjv_defaultCamera, mjv_defaultOption, mjv_defaultPerturb,
+from .visualize import (MjvCamera, MjvOption, MjvPerturb, MjrRect, MjvFigure,  # noqa
+                        mjv_defaultFigure, mjv_defaultCamera, mjv_defaultOption, mjv_defaultPerturb,
                         mjv_defaultFreeCamera)
 from .render import Renderer  # noqa: E402,F401
+from .render.gl import (GLContext, MjvScene, MjrContext, mjv_updateScene, mjr_setBuffer,  # noqa
+                        mjr_render, mjr_readPixels)
 from .messages import set_mju_user_warning, get_mju_user_warning, mju_warningText  # noqa: E402
 from .io import mj_resetData, mj_resetDataKeyframe, mj_saveLastXML  # noqa: E402,F401
 from .history import (mj_initCtrlHistory, mj_initSensorHistory, mj_readCtrl,  # noqa: E402,F401
@@ -76,6 +78,11 @@ from .derivative_fd import (mjd_transitionFD, mjd_inverseFD, mjd_subQuat,  # noq
 from .inverse import mj_invPosition, mj_invVelocity, mj_invConstraint  # noqa: E402,F401
 from .ray import mj_multiRay  # noqa: E402,F401
 from .errors import FatalError, UnexpectedError  # noqa: E402,F401
+from .api_extra import *  # noqa: E402,F401,F403  (vectors, logging, asset cache, support)
+from .printing import (mj_printModel, mj_printFormattedModel, mj_printData,  # noqa: E402,F401
+                       mj_printFormattedData)
+from .perturb import (mjv_initPerturb, mjv_movePerturb, mjv_applyPerturbPose,  # noqa: E402,F401
+                      mjv_applyPerturbForce)
 MjVisualHeadlight = MjVisual.Headlight
 MjVisualRgba = MjVisual.Rgba
 MJTNUM_BYTES = 8                    # mjtNum is float64

@@ -23,10 +23,12 @@ the callback can be called between them.
 from __future__ import annotations
 
 import math
+from time import perf_counter as _clock
 
 import numpy as np
 
 from . import argcheck
+from . import timer as _timer
 from . import callbacks
 from ._access import f1, f2, fs, i1, i2, is_, u1
 from ._jit import kernel
@@ -39,6 +41,7 @@ from .constraint import make_constraint, reference_constraint
 from .derivative import (add_outer_sparse, fluid_vel_derivative, lu_factor_sparse,
                          lu_solve_sparse, rne_vel_derivative, single_free_tree)
 from .errors import ArenaFullError, UnexpectedError
+from .enums import mjtTimer as _mjtTimer
 from . import island as _island
 from .island import island
 from .passive import apply_ft, passive
@@ -1142,14 +1145,20 @@ def mj_forwardSkip(m, d, skipstage=0, skipsensor=0):
     _forward(m, d, argcheck.integer(skipstage, "skipstage", "mj_forwardSkip"), skipsensor)
 
 
+_TIMER_STEP, _TIMER_FORWARD = int(_mjtTimer.mjTIMER_STEP), int(_mjtTimer.mjTIMER_FORWARD)
+
+
 def mj_forward(m, d):
-    """Forward dynamics: every stage from qpos, qvel, act, ctrl and the applied forces."""
+    """Forward dynamics: every stage from qpos, qvel, act, ctrl and the applied forces; the
+    call's duration goes to d.timer[mjTIMER_FORWARD]."""
+    t0 = _clock()
     try:    # argcheck.pair inlined: one identity test on the hot path
         if d._msig is not m._sig:
             argcheck.pair_slow(m, d, "mj_forward")
     except AttributeError:
         argcheck.pair_slow(m, d, "mj_forward")
     _forward(m, d, 0, 0)
+    _timer.add(d, _TIMER_FORWARD, _clock() - t0, 1)
 
 
 def mj_checkPos(m, d):
@@ -1206,7 +1215,14 @@ def mj_RungeKutta(m, d, N=4):
 
 
 def mj_step(m, d, nstep=1):
-    """Advance the simulation ``nstep`` times (checks, forward dynamics, integrator)."""
+    """Advance the simulation ``nstep`` times (checks, forward dynamics, integrator); the
+    call's duration and nstep go to d.timer[mjTIMER_STEP] (engine/timer.py)."""
+    t0 = _clock()
+    _mj_step(m, d, nstep)
+    _timer.add(d, _TIMER_STEP, _clock() - t0, int(nstep))
+
+
+def _mj_step(m, d, nstep=1):
     try:    # argcheck.pair inlined: one identity test on the hot path
         if d._msig is not m._sig:
             argcheck.pair_slow(m, d, "mj_step")

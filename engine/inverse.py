@@ -85,9 +85,14 @@ def mj_inverseSkip(m, d, skipstage=0, skipsensor=0):
 
 
 def mj_inverse(m, d):
-    """qfrc_inverse: the joint force that yields d.qacc at the current state."""
+    """qfrc_inverse: the joint force that yields d.qacc at the current state (the call's
+    duration goes to d.timer[mjTIMER_INVERSE])."""
+    from time import perf_counter
+    from . import timer
+    t0 = perf_counter()
     argcheck.pair(m, d, "mj_inverse")
     mj_inverseSkip(m, d, 0, 0)
+    timer.add(d, int(enums.mjtTimer.mjTIMER_INVERSE), perf_counter() - t0, 1)
 
 
 def mj_invPosition(m, d):

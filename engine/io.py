@@ -17,6 +17,8 @@ def mj_resetData(m, d):
     argcheck.pair(m, d, "mj_resetData")
     from .forward import OP_RESET, _run
     ninit, nslept = _run(m, d, OP_RESET)
+    from .timer import clear
+    clear(d)        # timers too, as mujoco's reset
     if m.nplugin:   # seed 002: plugin state cleared, each instance's reset
         from .plugin.pipeline import reset_data
         reset_data(m, d)

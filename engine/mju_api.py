@@ -514,9 +514,15 @@ def mju_writeNumBytes(nbytes):
 
 
 def mju_writeLog(type, msg):  # noqa: A002 (mujoco's argument name)
-    """Append "date time\\n<type>: <msg>" to MUJOCO_LOG.TXT in the working directory."""
+    """Append "date time\\n<type>: <msg>" to the log file (MjLogConfig.get().logfile,
+    MUJOCO_LOG.TXT by default, in the working directory) when the configuration logs to a
+    file."""
+    from .api_extra import log_config
+    cfg = log_config()
+    if not cfg.logto_file or not cfg.logfile:
+        return
     stamp = time.strftime("%a %b %d %H:%M:%S %Y")
-    with open(os.path.join(os.getcwd(), "MUJOCO_LOG.TXT"), "a") as f:
+    with open(os.path.join(os.getcwd(), cfg.logfile), "a") as f:
         f.write(f"{stamp}\n{type}: {msg}\n\n")
 
 

@@ -6,9 +6,9 @@ shown, which body a mouse perturbation holds. Programs create and keep them whet
 render (dm_control's wrapper subclasses them when it is imported), so they are built here with
 MuJoCo's fields and defaults, with the mjv_default* functions that reset them.
 
-The abstract scene (mjvScene, filled by mjv_updateScene), figures (mjvFigure) and the OpenGL
-context (mjrContext) belong to the renderer, which the engine does not build yet: those classes
-exist so that programs that only mention them import, and making one raises NotImplementedError.
+The abstract scene (mjvScene, filled by mjv_updateScene) and the rendering context (mjrContext)
+are the renderer's: engine/render/gl.py. Figures (mjvFigure) are not built: the class exists
+with mjv_defaultFigure's values; drawing figures is not built.
 """
 from __future__ import annotations
 
@@ -106,33 +106,61 @@ def mjv_defaultFreeCamera(m, cam):
     cam.orthographic = m.vis.global_.orthographic
 
 
-class _NotBuilt:
-    """A renderer structure the engine does not build yet: importable, not constructible."""
-
-    _WHAT = ""
-    _not_built = True   # bench/api_census.py counts it as missing
-
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError(
-            f"{type(self).__name__}: {self._WHAT} is not built in the engine yet (offscreen "
-            "rendering is planned with the ROS view; the physics runs without it)")
+mjMAXLINE, mjMAXLINEPNT = 100, 1001      # lines of a figure; points per line
 
 
-class MjvScene(_NotBuilt):
-    """MuJoCo's mjvScene (the abstract scene mjv_updateScene fills): not built yet."""
-    _WHAT = "the abstract visualization scene (mjv_updateScene)"
+def _halton(i, base):
+    """The i-th element of the van der Corput sequence in ``base`` (in [0, 1))."""
+    f, r = 1.0, 0.0
+    while i > 0:
+        f /= base
+        r += f * (i % base)
+        i //= base
+    return r
 
 
-class MjvFigure(_NotBuilt):
-    """MuJoCo's mjvFigure (2D plots drawn by the renderer): not built yet."""
-    _WHAT = "figure rendering (mjr_figure)"
+# the first lines' colours, then Halton colours in [0.1, 0.9] (well spread, reproducible)
+_LINE_RGB = [(1, .3, .3), (.1, 1, .1), (.3, .3, 1), (.1, 1, 1), (1, .2, 1), (1, 1, .1),
+             (1, .6, .2), (.6, .7, .4)]
 
 
-class MjrContext(_NotBuilt):
-    """MuJoCo's mjrContext (the OpenGL rendering context): not built yet."""
-    _WHAT = "OpenGL rendering (mjrContext)"
+class MjvFigure:
+    """A 2D figure (MuJoCo's mjvFigure): line data and how the renderer draws it.
+    ``MjvFigure()`` holds mjv_defaultFigure's values. Drawing a figure (mjr_figure) is not
+    built; the structure is data programs fill."""
+
+    def __init__(self):
+        mjv_defaultFigure(self)
 
 
-__all__ = ["MjvCamera", "MjvOption", "MjvPerturb", "MjrRect", "MjvScene", "MjvFigure",
-           "MjrContext", "mjv_defaultCamera", "mjv_defaultOption", "mjv_defaultPerturb",
-           "mjv_defaultFreeCamera"]
+def mjv_defaultFigure(fig):
+    """Set ``fig`` to the default figure: flags (legend, extend, tick labels on), colours, a
+    2x2 grid, ranges [0, 1], no data, each line's colour."""
+    fig.flg_legend, fig.flg_ticklabel, fig.flg_extend = 1, np.array([1, 1], np.int32), 1
+    fig.flg_barplot = fig.flg_selection = fig.flg_symmetric = 0
+    fig.linewidth, fig.gridwidth = 3.0, 1.0
+    fig.gridsize = np.array([2, 2], np.int32)
+    fig.gridrgb = np.full(3, 0.4, np.float32)
+    fig.figurergba = np.array([0, 0, 0, 1], np.float32)
+    fig.panergba = np.array([0, 0, 0, 1], np.float32)
+    fig.legendrgba = np.array([0, 0, 0, 0.3], np.float32)
+    fig.textrgb = np.ones(3, np.float32)
+    fig.range = np.array([[0, 1], [0, 1]], np.float32)
+    fig.xformat, fig.yformat, fig.minwidth = "%.0f", "%.2g", "XXX"
+    fig.title = fig.xlabel = ""
+    fig.legendoffset, fig.subplot, fig.highlightid, fig.selection = 0, 0, -1, 0.0
+    fig.highlight = np.zeros(2, np.int32)
+    fig.linename = np.zeros(mjMAXLINE, "S100")
+    fig.linepnt = np.zeros(mjMAXLINE, np.int32)
+    fig.linedata = np.zeros((mjMAXLINE, 2 * mjMAXLINEPNT), np.float32)
+    rgb = [_LINE_RGB[i] if i < len(_LINE_RGB) else
+           tuple(0.1 + 0.8 * _halton(i, b) for b in (2, 3, 5)) for i in range(mjMAXLINE)]
+    fig.linergb = np.array(rgb, np.float32)
+    for k in ("xaxispixel", "yaxispixel"):
+        setattr(fig, k, np.zeros(2, np.int32))
+    for k in ("xaxisdata", "yaxisdata"):
+        setattr(fig, k, np.zeros(2, np.float32))
+
+
+__all__ = ["MjvCamera", "MjvOption", "MjvPerturb", "MjrRect", "MjvFigure", "mjv_defaultFigure",
+           "mjv_defaultCamera", "mjv_defaultOption", "mjv_defaultPerturb", "mjv_defaultFreeCamera"]

@@ -444,12 +444,14 @@ def shade(zbuf, gbuf, fbuf, shape, shape_vertadr, shape_vert, shape_face, corner
                 if tex >= 0 and gt == _PLANE and mip_n[tex] > 0:
                     # texture coordinates on a plane: per unit length when texuniform,
                     # otherwise over the plane's extent (seed 000 "material"); MuJoCo's
-                    # images repeat a uniform texture texrepeat / 2 times per metre (measured
-                    # against mujoco.Renderer), hence the half
-                    su, sv = 0.5 * q[0], 0.5 * q[1]
+                    # images repeat a uniform texture texrepeat / 2 times per metre, start
+                    # the image at the plane's centre with its first row toward +y (so t
+                    # grows toward -y), as measured against mujoco's renderer with a 2x2
+                    # four-colour image (test_render.py)
+                    su, sv = 0.5 * (q[0] + 1.0), 0.5 * (1.0 - q[1])
                     if not mat_texuniform[mat] and item_size[g, 0] > 0.0:
                         su = 0.5 * (q[0] / item_size[g, 0] + 1.0)
-                        sv = 0.5 * (q[1] / item_size[g, 1] + 1.0)
+                        sv = 0.5 * (1.0 - q[1] / item_size[g, 1])
                     # the pixel's width on the plane (m), stretched at grazing angles, in
                     # level-0 texels: which mip level to read
                     cosv = abs(n[0] * vdir[0] + n[1] * vdir[1] + n[2] * vdir[2])

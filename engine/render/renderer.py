@@ -101,6 +101,7 @@ the clause:
                                          np.cos(np.radians(self._light_cutoff)), -2.0)
         self._cam_pos = np.zeros(3)
         self._cam_mat = np.eye(3).reshape(9).copy()
+        self._camid = -1
         self._intrinsics = intrinsics(model, -1, w, h)
         self._ortho = False
         self._have_scene = False
@@ -184,6 +185,7 @@ the clause:
         self._geo = self._geometry_for(scene_option or self._scene_option)
         self._cam_pos[:] = pos
         self._cam_mat[:] = mat
+        self._camid = camid
         self._intrinsics = intrinsics(m, camid, self._width, self._height, self._ortho)
         self._geo.gather(data, self._xpos, self._xmat)
         # the headlight: directional along the camera's axis (seed 000 "visual/headlight")
@@ -197,6 +199,18 @@ the clause:
             self._light_xpos[1:] = data.light_xpos
             self._light_xdir[1:] = data.light_xdir
         self._have_scene = True
+
+    def _resize(self, height: int, width: int) -> None:
+        """Draw the next frames at width x height pixels (engine.render.gl's mjr_render draws
+        one scene into viewports of any size; the scene taken by update_scene is kept)."""
+        h, w = int(height), int(width)
+        if (h, w) == (self._height, self._width):
+            return
+        self._height, self._width = h, w
+        self._zbuf = np.empty((h, w))
+        self._gbuf = np.empty((h, w), np.int32)
+        self._fbuf = np.zeros((h, w), np.int32)
+        self._intrinsics = intrinsics(self._model, self._camid, w, h, self._ortho)
 
     # -- rendering ---------------------------------------------------------------------------
 

@@ -71,11 +71,22 @@ def test_default_functions():
     assert repr(r) == repr(mujoco.MjrRect(1, 2, 3, 4))
 
 
-@pytest.mark.parametrize("cls", ["MjvScene", "MjvFigure", "MjrContext"])
-def test_renderer_structures_not_built(cls):
-    """Importable (dm_control subclasses them), not constructible: the renderer is not built."""
-    with pytest.raises(NotImplementedError, match=cls):
-        getattr(engine, cls)()
+def test_default_figure_as_mujoco():
+    """MjvFigure() and mjv_defaultFigure: every field as mujoco's."""
+    ours, theirs = engine.MjvFigure(), mujoco.MjvFigure()
+    theirs.linergb[0] = 0
+    engine.mjv_defaultFigure(ours)
+    mujoco.mjv_defaultFigure(theirs)
+    names = [k for k in dir(theirs) if not k.startswith("_")]
+    for k in names:
+        a, b = getattr(ours, k), getattr(theirs, k)
+        if isinstance(b, str):
+            assert a == b, k
+        else:
+            assert np.allclose(np.asarray(a, float) if np.asarray(b).dtype.kind != "S" else 0,
+                               np.asarray(b, float) if np.asarray(b).dtype.kind != "S" else 0,
+                               atol=1e-6), k
+            assert np.asarray(a).shape == np.asarray(b).shape, k
 
 
 def test_warning_texts_and_handler():
