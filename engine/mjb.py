@@ -16,9 +16,11 @@ field table (include/mujoco/mjxmacro.h of 4.0.0):
   ``i`` int32, ``f`` float32, ``b`` uint8 (mjtByte / mjtBool), ``c`` char, ``z`` int64.
 
 Loading keeps the arrays this engine has (engine._layout.MODEL_FIELDS; every one of them is in
-the file) and the names. Saving needs all 489 arrays: the ones this engine does not build
-(bounding-volume hierarchies, mesh normals, the name hash table, flex/skin/plugin data ...)
-make mj_saveModel raise NotImplementedError naming them, unless their size is zero.
+the file) and the names. Saving needs all 489 arrays: those of the arena, those the compiler
+keeps beside it (the bounding-volume hierarchies, engine/compiler/bvh.py; the name hash table,
+engine/names.py; plugin fields); the ones this engine does not build yet (mesh normals and
+texture coordinates, file paths, sparse body/tendon structures, flex/skin data ...) make
+mj_saveModel raise NotImplementedError naming them, unless their size is zero.
 """
 from __future__ import annotations
 
@@ -333,6 +335,9 @@ def save(m):
         sizes.update({k: int(getattr(m, k)) for k in MODEL_SIZES if k in sizes})
         sizes["nactuator"] = sizes["nout"] = m.nu   # one output per actuator
         sizes["narena"] = int(m.__dict__.get("narena") or 0)
+        # sizes of the arrays the compiler keeps beside the arena (BVHs, names_map, ...)
+        sizes.update({k: int(m.__dict__[k]) for k in SIZES
+                      if k not in MODEL_SIZES and k in m.__dict__})
         others = {}
     missing = []
     parts = [np.array(_HEADER, np.int32).tobytes(),
@@ -356,6 +361,8 @@ def save(m):
             a = np.asarray(getattr(m, name))
         elif name in others:
             a = others[name]
+        elif name in m.__dict__:            # built by the compiler beside the arena
+            a = m.__dict__[name]
         elif n == 0:
             continue
         else:
@@ -368,9 +375,8 @@ def save(m):
     if missing:
         raise NotImplementedError(
             "mj_saveModel of a model compiled by this engine: mujoco's file needs arrays the "
-            f"engine does not build: {', '.join(missing[:12])}"
-            f"{' ...' if len(missing) > 12 else ''} (a model loaded from an MJB file can be "
-            "saved)")
+            f"engine does not build: {', '.join(missing)} (a model loaded from an MJB file "
+            "can be saved)")
     return b"".join(parts)
 
 

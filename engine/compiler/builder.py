@@ -17,12 +17,13 @@ from .. import enums
 from ..enums import mjtObj, mjtSleepPolicy
 from ..errors import CompileError
 from ..model import MjModel
+from ..names import make_names_map
 from ..visual import apply_xml
 from ..xml import schema as S
 from .frames import IDENT, Orienter, compose, frame_pose, fromto_pose, quat2mat, quat_mul
 from . import inertia as inertia_mod
 from ._err import err
-from . import plugins
+from . import bvh, plugins
 from .assets import AssetPhases
 from .fluid import geom_fluid_coefficients
 
@@ -129,6 +130,9 @@ class Compiler(AssetPhases):
         m = MjModel(self.sz, self.v, self.names, modelname=self.spec.modelname)
         m.__dict__["narena"] = self.memory
         plugins.attach(self, m)
+        bvh.attach(self, m)
+        m.__dict__["names_map"] = make_names_map(m)
+        m.__dict__["nnames_map"] = len(m.names_map)
         apply_xml(m.vis, self.spec.visual)
         from .setconst import set_const
         set_const(m, self)
