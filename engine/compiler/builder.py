@@ -23,7 +23,7 @@ from ..xml import schema as S
 from .frames import IDENT, Orienter, compose, frame_pose, fromto_pose, quat2mat, quat_mul
 from . import inertia as inertia_mod
 from ._err import err
-from . import bvh, plugins
+from . import bvh, plugins, saved
 from .assets import AssetPhases
 from .fluid import geom_fluid_coefficients
 
@@ -131,6 +131,7 @@ class Compiler(AssetPhases):
         m.__dict__["narena"] = self.memory
         plugins.attach(self, m)
         bvh.attach(self, m)
+        saved.attach(self, m)
         m.__dict__["names_map"] = make_names_map(m)
         m.__dict__["nnames_map"] = len(m.names_map)
         apply_xml(m.vis, self.spec.visual)

@@ -1,7 +1,8 @@
 """The arrays the compiler builds for mujoco's binary format beside the arena, against mujoco
 4.0.0 compiling the same file: the bounding-volume hierarchies (engine/compiler/bvh.py:
 bvh_depth, bvh_child, bvh_nodeid, bvh_aabb, body_bvhadr/num, mesh_bvhadr/num, nbvh) and the
-name hash table (engine/names.py: names_map), over the compiler conformance corpus.
+name hash table (engine/names.py: names_map) and the other arrays only saving reads
+(engine/compiler/saved.py), over the compiler conformance corpus.
 Integers exact, reals to 1e-12 (relative and absolute)."""
 import numpy as np
 import pytest
@@ -14,6 +15,11 @@ from engine.names import _hash
 
 BVH = ("nbvh", "nbvhstatic", "nbvhdynamic", "body_bvhadr", "body_bvhnum", "mesh_bvhadr",
        "mesh_bvhnum", "bvh_depth", "bvh_child", "bvh_nodeid", "bvh_aabb")
+SAVED = ("nB", "B_rownnz", "B_rowadr", "B_colind", "jnt_actuatorid", "tendon_actuatorid",
+         "jnt_plasticadr", "tendon_plasticadr", "geom_castshadow", "geom_adhesion",
+         "pair_adhesion", "actuator_outnum", "actuator_outadr", "actuator_history",
+         "sensor_history", "npaths", "paths", "mesh_pathadr", "hfield_pathadr", "tex_pathadr",
+         "tex_contenttypeadr")
 FAST = {"own/convex_pairs.xml", "own/hfield_scene.xml", "mujoco/humanoid/humanoid.xml",
         "dm_control/manipulator", "own/attach_prefix.xml", "mujoco/cube/cube_3x3x3.xml",
         "own/wrap_sidesite.xml"}
@@ -37,6 +43,9 @@ def _marks(n):
 
 def _compare(m, mm, fields):
     for f in fields:
+        if isinstance(getattr(mm, f), bytes):
+            assert getattr(m, f) == getattr(mm, f), f"mismatch: {f}"
+            continue
         y = np.asarray(getattr(mm, f))
         x = np.asarray(getattr(m, f))
         assert x.size == y.size, f"mismatch: {f} size {x.size} vs {y.size}"
@@ -58,6 +67,30 @@ def test_bvh_and_names_map_as_mujoco(path):
         pytest.skip(f"mujoco rejects this model: {str(e)[:80]}")
     m = engine.MjModel.from_xml_path(str(path))
     _compare(m, mm, BVH + ("nnames_map", "names_map"))
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, marks=() if n in FAST else pytest.mark.slow)
+                                  for n, p in corpus()], ids=[n for n, _ in corpus()])
+def test_saved_fields_as_mujoco(path):
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    try:
+        mm = mujoco.MjModel.from_xml_path(str(path))
+    except Exception as e:
+        pytest.skip(f"mujoco rejects this model: {str(e)[:80]}")
+    _compare(engine.MjModel.from_xml_path(str(path)), mm, SAVED)
+
+
+def test_actuator_damping_owner():
+    """jnt_actuatorid / tendon_actuatorid name the actuator adding damping or armature."""
+    xml = """<mujoco><worldbody><body><joint name="a"/><geom size=".1"/>
+      <body><joint name="b"/><geom size=".1"/></body></body></worldbody>
+      <tendon><fixed name="t"><joint joint="a" coef="1"/></fixed></tendon>
+      <actuator><motor joint="a"/><position joint="b" kp="1" damping="2"/>
+        <motor joint="a" armature=".1"/><motor tendon="t" damping="1"/></actuator></mujoco>"""
+    m, mm = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+    _compare(m, mm, SAVED)
+    assert list(m.jnt_actuatorid) == [2, 1] and list(m.tendon_actuatorid) == [3]
 
 
 def test_names_map_non_ascii_and_collisions():
@@ -93,3 +126,18 @@ def test_mesh_bvh_small_model():
     mm = mujoco.MjModel.from_xml_path(str(TEST_MODELS / "convex_pairs.xml"))
     _compare(m, mm, BVH)
     assert m.nmesh and (m.mesh_bvhnum == 2 * m.mesh_facenum - 1).all()
+
+
+def test_bvh_built_on_first_use_and_survives_copies():
+    """The trees are built on first use (the compile does not pay for them); a copy or a
+    pickle made before that builds the same trees."""
+    import copy
+    import pickle
+    m = engine.MjModel.from_xml_path(str(TEST_MODELS / "convex_pairs.xml"))
+    assert "bvh_aabb" not in m.__dict__ and m.nbvh > 0
+    m2, m3 = copy.deepcopy(m), pickle.loads(pickle.dumps(m))
+    for f in BVH[3:]:
+        np.testing.assert_array_equal(getattr(m2, f), getattr(m, f), err_msg=f)
+        np.testing.assert_array_equal(getattr(m3, f), getattr(m, f), err_msg=f)
+    with pytest.raises(AttributeError, match="no attribute 'not_a_field'"):
+        m.not_a_field
