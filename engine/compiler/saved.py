@@ -16,7 +16,14 @@ format (engine/mjb.py, mj_saveModel; seed 004 "saving models"), as mujoco 4.0.0 
   sensor_historyadr are -1 throughout);
 - paths (npaths), mesh_pathadr, hfield_pathadr, tex_pathadr: the resolved file name of each
   mesh, height field and texture read from a file, NUL-terminated, in that order (-1: none;
-  a model without files has the single empty string); tex_contenttypeadr -1.
+  a model without files has the single empty string); tex_contenttypeadr -1;
+- light_texid (the light's texture, -1: none), light_bulbradius, light_intensity, light_range
+  (float32, from <light>); cam_output (mjtCamOutBit flags of <camera output>, rgb by default);
+  site_dataid -1 (no mesh sites here); mesh_octadr -1 and mesh_octnum 0 (no octrees: noct 0);
+- tendon_type (mjtTendon: fixed when its path starts with a joint) and the tendon Jacobian's
+  sparsity ten_J_rownnz, ten_J_rowadr, ten_J_colind (nJten): the dofs a tendon's length can
+  depend on, increasing: its joints' dofs (fixed), the dofs of the bodies of its sites and
+  geoms and of their ancestors (spatial).
 
 They are kept beside the arena (as the plugin fields), read by mj_saveModel only.
 """
@@ -24,7 +31,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..enums import mjtTrn
+from ..enums import mjtCamOutBit, mjtTrn
+
+# <camera output> keywords (seed 000, camera)
+_CAMOUT = {"rgb": mjtCamOutBit.mjCAMOUT_RGB, "depth": mjtCamOutBit.mjCAMOUT_DEPTH,
+           "distance": mjtCamOutBit.mjCAMOUT_DIST, "normal": mjtCamOutBit.mjCAMOUT_NORMAL,
+           "segmentation": mjtCamOutBit.mjCAMOUT_SEG}
 
 
 def body_dof_sparsity(parent, dofadr, dofnum, nv):
@@ -82,10 +94,66 @@ def _paths(c, m):
     return out
 
 
+def _lights_cameras(c, m):
+    out = {}
+    tex = getattr(c, "tex_id", {})
+    lights = [el.attrs for el in c.lights]
+    out["light_texid"] = np.asarray([tex.get(a.get("texture"), -1) for a in lights], np.int32)
+    for field, attr in (("light_bulbradius", "bulbradius"), ("light_intensity", "intensity"),
+                        ("light_range", "range")):
+        out[field] = np.asarray([a[attr] for a in lights], np.float32)
+    outs = []
+    for el in c.cams:
+        words = (el.attrs.get("output") or "rgb").split()
+        outs.append(sum(int(_CAMOUT.get(w, 0)) for w in dict.fromkeys(words)))
+    out["cam_output"] = np.asarray(outs, np.int32)
+    out["site_dataid"] = np.full(m.nsite, -1, np.int32)
+    out["mesh_octadr"] = np.full(m.nmesh, -1, np.int32)
+    out["mesh_octnum"] = np.zeros(m.nmesh, np.int32)
+    return out
+
+
+def _tendons(m):
+    from ..enums import mjtTendon, mjtWrap
+    nt = int(m.ntendon)
+    types, rows = [], []
+    wtype, wobj = np.asarray(m.wrap_type), np.asarray(m.wrap_objid)
+    for t in range(nt):
+        adr, num = int(m.tendon_adr[t]), int(m.tendon_num[t])
+        fixed = num > 0 and int(wtype[adr]) == int(mjtWrap.mjWRAP_JOINT)
+        types.append(int(mjtTendon.mjTENDON_FIXED if fixed else mjtTendon.mjTENDON_SPATIAL))
+        dofs = set()
+        for w in range(adr, adr + num):
+            k, obj = int(wtype[w]), int(wobj[w])
+            if k == int(mjtWrap.mjWRAP_JOINT):
+                j = obj
+                n = {0: 6, 1: 3}.get(int(m.jnt_type[j]), 1)
+                dofs.update(range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + n))
+                continue
+            if k == int(mjtWrap.mjWRAP_SITE):
+                b = int(m.site_bodyid[obj])
+            elif k in (int(mjtWrap.mjWRAP_SPHERE), int(mjtWrap.mjWRAP_CYLINDER)):
+                b = int(m.geom_bodyid[obj])
+            else:
+                continue                      # pulleys: no object
+            while b > 0:
+                dofs.update(range(int(m.body_dofadr[b]),
+                                  int(m.body_dofadr[b]) + int(m.body_dofnum[b])))
+                b = int(m.body_parentid[b])
+        rows.append(sorted(dofs))
+    nnz = np.array([len(r) for r in rows], np.int32)
+    return {"tendon_type": np.asarray(types, np.int32), "ten_J_rownnz": nnz,
+            "ten_J_rowadr": (np.cumsum(nnz) - nnz).astype(np.int32),
+            "ten_J_colind": np.array([c for r in rows for c in r], np.int32),
+            "nJten": int(nnz.sum())}
+
+
 def attach(c, m):
     """Put the arrays of the module docstring on the compiled model ``m``."""
     d = m.__dict__
     d.update(_paths(c, m))
+    d.update(_lights_cameras(c, m))
+    d.update(_tendons(m))
     nnz, adr, col = body_dof_sparsity(np.asarray(m.body_parentid), np.asarray(m.body_dofadr),
                                       np.asarray(m.body_dofnum), int(m.nv))
     d.update(B_rownnz=nnz, B_rowadr=adr, B_colind=col, nB=len(col))

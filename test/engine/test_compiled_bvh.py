@@ -19,7 +19,9 @@ SAVED = ("nB", "B_rownnz", "B_rowadr", "B_colind", "jnt_actuatorid", "tendon_act
          "jnt_plasticadr", "tendon_plasticadr", "geom_castshadow", "geom_adhesion",
          "pair_adhesion", "actuator_outnum", "actuator_outadr", "actuator_history",
          "sensor_history", "npaths", "paths", "mesh_pathadr", "hfield_pathadr", "tex_pathadr",
-         "tex_contenttypeadr")
+         "tex_contenttypeadr", "light_texid", "light_bulbradius", "light_intensity", "light_range",
+         "cam_output", "site_dataid", "mesh_octadr", "mesh_octnum", "tendon_type", "ten_J_rownnz",
+         "ten_J_rowadr", "ten_J_colind", "nJten")
 FAST = {"own/convex_pairs.xml", "own/hfield_scene.xml", "mujoco/humanoid/humanoid.xml",
         "dm_control/manipulator", "own/attach_prefix.xml", "mujoco/cube/cube_3x3x3.xml",
         "own/wrap_sidesite.xml"}
@@ -141,3 +143,18 @@ def test_bvh_built_on_first_use_and_survives_copies():
         np.testing.assert_array_equal(getattr(m3, f), getattr(m, f), err_msg=f)
     with pytest.raises(AttributeError, match="no attribute 'not_a_field'"):
         m.not_a_field
+
+
+def test_lights_cameras_tendons():
+    """Image light textures, light intensities, camera outputs, fixed and spatial tendons."""
+    xml = """<mujoco><asset><texture name="t" type="2d" builtin="checker" width="8" height="8"/>
+      </asset><worldbody><light/><light texture="t" type="image" intensity="3" range="4"
+      bulbradius=".1"/><camera/><camera output="depth rgb"/>
+      <body><joint name="a"/><geom size=".1"/><site name="s0"/>
+        <body pos="0 0 1"><joint name="b" type="ball"/><geom size=".1"/><site name="s1"/></body>
+      </body></worldbody>
+      <tendon><fixed><joint joint="a" coef="1"/></fixed>
+        <spatial><site site="s0"/><site site="s1"/></spatial></tendon></mujoco>"""
+    m, mm = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+    _compare(m, mm, SAVED)
+    assert list(m.cam_output) == [1, 3] and list(m.ten_J_rownnz) == [1, 4]
