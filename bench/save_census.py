@@ -31,6 +31,22 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "test"), str(ROOT / "test" / "engine"), str(ROOT / "bench")]
 
 
+def _compile_both(path):
+    """(mujoco's model, the engine's model), or the census result when either fails."""
+    import mujoco
+
+    import engine
+    try:
+        theirs = mujoco.MjModel.from_xml_path(path)
+    except Exception:
+        return ("not a model", "")
+    try:
+        ours = engine.MjModel.from_xml_path(path)
+    except Exception as e:
+        return ("engine does not compile", f"{type(e).__name__}: {str(e)[:100]}")
+    return theirs, ours
+
+
 def run_one(path):
     import mujoco
 
@@ -39,14 +55,10 @@ def run_one(path):
     from engine.compiler import parse_file
     from engine.xml.writer import spec_to_xml
     from test_save_xml import mujoco_mismatches
-    try:
-        theirs = mujoco.MjModel.from_xml_path(path)
-    except Exception:
-        return "not a model", ""
-    try:
-        ours = engine.MjModel.from_xml_path(path)
-    except Exception as e:
-        return "engine does not compile", f"{type(e).__name__}: {str(e)[:100]}"
+    got = _compile_both(path)
+    if isinstance(got[0], str):
+        return got
+    theirs, ours = got
     try:
         text = spec_to_xml(parse_file(path))
     except Exception as e:
@@ -75,14 +87,10 @@ def run_mjb(path):
     import numpy as np
 
     import engine
-    try:
-        theirs = mujoco.MjModel.from_xml_path(path)
-    except Exception:
-        return "not a model", ""
-    try:
-        ours = engine.MjModel.from_xml_path(path)
-    except Exception as e:
-        return "engine does not compile", f"{type(e).__name__}: {str(e)[:100]}"
+    got = _compile_both(path)
+    if isinstance(got[0], str):
+        return got
+    theirs, ours = got
     try:
         data = engine.mjb.save(ours)
     except NotImplementedError as e:
