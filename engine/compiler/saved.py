@@ -23,7 +23,11 @@ format (engine/mjb.py, mj_saveModel; seed 004 "saving models"), as mujoco 4.0.0 
 - tendon_type (mjtTendon: fixed when its path starts with a joint) and the tendon Jacobian's
   sparsity ten_J_rownnz, ten_J_rowadr, ten_J_colind (nJten): the dofs a tendon's length can
   depend on, increasing: its joints' dofs (fixed), the dofs of the bodies of its sites and
-  geoms and of their ancestors (spatial).
+  geoms and of their ancestors (spatial);
+- actuator_ctrlspec (mjtCtrlInput flags, "input signature"): set by the actuator's element
+  (measured): position 1 (mjINPUT_POS), velocity and intvelocity 2 (mjINPUT_VEL), cylinder 32
+  (mjINPUT_PRESSURE), 0 (the type default) for general, motor, damper, muscle and adhesion;
+  an element not in this table leaves the field unbuilt (mj_saveModel names it).
 
 They are kept beside the arena (as the plugin fields), read by mj_saveModel only.
 """
@@ -32,6 +36,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..enums import mjtCamOutBit, mjtTrn
+
+# actuator element -> actuator_ctrlspec (mjtCtrlInput of mujoco 4.0.0's mjtype.h)
+_CTRLSPEC = {"position": 1, "velocity": 2, "intvelocity": 2, "cylinder": 32, "general": 0,
+             "motor": 0, "damper": 0, "muscle": 0, "adhesion": 0}
 
 # <camera output> keywords (seed 000, camera)
 _CAMOUT = {"rgb": mjtCamOutBit.mjCAMOUT_RGB, "depth": mjtCamOutBit.mjCAMOUT_DEPTH,
@@ -154,6 +162,9 @@ def attach(c, m):
     d.update(_paths(c, m))
     d.update(_lights_cameras(c, m))
     d.update(_tendons(m))
+    tags = [el.tag for el in c.spec.actuators]
+    if len(tags) == m.nu and all(t in _CTRLSPEC for t in tags):
+        d["actuator_ctrlspec"] = np.asarray([_CTRLSPEC[t] for t in tags], np.int32)
     nnz, adr, col = body_dof_sparsity(np.asarray(m.body_parentid), np.asarray(m.body_dofadr),
                                       np.asarray(m.body_dofnum), int(m.nv))
     d.update(B_rownnz=nnz, B_rowadr=adr, B_colind=col, nB=len(col))

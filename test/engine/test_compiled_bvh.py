@@ -21,7 +21,7 @@ SAVED = ("nB", "B_rownnz", "B_rowadr", "B_colind", "jnt_actuatorid", "tendon_act
          "sensor_history", "npaths", "paths", "mesh_pathadr", "hfield_pathadr", "tex_pathadr",
          "tex_contenttypeadr", "light_texid", "light_bulbradius", "light_intensity", "light_range",
          "cam_output", "site_dataid", "mesh_octadr", "mesh_octnum", "tendon_type", "ten_J_rownnz",
-         "ten_J_rowadr", "ten_J_colind", "nJten")
+         "ten_J_rowadr", "ten_J_colind", "nJten", "actuator_ctrlspec")
 FAST = {"own/convex_pairs.xml", "own/hfield_scene.xml", "mujoco/humanoid/humanoid.xml",
         "dm_control/manipulator", "own/attach_prefix.xml", "mujoco/cube/cube_3x3x3.xml",
         "own/wrap_sidesite.xml"}

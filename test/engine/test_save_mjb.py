@@ -91,13 +91,14 @@ def test_buffer_and_errors(tmp_path):
     (tmp_path / "bad.mjb").write_bytes(b"\x00" * 40)
     with pytest.raises(ValueError, match="not a MuJoCo binary model"):
         engine.MjModel.from_binary_path(str(tmp_path / "bad.mjb"))
-    compiled = engine.MjModel.from_xml_path(str(TEST_MODELS / "actuators.xml"))
-    with pytest.raises(NotImplementedError, match="actuator_ctrlspec") as e:
+    compiled = engine.MjModel.from_xml_path(str(TEST_MODELS / "convex_pairs.xml"))
+    with pytest.raises(NotImplementedError, match="mesh_normal") as e:
         engine.mj_saveModel(compiled, str(tmp_path / "x.mjb"))
     assert "bvh" not in str(e.value) and "names_map" not in str(e.value)   # built now
 
 
-ENGINE_SAVES = ["constraint_contact.xml", "collision_filter.xml", "fluid.xml", "hfield_inline.xml"]
+ENGINE_SAVES = ["constraint_contact.xml", "collision_filter.xml", "fluid.xml", "hfield_inline.xml",
+                "actuators.xml", "sensors.xml", "tendon_trees.xml"]
 
 
 @pytest.mark.parametrize("name", ENGINE_SAVES)
