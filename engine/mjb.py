@@ -16,9 +16,11 @@ field table (include/mujoco/mjxmacro.h of 4.0.0):
   ``i`` int32, ``f`` float32, ``b`` uint8 (mjtByte / mjtBool), ``c`` char, ``z`` int64.
 
 Loading keeps the arrays this engine has (engine._layout.MODEL_FIELDS; every one of them is in
-the file) and the names. Saving needs all 489 arrays: the ones this engine does not build
-(bounding-volume hierarchies, mesh normals, the name hash table, flex/skin/plugin data ...)
-make mj_saveModel raise NotImplementedError naming them, unless their size is zero.
+the file) and the names. Saving needs all 489 arrays: those of the arena, those the compiler
+keeps beside it (the bounding-volume hierarchies, engine/compiler/bvh.py; the name hash table,
+engine/names.py; plugin fields); the ones this engine does not build yet (mesh normals and
+texture coordinates, file paths, sparse body/tendon structures, flex/skin data ...) make
+mj_saveModel raise NotImplementedError naming them, unless their size is zero.
 """
 from __future__ import annotations
 
@@ -316,11 +318,26 @@ def load_file(path):
 
 
 # ---- saving -------------------------------------------------------------------------------------
+def buffer_bytes(sizes):
+    """mjModel.nbuffer for ``sizes``: the arrays laid out one after another, each non-empty one
+    starting on a 64-byte boundary, plus 63 bytes to align the buffer itself (measured on
+    mujoco 4.0.0's files; its loader rejects a file whose nbuffer differs)."""
+    off = 0
+    for _, t, rows, cols in ARRAYS:
+        n = _dim(rows, sizes) * _dim(cols, sizes) * np.dtype(_DT[t]).itemsize
+        if n:
+            off = (off + 63) // 64 * 64 + n
+    return off + 63
+
+
 def save(m):
     """The MJB bytes of engine model ``m``. A model loaded from an MJB file keeps the arrays this
     engine does not build and writes them back; any other model needs them all to be empty,
     else NotImplementedError names them."""
     extra = m.__dict__.get("_mjb_extra")
+    if "_bvh_source" in m.__dict__:
+        from .compiler import bvh
+        bvh.build_into(m)
     if extra is not None:
         sizes = dict(extra[0])
         for k in MODEL_SIZES:
@@ -332,7 +349,15 @@ def save(m):
         sizes = {k: 0 for k in SIZES}
         sizes.update({k: int(getattr(m, k)) for k in MODEL_SIZES if k in sizes})
         sizes["nactuator"] = sizes["nout"] = m.nu   # one output per actuator
-        sizes["narena"] = int(m.__dict__.get("narena") or 0)
+        # <size memory>, else the budget this engine's MjData uses (mujoco's compiler guesses
+        # its own, 13-16 MiB on the corpus; the loader takes any)
+        from .data import DEFAULT_MEMORY
+        memory = int(m.__dict__.get("narena") or -1)
+        sizes["narena"] = memory if memory > 0 else DEFAULT_MEMORY
+        # sizes of the arrays the compiler keeps beside the arena (BVHs, names_map, ...)
+        sizes.update({k: int(m.__dict__[k]) for k in SIZES
+                      if k not in MODEL_SIZES and k in m.__dict__ and k != "narena"})
+        sizes["nbuffer"] = buffer_bytes(sizes)
         others = {}
     missing = []
     parts = [np.array(_HEADER, np.int32).tobytes(),
@@ -356,11 +381,15 @@ def save(m):
             a = np.asarray(getattr(m, name))
         elif name in others:
             a = others[name]
+        elif name in m.__dict__:            # built by the compiler beside the arena
+            a = m.__dict__[name]
         elif n == 0:
             continue
         else:
             missing.append(name)
             continue
+        if isinstance(a, bytes):                # paths
+            a = np.frombuffer(a, np.uint8)
         a = np.ascontiguousarray(a, dt).reshape(-1)
         if a.size != n:
             raise AssertionError(f"MJB: {name} holds {a.size} values, the sizes say {n}")
@@ -368,9 +397,8 @@ def save(m):
     if missing:
         raise NotImplementedError(
             "mj_saveModel of a model compiled by this engine: mujoco's file needs arrays the "
-            f"engine does not build: {', '.join(missing[:12])}"
-            f"{' ...' if len(missing) > 12 else ''} (a model loaded from an MJB file can be "
-            "saved)")
+            f"engine does not build: {', '.join(missing)} (a model loaded from an MJB file "
+            "can be saved)")
     return b"".join(parts)
 
 

@@ -181,8 +181,21 @@ class _Named:
         return f"<{self._kind} {self.id} '{self.name}'>"
 
 
+_LAZY_BVH = frozenset(("bvh_aabb", "bvh_child", "bvh_depth", "bvh_nodeid", "body_bvhadr",
+                       "body_bvhnum", "mesh_bvhadr", "mesh_bvhnum"))   # = compiler.bvh.FIELDS
+
+
 class MjModel(_Fields):
     """The compiled model. Build it with `from_xml_path` / `from_xml_string`, never directly."""
+
+    def __getattr__(self, name):
+        # only for attributes not found: the BVH fields, built on first use from what the
+        # compiler recorded (engine/compiler/bvh.py)
+        if name in _LAZY_BVH and "_bvh_source" in self.__dict__:
+            from .compiler import bvh
+            bvh.build_into(self)
+            return self.__dict__[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __init__(self, sizes: dict, values: dict, names: dict, modelname="MuJoCo Model"):
         """Allocate the arena for ``sizes`` and fill it from ``values`` (field name -> array).

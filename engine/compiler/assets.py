@@ -318,9 +318,12 @@ class AssetPhases:
         the resource and the provider when none has it."""
         from ..plugin.resource import ResourceError, join_dir, read_resource
         try:
-            return read_resource(fname, join_dir(self.spec.dir, subdir), self.assets)
+            got = read_resource(fname, join_dir(self.spec.dir, subdir), self.assets)
         except ResourceError as e:
             raise err(el, str(e), "file") from None
+        # the element's first file, for mjModel.paths (engine/compiler/saved.py)
+        self.__dict__.setdefault("asset_paths", {}).setdefault(id(el), got[1])
+        return got
 
     def compile_textures(self):
         """tex_* from <texture> assets (seed 000, asset/texture; engine.compiler.texture)."""

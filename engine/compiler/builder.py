@@ -18,12 +18,13 @@ from ..enums import mjtObj, mjtSleepPolicy
 from ..errors import CompileError
 from .. import history
 from ..model import MjModel
+from ..names import make_names_map
 from ..visual import apply_xml
 from ..xml import schema as S
 from .frames import IDENT, Orienter, compose, frame_pose, fromto_pose, quat2mat, quat_mul
 from . import inertia as inertia_mod
 from ._err import err
-from . import plugins
+from . import bvh, plugins, saved
 from .assets import AssetPhases
 from .fluid import geom_fluid_coefficients
 
@@ -132,6 +133,10 @@ class Compiler(AssetPhases):
         m.__dict__["narena"] = self.memory
         history.attach_model(m, *self.history)
         plugins.attach(self, m)
+        bvh.attach(self, m)
+        saved.attach(self, m)
+        m.__dict__["names_map"] = make_names_map(m)
+        m.__dict__["nnames_map"] = len(m.names_map)
         apply_xml(m.vis, self.spec.visual)
         from .setconst import set_const
         set_const(m, self)
