@@ -158,7 +158,6 @@ def sdf_mesh(kind, attr):
     flat = config.ravel()
     cells = np.nonzero((flat != 0) & (flat != 255))[0]
     cfg = flat[cells]
-    ntri = np.array([len(t) for t in _TABLE])
     order, faces = [], []
     shape = config.shape
     for cf in np.unique(cfg):
@@ -167,7 +166,6 @@ def sdf_mesh(kind, attr):
         for t, tri in enumerate(_TABLE[cf]):
             faces.append(np.stack([edge[e][kk, jj, ii] for e in tri], 1))
             order.append(sel * 8 + t)
-    del ntri
     faces = np.concatenate(faces)
     faces = faces[np.argsort(np.concatenate(order), kind="stable")]
     if (faces < 0).any():
