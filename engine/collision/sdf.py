@@ -21,7 +21,8 @@ first-order estimate k0 (k0 - 1) / k1, not the true distance); sdf geoms call th
 kernel (engine.plugin.sdf). Not built here (status NEED_SDF): sdf geoms whose distance is not a
 first-party plugin's (mesh sdfs, user plugins) and mesh-sdf pairs (MuJoCo's mjc_MeshSDF).
 Measured against mujoco 4.0.0 (test/engine/test_plugin_sdf.py): contacts equal to 1e-15 (analytic
-gradients) and 1e-8 (finite differences); box-sdf contacts still differ.
+gradients) and 1e-8 (finite differences); box-sdf descents are chaotic in mujoco itself
+(its contacts move under a 1e-12 change of qpos) and are not compared point by point.
 """
 from __future__ import annotations
 
