@@ -24,7 +24,7 @@ MODEL_SIZES = (
     "nq nv nu na nbody nbvh njnt ngeom nsite ncam nlight nflex nmesh nmeshvert nmeshnormal "
     "nmeshtexcoord nmeshface nmeshgraph nmeshpoly nmeshpolyvert nmeshpolymap nhfield nhfielddata "
     "ntex ntexdata nmat npair nexclude neq ntendon nwrap nsensor nnumeric nnumericdata ntext "
-    "ntextdata ntuple ntupledata nkey nmocap nplugin nuser_body nuser_jnt nuser_geom nuser_site "
+    "ntextdata ntuple ntupledata nkey nmocap nplugin npluginattr nuser_body nuser_jnt nuser_geom nuser_site "
     "nuser_cam nuser_tendon nuser_actuator nuser_sensor nnames npaths nM nB nC nD ntree "
     "ngravcomp nemax njmax nconmax nuserdata nsensordata"
 ).split()
@@ -292,6 +292,9 @@ sensor_adr i nsensor 1
 sensor_cutoff f nsensor 1
 sensor_noise f nsensor 1
 sensor_plugin i nsensor 1
+plugin i nplugin 1
+plugin_attr u npluginattr 1
+plugin_attradr i nplugin 1
 sensor_user f nsensor nuser_sensor
 numeric_adr i nnumeric 1
 numeric_size i nnumeric 1

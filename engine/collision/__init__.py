@@ -31,7 +31,11 @@ Contact geoms: geom1 has the lower geom type (ties: the lower geom id for automa
 fw_status codes set here (the Python wrapper `mj_collision` raises for 8 and 9):
   6: contact capacity (nconcap) exceeded, fw_status[1] = contacts needed (CONTACTFULL warning);
   8: a geom pair needs a collision routine not built yet, fw_status[1:3] = the two geom types;
-  9: sdf geoms collide (not built), fw_status[1] = the sdf geom's id.
+  9: an sdf geom pair without a built routine (mesh-sdf, an sdf geom whose distance is not a
+     first-party plugin's), fw_status[1] = the sdf geom's id.
+
+SDF geoms: pairs of a primitive or an sdf geom with an sdf geom go to engine/collision/sdf.py
+(MuJoCo's mjc_SDF); plane-sdf to the plane-convex routine on the sdf geom's mesh.
 
 Height fields: pairs of an <hfield> geom with a convex geom go to engine/collision/hfield.py
 (triangular prisms under the geom, one convex contact per prism, at most 50 per pair).
@@ -47,6 +51,7 @@ from .. import sleep
 from . import broadphase as bp
 from . import hfield as hf
 from . import narrowphase as npx
+from .sdf import sdf_collide
 
 from .._jit import kernel
 
@@ -72,7 +77,16 @@ def pair_contacts(M, D, g1, g2, thr, multiccd):
     tdist = f1(D, DF.col_tdist)
     tpos = f2(D, DF.col_tpos)
     tframe = f2(D, DF.col_tframe)
-    if gtype[g1] == npx.HFIELD and gtype[g2] != npx.SDF:
+    t2 = gtype[g2]
+    if t2 == npx.SDF and gtype[g1] != npx.PLANE:
+        if gtype[g1] == npx.HFIELD:
+            return 0        # MuJoCo's mjc_HFieldSDF: not supported there either, no contacts
+        if gtype[g1] == npx.MESH:
+            return npx.NEED_SDF     # mjc_MeshSDF (bounding-volume hierarchy): not built
+        return sdf_collide(M, D, g1, g2, tdist, tpos, tframe)
+    # plane-sdf: MuJoCo's plane-convex routine on the sdf geom's mesh
+    t2c = npx.MESH if t2 == npx.SDF else t2
+    if gtype[g1] == npx.HFIELD and t2 != npx.SDF:
         n = hf.hfield_collide(f2(M, MF.hfield_size), i1(M, MF.hfield_nrow), i1(M, MF.hfield_ncol),
                               i1(M, MF.hfield_adr), f1(M, MF.hfield_data),
                               i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum), f2(M, MF.mesh_vert),
@@ -91,9 +105,10 @@ def pair_contacts(M, D, g1, g2, thr, multiccd):
                         i1(M, MF.mesh_polyvert), i1(M, MF.mesh_polymapadr),
                         i1(M, MF.mesh_polymapnum), i1(M, MF.mesh_polymap),
                         gtype[g1], gdata[g1], size[g1], xpos[g1], xmat[g1],
-                        gtype[g2], gdata[g2], size[g2], xpos[g2], xmat[g2],
-                        thr, fs(M, MF.opt_ccd_tolerance), is_(M, MF.opt_ccd_iterations),
-                        multiccd, tdist, tpos, tframe, f2(D, DF.ccd_work), i2(D, DF.ccd_iwork))
+                        t2c, gdata[g2], size[g2], xpos[g2],
+                        xmat[g2], thr, fs(M, MF.opt_ccd_tolerance),
+                        is_(M, MF.opt_ccd_iterations), multiccd, tdist, tpos, tframe,
+                        f2(D, DF.ccd_work), i2(D, DF.ccd_iwork))
     return n
 
 
@@ -618,8 +633,9 @@ def raise_status(m, d):
     if code == STATUS_HFIELD:
         g = int(d.fw_status[1])
         d.fw_status[0] = 0
-        raise NotImplementedError(f"collisions of sdf geoms (<geom type=\"sdf\">) are not "
-                                  f"supported yet (geom {g})")
+        raise NotImplementedError(f"collisions of sdf geom {g} with a mesh geom, or of an sdf "
+                                  "geom without a first-party SDF plugin (a mesh sdf), are not "
+                                  "supported yet")
 
 
 __all__ = ["collision", "mj_collision", "raise_status"]

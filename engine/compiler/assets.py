@@ -121,6 +121,9 @@ class AssetPhases:
             except meshlib.MeshError as e:
                 raise err(mel, str(e), "file") from None
             source = blob
+        elif getattr(mel, "plugin_instance", None) or getattr(mel, "plugin_implicit", None) \
+                is not None:
+            return self._lookup_sdf_mesh(mel, meshlib)
         elif a.get("vertex") is not None:
             vert = np.asarray(a["vertex"], float).reshape(-1, 3)
             face = (np.asarray(a["face"], np.int32).reshape(-1, 3)
@@ -140,6 +143,34 @@ class AssetPhases:
             except meshlib.MeshError as e:
                 raise err(mel, str(e), "file") from None
         return vert, face, params, key
+
+    def _lookup_sdf_mesh(self, mel, meshlib):
+        """`_lookup_mesh` for a <mesh> made by an SDF plugin instance: marching cubes over the
+        plugin's distance (engine/compiler/sdf_mesh.py), kept in the plugin's frame; cached on
+        the plugin, its attributes and the code that makes it."""
+        from . import cache, plugins, sdf_mesh as sm
+        from ..plugin import sdf as psdf
+        from ..plugin.registry import SDF
+        k = plugins.instance_of(self, mel, SDF)
+        p = self.plugin_objs[k]
+        if not isinstance(p, psdf.SdfPlugin):
+            raise NotImplementedError(f"{mel.file}:{mel.line}: the mesh of SDF plugin "
+                                      f"'{p.name}' (only MuJoCo's first-party SDF plugins make "
+                                      "meshes in this engine)")
+        try:
+            attr = psdf.parse_attributes(p.kind, self.plugin_config[k], p.name)
+        except ValueError as e:
+            raise err(mel, str(e), "plugin") from None
+        a = mel.attrs
+        params = dict(scale=a["scale"], refpos=a["refpos"], refquat=a["refquat"],
+                      inertia=a["inertia"], maxhullvert=a["maxhullvert"])
+        source = p.name.encode() + attr.tobytes() + cache.code_digest(sm, psdf)
+        key = meshlib.mesh_cache_key(source, kind="sdf", **params)
+        md = meshlib.load_cached_mesh(key)
+        if md is not None:
+            return md
+        vert, face = sm.sdf_mesh(p.kind, attr)
+        return vert, face, dict(params, keep_frame=True), key
 
     def _process_mesh(self, mel, name, meshlib, vert, face, params, key):
         """Process one <mesh> (engine/compiler/mesh.py process_mesh) and store it in the
@@ -169,12 +200,13 @@ class AssetPhases:
         hull_extrema: the hull's adjacency for the convex collider's hill climbing; -1 and zeros
         for a mesh without)."""
         v = self.v
-        # like mujoco, only meshes of a colliding geom (contype or conaffinity set) get them
+        # like mujoco, only meshes of a colliding mesh or sdf geom (contype or conaffinity set)
+        # get them (an sdf geom collides with a plane through its mesh's hull)
         gt = np.asarray(v.get("geom_type", []), int).reshape(-1)
         gd = np.asarray(v.get("geom_dataid", []), int).reshape(-1)
         gc = (np.asarray(v.get("geom_contype", []), int).reshape(-1)
               | np.asarray(v.get("geom_conaffinity", []), int).reshape(-1))
-        used = set(gd[(gt == 7) & (gc != 0)].tolist())
+        used = set(gd[((gt == 7) | (gt == 8)) & (gc != 0)].tolist())
         i32 = lambda: np.zeros(0, np.int32)  # noqa: E731
         pnum, nrm, pvnum, pvert, madr, mnum, pmap = [], [], [], [], [], [], []
         nmap = 0

@@ -25,6 +25,7 @@ from .frames import IDENT, Orienter, compose, frame_pose, fromto_pose, quat2mat,
 from . import inertia as inertia_mod
 from ._err import err
 from . import bvh, plugins, saved
+from ..plugin.registry import SDF as SDF_CAP
 from .assets import AssetPhases
 from .fluid import geom_fluid_coefficients
 
@@ -105,6 +106,11 @@ class Compiler(AssetPhases):
     # ==== entry =====================================================================================
     def build(self) -> MjModel:
         self.collect_tree()
+        # plugin instances first: a mesh can be made by an SDF plugin (seed 002)
+        plugins.resolve_instances(self)
+        self.sz["nplugin"] = len(self.plugin_slot)
+        self.names["plugin"] = self.plugin_names
+        plugins.arena_fields(self)
         self.compile_meshes()
         self.compile_hfields()
         self.compile_bodies()
@@ -117,9 +123,6 @@ class Compiler(AssetPhases):
         self.compile_mass_sparsity()
         self.compile_tendons()
         self.compile_equalities()
-        plugins.resolve_instances(self)
-        self.sz["nplugin"] = len(self.plugin_slot)
-        self.names["plugin"] = self.plugin_names
         self.compile_actuators()
         self.compile_sleep_policy()
         self.compile_sensors()
@@ -461,13 +464,17 @@ class Compiler(AssetPhases):
         rbound = np.zeros(ng)
         aabb = np.zeros((ng, 6))
         fluid = np.zeros((ng, 12))
+        gplug = np.full(ng, -1)
         names, user = [], []
         for i, el in enumerate(self.geoms):
             a = el.attrs
             t = GEOM_TYPE[a["type"]]
             if t == GEOM_TYPE["sdf"]:
-                raise NotImplementedError(f"{el.file}:{el.line}: geom type 'sdf' (SDF plugins) "
-                                          "is not supported yet")
+                # seed 002: an sdf geom is its mesh (made by its plugin, or a file's) for mass,
+                # size and bounds; its plugin instance gives the distance the collisions use
+                if not a.get("mesh"):
+                    raise err(el, "sdf geom needs a 'mesh' attribute", "mesh")
+                gplug[i] = plugins.instance_of(self, el, SDF_CAP)
             if a.get("adhesion"):
                 raise NotImplementedError(
                     f"{el.file}:{el.line}: geom adhesion (MuJoCo 4 contact adhesion: a shifted "
@@ -498,7 +505,7 @@ class Compiler(AssetPhases):
                     raise err(el, f"unknown mesh '{a['mesh']}'", "mesh")
                 mid = self.mesh_id[a["mesh"]]
                 mesh = self.mesh_data[mid]
-                if t == 7:
+                if t in (7, 8):
                     dataid[i] = mid
                     # half-extents of the box centred at the mesh frame's origin (the center of
                     # mass) that contains every vertex
@@ -536,7 +543,7 @@ class Compiler(AssetPhases):
                 aabb[i] = (0, 0, 0.5 * (hs[2] - hs[3]), hs[0], hs[1], 0.5 * (hs[2] + hs[3]))
             # mass and inertia (seed 000 geom: mass, density, shellinertia)
             if t != 0:
-                if t == 7:
+                if t in (7, 8):
                     vol, inert = mesh.volume, np.asarray(mesh.inertia, float)
                     if a.get("shellinertia"):
                         # MuJoCo 4.0.0 rejects it (measured), whatever the mesh's inertia mode
@@ -563,7 +570,7 @@ class Compiler(AssetPhases):
             geom_type=gtype, geom_dataid=dataid, geom_size=self.geom_size, geom_pos=self.geom_pos,
             geom_quat=self.geom_quat, geom_rbound=rbound, geom_aabb=aabb, geom_fluid=fluid,
             geom_bodyid=[self.body_id[id(el.parent)] for el in g],
-            geom_plugin=[-1] * len(g),
+            geom_plugin=gplug,
             **self._columns("geom_", g, "contype conaffinity condim group priority solmix solref "
                                         "solimp friction margin gap rgba surfacevel"),
         )
@@ -599,7 +606,7 @@ class Compiler(AssetPhases):
             return max(size), np.array([0, 0, 0, *size])
         if t == 6:
             return float(np.linalg.norm(size)), np.array([0, 0, 0, *size])
-        if t == 7:
+        if t in (7, 8):
             return float(mesh.rbound), np.asarray(mesh.aabb, float)
         return 0.0, np.zeros(6)
 

@@ -998,7 +998,7 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
                  refquat=(1.0, 0.0, 0.0, 0.0), inertia: str = "legacy",
                  maxhullvert: int = -1, need_hull: bool = True, name: str = "mesh",
                  normal=None, texcoord=None, facenormal=None, facetexcoord=None,
-                 single_precision: bool = True) -> MeshData:
+                 single_precision: bool = True, keep_frame: bool = False) -> MeshData:
     """Compile a mesh asset as MuJoCo does (seed asset/mesh, steps 3-6).
 
     Parameters
@@ -1019,6 +1019,9 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
         ``inertia="convex"`` and for point clouds.  Building it on a flat
         mesh raises the official compiler's "coplanar vertices" error.
     name : used in error messages.
+    keep_frame : leave the vertices in their own frame (mesh pos 0, quat identity; the
+        principal moments still in ``inertia``), as MuJoCo does for a mesh made by an SDF
+        plugin (measured on mujoco 4.0.0's model/plugin/sdf models).
     single_precision : round the input vertices to float32 first.  MuJoCo
         keeps user and file vertices in single precision (STL/OBJ/MSH data,
         and the XML ``vertex`` attribute too), then processes them in double;
@@ -1104,6 +1107,8 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
     src = hull_face if inertia == "convex" else f
     measure, com, I, src_area = _mass_properties(v, src, inertia, name)
     evals, quat = eig3(I)
+    if keep_frame:
+        com, quat = np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0])
     R = _quat2mat(quat)
     vloc = (v - com) @ R
     surface = src_area if src is f else _mass_properties(v, f, "shell", name)[3]

@@ -127,6 +127,21 @@ def sensor_dim(c, el, k, i):
     return n
 
 
+def arena_fields(c):
+    """The plugin fields kept in the model's arena (the compiled SDF collisions read them):
+    ``plugin`` (registry slots), ``plugin_attr`` (config strings, NUL-terminated, in each
+    plugin's attribute order) and ``plugin_attradr``, with the size ``npluginattr``."""
+    attr, attradr = [], []
+    for vals in c.plugin_config:
+        attradr.append(len(attr))
+        for v in vals:
+            attr.extend(v.encode() + b"\0")
+    c.sz["npluginattr"] = len(attr)
+    c.v["plugin"] = np.asarray(c.plugin_slot, np.int32)
+    c.v["plugin_attr"] = np.asarray(attr, np.uint8)
+    c.v["plugin_attradr"] = np.asarray(attradr, np.int32)
+
+
 def attach(c, m):
     """Put the plugin fields on the compiled model ``m`` (kept beside the arena: only the
     Python pipeline reads them)."""
@@ -134,15 +149,6 @@ def attach(c, m):
     statenum = np.zeros(n, np.int32)
     d = m.__dict__
     d["_plugin_config"] = list(c.plugin_config)
-    d["plugin"] = np.asarray(c.plugin_slot, np.int32)
-    attr, attradr = [], []
-    for vals in c.plugin_config:
-        attradr.append(len(attr))
-        for v in vals:
-            attr.extend(v.encode() + b"\0")
-    d["plugin_attr"] = np.asarray(attr, np.int8)
-    d["plugin_attradr"] = np.asarray(attradr, np.int32)
-    d["npluginattr"] = len(attr)
     from ..plugin.registry import PASSIVE
     d["body_plugin"] = np.asarray([instance_of(c, b, PASSIVE) for b in c.bodies], np.int32)
     for k, p in enumerate(c.plugin_objs):

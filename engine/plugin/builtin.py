@@ -9,6 +9,8 @@ error integral, clamped to imax / ki; with slewmax, u is limited to move at most
 step from the previous u (kept in act, with a plugin state flag telling whether one exists).
 
 mujoco.sensor.touch_grid: see `TouchGrid`.
+
+mujoco.sdf.torus, gear, bowl, nut, bolt: engine.plugin.sdf.
 """
 from __future__ import annotations
 
@@ -155,6 +157,12 @@ def register():
     """Register the first-party plugins (called on the registry's first lookup)."""
     mjp_registerPlugin(Pid())
     mjp_registerPlugin(TouchGrid())
+    from . import sdf
+    for k, p in enumerate(sdf.plugins()):
+        # the compiled SDF collisions map a slot to its shape by this fixed numbering
+        if mjp_registerPlugin(p) != sdf.SLOT0 + k:
+            raise AssertionError("the first-party SDF plugins must take slots "
+                                 f"{sdf.SLOT0}..{sdf.SLOT0 + len(sdf.NAMES) - 1}")
 
 
 # ---- mujoco.sensor.touch_grid -------------------------------------------------------------------

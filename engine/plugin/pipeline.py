@@ -69,10 +69,14 @@ def _info(m):
 
 def needs_python(m):
     """(has user sensors, always needs the Python stages) for model ``m``: user actuators and
-    plugin instances always do; user sensors only while mjcb_sensor is set."""
+    plugin instances with a stage (not SDF-only) always do; user sensors only while
+    mjcb_sensor is set."""
+    from .registry import SDF
     inf = _info(m)
     has_user = any(inf["user_sensors"].values())
-    return has_user, bool(inf["user_act"] or inf["plugins"])
+    # a plugin that is only an SDF has no stage to run (the collisions call its kernels)
+    staged = [p for p in inf["plugins"] if int(p.capabilities) & ~SDF or p.advance is not None]
+    return has_user, bool(inf["user_act"] or staged)
 
 
 def compiled_step(m):

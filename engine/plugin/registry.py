@@ -105,6 +105,7 @@ def mjp_registerPlugin(plugin):
     again returns its slot; another plugin under a registered name is an error."""
     if not isinstance(plugin, Plugin):
         raise TypeError("mjp_registerPlugin: expected an engine.plugin.Plugin")
+    _load_builtins()    # first-party plugins keep their fixed slots (engine.plugin.sdf.SLOT0)
     if not isinstance(plugin.name, str) or not plugin.name:
         raise ValueError("mjp_registerPlugin: a plugin needs a name")
     caps = int(plugin.capabilities)

@@ -549,8 +549,9 @@ class MJCFReader:
                 _check_children(c, set())
                 self._model_asset(c)
             elif c.tag == "mesh":
-                _check_children(c, set())
+                _check_children(c, {"plugin"})
                 el = self.make(c, "mesh", S.MESH, self._class(c, main))
+                self._plugin_children(c, el, "mesh")
                 self.spec.meshes.append(el)
             elif c.tag == "material":
                 _check_children(c, {"layer"})
@@ -641,6 +642,8 @@ class MJCFReader:
                     raise XMLError("joints cannot be defined in the world body", c.file, c.line,
                                    "joint")
                 el = self.make(c, tag, BODY_KINDS[tag], self._class(c, active))
+                if tag == "geom":
+                    self._plugin_children(c, el, "geom")
                 el.frame = frame
                 body.add(el)
             else:
@@ -1260,6 +1263,15 @@ class MJCFReader:
                 reg["instances"].append(dict(plugin=name, name=iname,
                                              config=self._config(inst), file=inst.file,
                                              line=inst.line))
+
+    def _plugin_children(self, node, el, kind):
+        """The <plugin> child of a mesh or geom (an SDF plugin: seed 002), at most one."""
+        kids = [k for k in node.children if k.tag == "plugin"]
+        if len(kids) > 1:
+            raise XMLError(f"a {kind} can have only one <plugin>", kids[1].file, kids[1].line,
+                           "plugin")
+        if kids:
+            self._plugin_use(kids[0], el, kind)
 
     def _plugin_use(self, node, el, kind):
         """An element backed by a plugin: ``instance`` names an explicit instance (no <config>
