@@ -35,7 +35,7 @@ REJECTED = {
     "test/engine/testdata/sleep/flex_state.xml":
         "body 'flex_body' has joints but no flex vertices/nodes are pinned to it",
 }
-OWN = ["flex_direct.xml", "flexcomp_shapes.xml"]
+OWN = ["flex_direct.xml", "flexcomp_shapes.xml", "flex_cable.xml", "flex_cloth.xml"]
 # not built: the engine has no bounding-volume hierarchies (nbvh = 0), so the flexes' offsets
 # into MuJoCo's BVH arrays do not exist here
 NOT_BUILT = {"flex_bvhadr"}
@@ -214,3 +214,44 @@ def test_flex_kinematics_match_mujoco(rel, where):
             np.testing.assert_allclose(getattr(d, f), getattr(md, f), rtol=1e-12, atol=1e-12,
                                        err_msg=f"mismatch: {f} (trial {trial})")
 
+
+# ---- stepping: edge spring-dampers and the flex edge equality --------------------------------
+STEP = ["flex_cable.xml", "flex_cloth.xml"]
+
+
+def _trajectory(model, data, step, nstep, qvel0):
+    data.qvel[:] = qvel0
+    out = []
+    for _ in range(nstep):
+        step(model, data)
+        out.append((data.qpos.copy(), data.flexvert_xpos.copy()))
+    return out
+
+
+@pytest.mark.parametrize("rel", STEP)
+def test_flex_steps_match_mujoco(rel):
+    """100 steps from a random velocity: qpos and flexvert_xpos within a tolerance derived from
+    mujoco's own noise floor (its divergence from a 1e-12 perturbation of the start, times 100,
+    at least 1e-9)."""
+    p = TEST_MODELS / "flex" / rel
+    theirs, ours = mujoco.MjModel.from_xml_path(str(p)), engine.MjModel.from_xml_path(str(p))
+    qvel0 = 0.3 * np.random.default_rng(5).standard_normal(theirs.nv)
+    ref = _trajectory(theirs, mujoco.MjData(theirs), mujoco.mj_step, 100, qvel0)
+    noisy = _trajectory(theirs, mujoco.MjData(theirs), mujoco.mj_step, 100, qvel0 + 1e-12)
+    got = _trajectory(ours, engine.MjData(ours), engine.mj_step, 100, qvel0)
+    noise = max(np.abs(a[0] - b[0]).max() for a, b in zip(ref, noisy))
+    tol = max(1e-9, 100 * noise)
+    for k, ((q, x), (eq, ex)) in enumerate(zip(ref, got)):
+        np.testing.assert_allclose(eq, q, rtol=0, atol=tol, err_msg=f"mismatch: qpos step {k}")
+        np.testing.assert_allclose(ex, x, rtol=0, atol=tol,
+                                   err_msg=f"mismatch: flexvert_xpos step {k}")
+
+
+def test_step_rejects_unbuilt_flex_features():
+    """mj_step names the flex feature it does not simulate yet (collisions, elasticity)."""
+    m = engine.MjModel.from_xml_path(str(shared_model("mujoco/model/flex/flag.xml")))
+    with pytest.raises(NotImplementedError, match="flex collisions"):
+        engine.mj_step(m, engine.MjData(m))
+    m = engine.MjModel.from_xml_path(str(shared_model("mujoco/model/flex/floppy.xml")))
+    with pytest.raises(NotImplementedError, match="elasticity"):
+        engine.mj_step(m, engine.MjData(m))
