@@ -255,3 +255,11 @@ def test_step_rejects_unbuilt_flex_features():
     m = engine.MjModel.from_xml_path(str(shared_model("mujoco/model/flex/floppy.xml")))
     with pytest.raises(NotImplementedError, match="elasticity"):
         engine.mj_step(m, engine.MjData(m))
+
+
+def test_save_xml_rejects_flex():
+    """Saving a model with flexes to XML is not built: it raises rather than write the
+    flexcomp's bodies without their flex."""
+    m = engine.MjModel.from_xml_path(str(TEST_MODELS / "flex" / "flex_cable.xml"))
+    with pytest.raises(NotImplementedError, match="flexes"):
+        engine.mj_saveLastXML("/tmp/flex_cable_saved.xml", m)
