@@ -1733,7 +1733,7 @@ def tendon_bias(M, D):
 @kernel
 def fwd_position_smooth(M, D):
     """The smooth part of mj_fwdPosition, in MuJoCo's order: kinematics, comPos, camlight,
-    flex (engine.flex), tendon, makeM (crb + armature), factorM, transmission. Collision and the constraint rows
+    flex (engine.flex), tendon, makeM, factorM, transmission. Collision and constraint rows
     follow (engine.forward.fwd_position), then the body (adhesion) transmissions, which need
     the contacts."""
     kinematics(M, D)
@@ -1750,8 +1750,8 @@ def fwd_position_smooth(M, D):
 
 @kernel
 def fwd_velocity_smooth(M, D):
-    """The smooth part of mj_fwdVelocity: flexedge_velocity, ten_velocity, actuator_velocity, comVel, then the
-    bias forces qfrc_bias = rne(qacc=0) + tendon-armature bias. mj_passive (which needs cvel) goes after this."""
+    """The smooth part of mj_fwdVelocity: flexedge_velocity, ten_velocity, actuator_velocity,
+    comVel, bias forces rne(qacc=0) + tendon-armature bias. mj_passive (needs cvel) follows."""
     flex_velocity(M, D)
     tendon_actuator_velocity(M, D)
     com_vel(M, D)
