@@ -26,7 +26,11 @@ MODEL_SIZES = (
     "ntex ntexdata nmat npair nexclude neq ntendon nwrap nsensor nnumeric nnumericdata ntext "
     "ntextdata ntuple ntupledata nkey nmocap nplugin npluginattr nuser_body nuser_jnt nuser_geom nuser_site "
     "nuser_cam nuser_tendon nuser_actuator nuser_sensor nnames npaths nM nB nC nD ntree "
-    "ngravcomp nemax njmax nconmax nuserdata nsensordata"
+    "ngravcomp nemax njmax nconmax nuserdata nsensordata "
+    # flexes and skins (seed 001 "mjModel"), after the others: existing indices stay put
+    "nflexnode nflexvert nflexedge nflexelem nflexelemdata nflexelemedge nflexshelldata "
+    "nflexstiffness nflexbending nflextexcoord nJfe nskin nskinvert nskintexvert nskinface "
+    "nskinbone nskinbonevert"
 ).split()
 
 # name dtype rows cols   (the meaning of each field is mjModel's: see seed 001, "mjModel")
@@ -626,6 +630,122 @@ sens_fromto f 2 6
 """
 
 
+# Flexes and skins (seed 000 <deformable>, <flexcomp>; seed 001 "mjModel"): their model fields,
+# in mjModel's order, after the option table so that the other fields keep their indices.
+# Flex vertex, edge and element counts are the n* sizes above; nJfe is the flex edges' sparse
+# Jacobian's nonzeros. MuJoCo's float32 fields (flex_rgba, flex_texcoord, skin_*) are float64.
+FLEX_MODEL_TABLE = """
+flex_contype i nflex 1
+flex_conaffinity i nflex 1
+flex_condim i nflex 1
+flex_priority i nflex 1
+flex_solmix f nflex 1
+flex_solref f nflex 2
+flex_solimp f nflex 5
+flex_friction f nflex 3
+flex_margin f nflex 1
+flex_gap f nflex 1
+flex_selfcollide i nflex 1
+flex_activelayers i nflex 1
+flex_passive i nflex 1
+flex_dim i nflex 1
+flex_matid i nflexelem 1
+flex_group i nflex 1
+flex_interp i nflex 1
+flex_cellnum i nflex 3
+flex_nodeadr i nflex 1
+flex_nodenum i nflex 1
+flex_vertadr i nflex 1
+flex_vertnum i nflex 1
+flex_edgeadr i nflex 1
+flex_edgenum i nflex 1
+flex_elemadr i nflex 1
+flex_elemnum i nflex 1
+flex_elemdataadr i nflex 1
+flex_stiffnessadr i nflex 1
+flex_elemedgeadr i nflex 1
+flex_bendingadr i nflex 1
+flex_plasticadr i nflex 1
+flex_plasticmode i nflex 1
+flex_shellnum i nflex 1
+flex_shelldataadr i nflex 1
+flex_texcoordadr i nflex 1
+flex_nodebodyid i nflexnode 1
+flex_vertbodyid i nflexvert 1
+flex_vertcell i nflexvert 1
+flex_edge i nflexedge 2
+flex_edgeflap i nflexedge 2
+flex_elem i nflexelemdata 1
+flex_elemtexcoord i nflexelemdata 1
+flex_elemedge i nflexelemedge 1
+flex_elemlayer i nflexelem 1
+flex_shell i nflexshelldata 1
+flex_vert f nflexvert 3
+flex_vert0 f nflexvert 3
+flex_node f nflexnode 3
+flex_node0 f nflexnode 3
+flexedge_length0 f nflexedge 1
+flexedge_invweight0 f nflexedge 1
+flex_radius f nflex 1
+flex_size f nflex 3
+flex_stiffness f nflexstiffness 1
+flex_bending f nflexbending 1
+flex_damping f nflex 1
+flex_yield f nflex 2
+flex_edgestiffness f nflex 1
+flex_edgedamping f nflex 1
+flex_edgeequality i nflex 1
+flex_rigid u nflex 1
+flexedge_rigid u nflexedge 1
+flex_centered u nflex 1
+flex_flatskin u nflex 1
+flex_bvhadr i nflex 1
+flex_bvhnum i nflex 1
+flexedge_J_rownnz i nflexedge 1
+flexedge_J_rowadr i nflexedge 1
+flexedge_J_colind i nJfe 1
+flex_rgba f nflex 4
+flex_texcoord f nflextexcoord 2
+skin_matid i nskin 1
+skin_group i nskin 1
+skin_rgba f nskin 4
+skin_inflate f nskin 1
+skin_vertadr i nskin 1
+skin_vertnum i nskin 1
+skin_texcoordadr i nskin 1
+skin_faceadr i nskin 1
+skin_facenum i nskin 1
+skin_boneadr i nskin 1
+skin_bonenum i nskin 1
+skin_pathadr i nskin 1
+skin_vert f nskinvert 3
+skin_texcoord f nskintexvert 2
+skin_face i nskinface 3
+skin_bonevertadr i nskinbone 1
+skin_bonevertnum i nskinbone 1
+skin_bonebindpos f nskinbone 3
+skin_bonebindquat f nskinbone 4
+skin_bonebodyid i nskinbone 1
+skin_bonevertid i nskinbonevert 1
+skin_bonevertweight f nskinbonevert 1
+"""
+
+# Flex kinematics and flex passive-force workspace (mjData), after the scratch rows.
+FLEX_DATA_TABLE = """
+flexvert_xpos f nflexvert 3
+flexelem_aabb f nflexelem 6
+flexedge_J f nJfe 1
+flexedge_length f nflexedge 1
+flexedge_velocity f nflexedge 1
+flexelem_krot f nflexstiffness 1
+flexvert_hessian f nflexvert 6
+flexedge_hessian f nflexedge 9
+flexvert_lambda f nflexvert 1
+flexvert_conage i nflexvert 1
+flex_hessian_valid u nflex 1
+"""
+
+
 def _parse(table):
     out = []
     for line in table.strip().splitlines():
@@ -636,8 +756,8 @@ def _parse(table):
     return out
 
 
-MODEL_FIELDS = _parse(MODEL_TABLE) + _parse(OPTION_TABLE)
-DATA_FIELDS = _parse(DATA_TABLE) + _parse(SCRATCH_TABLE)
+MODEL_FIELDS = _parse(MODEL_TABLE) + _parse(OPTION_TABLE) + _parse(FLEX_MODEL_TABLE)
+DATA_FIELDS = _parse(DATA_TABLE) + _parse(SCRATCH_TABLE) + _parse(FLEX_DATA_TABLE)
 
 # Field indices for compiled kernels: `MF.body_pos`, `DF.xpos`. Sizes: `MS.nbody`.
 MF = IntEnum("MF", [f[0] for f in MODEL_FIELDS], start=0)

@@ -54,6 +54,7 @@ EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON = 0, 1, 2, 3,
 CONTACT_FRICTIONLESS, CONTACT_PYRAMIDAL, CONTACT_ELLIPTIC = 5, 6, 7
 _EQ_CONNECT, _EQ_WELD = int(mjtEq.mjEQ_CONNECT), int(mjtEq.mjEQ_WELD)
 _EQ_JOINT, _EQ_TENDON = int(mjtEq.mjEQ_JOINT), int(mjtEq.mjEQ_TENDON)
+_EQ_FLEX = int(mjtEq.mjEQ_FLEX)
 _OBJ_SITE = int(mjtObj.mjOBJ_SITE)
 _DSBL_CONSTRAINT = int(mjtDisableBit.mjDSBL_CONSTRAINT)
 _DSBL_EQUALITY = int(mjtDisableBit.mjDSBL_EQUALITY)
@@ -401,6 +402,13 @@ def make_constraint(M, D):
     ten_J = f2(D, DF.ten_J)
     ten_J_rownnz, ten_J_colind = i1(D, DF.ten_J_rownnz), i2(D, DF.ten_J_colind)
     eq_active = u1(D, DF.eq_active)
+    # flex edge equalities: one row per non-rigid edge (engine.flex computed lengths and rows)
+    fl_edgeadr, fl_edgenum = i1(M, MF.flex_edgeadr), i1(M, MF.flex_edgenum)
+    fe_rigid = u1(M, MF.flexedge_rigid)
+    fe_rownnz, fe_rowadr = i1(M, MF.flexedge_J_rownnz), i1(M, MF.flexedge_J_rowadr)
+    fe_colind = i1(M, MF.flexedge_J_colind)
+    fe_length0, fe_invweight0 = f1(M, MF.flexedge_length0), f1(M, MF.flexedge_invweight0)
+    fe_length, fe_J = f1(D, DF.flexedge_length), f1(D, DF.flexedge_J)
     ncon = i1(D, DF.ncon)[0]
     contact_dist = f1(D, DF.contact_dist)
     contact_pos = f2(D, DF.contact_pos)
@@ -609,8 +617,37 @@ def make_constraint(M, D):
                                    efc_diagApprox, efc_KBIP, efc_R, efc_D)
                     r += 1
                     ne += 1
+                elif et == _EQ_FLEX:
+                    # MuJoCo's mjEQ_FLEX: each non-rigid edge keeps its rest length; the row is
+                    # the edge's length gradient, its impedance from its own violation
+                    for e in range(fl_edgeadr[o1], fl_edgeadr[o1] + fl_edgenum[o1]):
+                        if fe_rigid[e]:
+                            continue
+                        jn = fe_rownnz[e]
+                        ja = fe_rowadr[e]
+                        n = nv
+                        if sparse:
+                            for p in range(jn):
+                                cols[p] = fe_colind[ja + p]
+                            n = jn
+                        if not _room(r, 1, n, nJ, njcap, nJcap, status, warn_num, warn_info):
+                            full = True
+                            break
+                        blk = _open(r, 1, n, nJ, sparse, cols, loc, Jv, colind, rownnz, rowadr)
+                        for p in range(jn):
+                            blk[0, loc[fe_colind[ja + p]]] = fe_J[ja + p]
+                        nJ += n
+                        efc_pos[r] = fe_length[e] - fe_length0[e]
+                        efc_type[r] = EQUALITY
+                        efc_id[r] = i
+                        efc_margin[r] = 0.0
+                        efc_frictionloss[r] = 0.0
+                        set_row_params(r, solref, solimp, fe_invweight0[e], efc_pos[r], False,
+                                       timestep, refsafe, efc_diagApprox, efc_KBIP, efc_R, efc_D)
+                        r += 1
+                        ne += 1
                 else:
-                    # flex / distance equalities are not built: report, make no rows
+                    # distance / flexvert / flexstrain equalities are not built: report, no rows
                     if status[0] == 0:
                         status[0] = STATUS_EQ_UNSUPPORTED
                         status[1] = i
@@ -1180,7 +1217,7 @@ def _check(d):
         st[0] = 0
         raise NotImplementedError(
             f"equality {eq}: <equality> of type {mjtEq(int(d.model.eq_type[eq])).name} "
-            "(flex / distance equality constraints) is not supported yet")
+            "(distance / flexvert / flexstrain equality constraints) is not supported yet")
 
 
 def mj_makeConstraint(m, d):

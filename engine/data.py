@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._layout import DATA_FIELDS, DTYPES, SPARSE_NV, Arena, constraint_pools, row_bytes
-from .enums import mjtJacobian
+from .enums import mjtEq, mjtJacobian
 from .model import NAMED_KINDS, _Fields, _Named, declare_fields
 from .structs import struct_class
 
@@ -101,6 +101,9 @@ def capacity(model):
     """
     nv = model.nv
     fixed = 6 * model.neq + nv + 2 * model.njnt + 2 * model.ntendon
+    # a flex edge equality makes a row per edge of its flex
+    for i in np.flatnonzero(np.asarray(model.eq_type) == int(mjtEq.mjEQ_FLEX)):
+        fixed += int(model.flex_edgenum[model.eq_obj1id[i]])
     memory = model.__dict__.get("narena", -1)
     given = memory is not None and memory > 0
     budget = memory if given else DEFAULT_MEMORY

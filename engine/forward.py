@@ -1023,8 +1023,8 @@ def check_model(m):
         check_passive_supported(m)
         check_actuation_supported(m)
         check_sensors_supported(m)
-        if m.nflex if hasattr(m, "nflex") else 0:
-            raise NotImplementedError("flex objects are not supported yet")
+        from .flex import check_flex_supported
+        check_flex_supported(m)
         # the largest mesh polygon, and the most polygons at a hull vertex (multiccd's features)
         big = max([0] + [int(x.max()) for x in (m.mesh_polyvertnum, m.mesh_polymapnum) if x.size])
         m.__dict__["_fwd_checked"] = big

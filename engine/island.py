@@ -47,6 +47,7 @@ from .math import gather
 _EQUALITY, _FRICTION_DOF, _FRICTION_TENDON, _LIMIT_JOINT = 0, 1, 2, 3
 _FRICTIONLESS, _ELLIPTIC = 5, 7
 _EQ_CONNECT, _EQ_WELD = int(mjtEq.mjEQ_CONNECT), int(mjtEq.mjEQ_WELD)
+_EQ_FLEX = int(mjtEq.mjEQ_FLEX)
 _OBJ_SITE = int(mjtObj.mjOBJ_SITE)
 _DSBL_ISLAND = int(mjtDisableBit.mjDSBL_ISLAND)
 
@@ -126,7 +127,9 @@ def island(M, D):
     # ---- union the trees of each constraint; efc_island[i] = the row's first tree -----------
     for i in range(nefc):
         et, eid = efc_type[i], efc_id[i]
-        if i > 0 and et == efc_type[i - 1] and eid == efc_id[i - 1]:
+        # (a flex equality's rows are one per edge, each with its own trees)
+        if i > 0 and et == efc_type[i - 1] and eid == efc_id[i - 1] and not (
+                et == _EQUALITY and eq_type[eid] == _EQ_FLEX):
             efc_island[i] = efc_island[i - 1]      # same constraint as the previous row
             continue
         t1 = -2

@@ -20,6 +20,8 @@ NAMED_KINDS = {
     "site": ("site_", enums.mjtObj.mjOBJ_SITE, "nsite"),
     "camera": ("cam_", enums.mjtObj.mjOBJ_CAMERA, "ncam"),
     "light": ("light_", enums.mjtObj.mjOBJ_LIGHT, "nlight"),
+    "flex": ("flex_", enums.mjtObj.mjOBJ_FLEX, "nflex"),
+    "skin": ("skin_", enums.mjtObj.mjOBJ_SKIN, "nskin"),
     "mesh": ("mesh_", enums.mjtObj.mjOBJ_MESH, "nmesh"),
     "hfield": ("hfield_", enums.mjtObj.mjOBJ_HFIELD, "nhfield"),
     "material": ("mat_", enums.mjtObj.mjOBJ_MATERIAL, "nmat"),
@@ -37,7 +39,7 @@ NAMED_KINDS = {
 # m.names: every name in one buffer, each ended by a NUL, the model's name first, then the
 # objects' names kind by kind in mjModel's order, an unnamed object taking an empty string;
 # m.name_<x>adr[i] is where object i's name starts (seed 001 "mjModel", names and name_*adr).
-# (kind in the compiler's name table, x); flexes, skins and plugins are not built (none).
+# (kind in the compiler's name table, x).
 NAME_SECTIONS = (
     ("body", "body"), ("joint", "jnt"), ("geom", "geom"), ("site", "site"), ("camera", "cam"),
     ("light", "light"), ("flex", "flex"), ("mesh", "mesh"), ("skin", "skin"),
@@ -301,6 +303,8 @@ class MjModel(_Fields):
     def camera(self, key): return self._named("camera", key)
     cam = camera
     def light(self, key): return self._named("light", key)
+    def flex(self, key): return self._named("flex", key)
+    def skin(self, key): return self._named("skin", key)
     def mesh(self, key): return self._named("mesh", key)
     def hfield(self, key): return self._named("hfield", key)
     def material(self, key): return self._named("material", key)

@@ -24,6 +24,7 @@ from . import argcheck
 from ._access import f1, f2, fs, i1, i2, is_, u1
 from ._jit import kernel
 from ._layout import DF, MF
+from .flex import flex_edge_passive
 
 _JNT_FREE, _JNT_BALL, _JNT_SLIDE, _JNT_HINGE = 0, 1, 2, 3
 _FREE, _BALL = _JNT_FREE, _JNT_BALL
@@ -560,6 +561,9 @@ def passive(M, D):
                 f2(M, MF.actuator_dampingpoly), i1(M, MF.actuator_trntype),
                 i2(M, MF.actuator_trnid), f2(M, MF.actuator_gear), i1(M, MF.jnt_type),
                 i1(M, MF.jnt_dofadr), f1(D, DF.qvel), f1(D, DF.ten_velocity), ten_J, qfrc_damper)
+    # flex edge spring-dampers (engine.flex), after the joint and tendon ones
+    flex_edge_passive(M, D, not disable & _DSBL_SPRING, not disable & _DSBL_DAMPER,
+                      qfrc_spring, qfrc_damper)
     body_parentid = i1(M, MF.body_parentid)
     body_rootid = i1(M, MF.body_rootid)
     body_dofnum = i1(M, MF.body_dofnum)

@@ -22,6 +22,7 @@ import numpy as np
 from . import argcheck
 from .enums import mjtWarning
 from . import math as mm
+from .flex import flex, flex_velocity
 from .support import add_point_jac_dot, add_wrench_jac_dot, last_dof
 from ._access import f1, f2, i1, i2, is_, u1
 from ._layout import DF, MF
@@ -1732,12 +1733,13 @@ def tendon_bias(M, D):
 @kernel
 def fwd_position_smooth(M, D):
     """The smooth part of mj_fwdPosition, in MuJoCo's order: kinematics, comPos, camlight,
-    tendon, makeM (crb + armature), factorM, transmission. Collision and the constraint rows
+    flex (engine.flex), tendon, makeM, factorM, transmission. Collision and constraint rows
     follow (engine.forward.fwd_position), then the body (adhesion) transmissions, which need
     the contacts."""
     kinematics(M, D)
     com_pos(M, D)
     camlight(M, D)
+    flex(M, D)
     tendon(M, D)
     if sleep.wake_tendon(M, D):
         sleep.update_sleep(M, D, False)
@@ -1748,8 +1750,9 @@ def fwd_position_smooth(M, D):
 
 @kernel
 def fwd_velocity_smooth(M, D):
-    """The smooth part of mj_fwdVelocity: ten_velocity, actuator_velocity, comVel, then the
-    bias forces qfrc_bias = rne(qacc=0) + tendon-armature bias. mj_passive (which needs cvel) goes after this."""
+    """The smooth part of mj_fwdVelocity: flexedge_velocity, ten_velocity, actuator_velocity,
+    comVel, bias forces rne(qacc=0) + tendon-armature bias. mj_passive (needs cvel) follows."""
+    flex_velocity(M, D)
     tendon_actuator_velocity(M, D)
     com_vel(M, D)
     rne(M, D, False, f1(D, DF.qfrc_bias))

@@ -118,6 +118,8 @@ class Spec:
     numerics: list = field(default_factory=list)
     texts: list = field(default_factory=list)
     tuples: list = field(default_factory=list)       # each Element has .elements
+    flexes: list = field(default_factory=list)       # <deformable><flex> and <flexcomp> flexes
+    skins: list = field(default_factory=list)        # <skin>; each Element has .bones
     extras: dict[str, Any] = field(default_factory=dict)
 
     def bodies(self):

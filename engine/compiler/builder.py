@@ -22,6 +22,8 @@ from ..names import make_names_map
 from ..visual import apply_xml
 from ..xml import schema as S
 from .frames import IDENT, Orienter, compose, frame_pose, fromto_pose, quat2mat, quat_mul
+from . import flex as flex_mod
+from . import skin as skin_mod
 from . import inertia as inertia_mod
 from ._err import err
 from . import bvh, plugins, saved
@@ -122,6 +124,8 @@ class Compiler(AssetPhases):
         self.compile_tree_indices()
         self.compile_mass_sparsity()
         self.compile_tendons()
+        flex_mod.compile_flexes(self)
+        skin_mod.compile_skins(self)
         self.compile_equalities()
         self.compile_actuators()
         self.compile_sleep_policy()
@@ -143,6 +147,7 @@ class Compiler(AssetPhases):
         apply_xml(m.vis, self.spec.visual)
         from .setconst import set_const
         set_const(m, self)
+        flex_mod.set_const(m)
         return m
 
     # ==== phase: the tree ===========================================================================
@@ -190,10 +195,10 @@ class Compiler(AssetPhases):
         """compiler fusestatic: merge bodies without joints into their parents, moving their
         elements there. As the reference says, this is done only when the model has no element
         that could refer to a body or its contents by name (pairs, excludes, tendons, actuators,
-        sensors, tuples, skins), nor cameras or lights."""
+        sensors, tuples, skins, flexes), nor cameras or lights."""
         sp = self.spec
         if (sp.pairs or sp.excludes or sp.tendons or sp.actuators or sp.sensors or sp.tuples
-                or any(b.cameras or b.lights for b in sp.bodies())):
+                or sp.skins or sp.flexes or any(b.cameras or b.lights for b in sp.bodies())):
             return
         # in tree order, as MuJoCo: a fused body's elements follow its new parent's, and its
         # static children, moved up with it, are fused right after it (depth first)
@@ -996,6 +1001,9 @@ class Compiler(AssetPhases):
                            else "with non-zero stiffness or damping")
                     raise CompileError(f"tree {t} connected to tendon {i} {why}, sleeping not "
                                        "allowed", self.spec.file, None, "tendon", None)
+        for t in flex_mod.elastic_trees(self):     # trees an elastic flex couples
+            if policy[t] == auto:
+                policy[t] = auto_never
         policy[policy == auto] = int(mjtSleepPolicy.mjSLEEP_AUTO_ALLOWED)
         v["tree_sleep_policy"] = policy
 
@@ -1237,6 +1245,10 @@ class Compiler(AssetPhases):
                 o2[i] = self._id(t, a[k2], el, k2) if a.get(k2) else -1
                 data[i, :5] = a["polycoef"]
                 data[i, 10] = 1.0  # as mujoco stores joint/tendon equalities
+            elif t in ("flex", "flexvert", "flexstrain"):
+                etype[i], otype[i], o1[i] = flex_mod.equality(self, el)
+                data[i, :5] = (0.0, 1.0, 0.0, 0.0, 0.0)  # as mujoco stores it (measured)
+                data[i, 10] = 1.0
             else:
                 raise NotImplementedError(f"{el.file}:{el.line}: equality <{t}> is not supported "
                                           "yet")

@@ -384,6 +384,7 @@ class MJCFReader:
         self._attached = {k: [] for k in ATTACHED_SECTIONS}
         self._attached_assets = set()
         self._self_attached = []   # <attach frame> of this model: its non-tree copies, deferred
+        self._flexcomp_equalities = []   # MuJoCo adds them after the file's own (measured)
         for c in root.children:
             if c.tag != "default":
                 sections[c.tag](c)
@@ -393,6 +394,7 @@ class MJCFReader:
         # elements copied in by <attach> follow the model's own, in attachment order
         for k in ATTACHED_SECTIONS:
             getattr(self.spec, k).extend(self._attached[k])
+        self.spec.equalities.extend(self._flexcomp_equalities)
         return self.spec
 
     # -- simple sections -----------------------------------------------------------------------------
@@ -541,11 +543,13 @@ class MJCFReader:
     # -- assets ----------------------------------------------------------------------------------------
     def asset(self, node):
         tables = {"mesh": S.MESH, "hfield": S.HFIELD, "texture": S.TEXTURE,
-                  "material": S.MATERIAL, "model": S.MODEL_ASSET}
+                  "material": S.MATERIAL, "model": S.MODEL_ASSET, "skin": S.SKIN}
         _check_children(node, tables)
         main = self.spec.defaults["main"]
         for c in node.children:
-            if c.tag == "model":
+            if c.tag == "skin":
+                self.skin(c)
+            elif c.tag == "model":
                 _check_children(c, set())
                 self._model_asset(c)
             elif c.tag == "mesh":
@@ -632,6 +636,9 @@ class MJCFReader:
                     raise XMLError("a body can have only one <plugin>", c.file, c.line,
                                    "plugin")
                 self._plugin_use(c, body, "body")
+            elif tag == "flexcomp":
+                from ..compiler.flexcomp import expand
+                expand(self, c, body, active, frame, parse_attrs, _check_children)
             elif tag == "attach":
                 _check_children(c, set())
                 attrs = parse_attrs(c, S.ATTACH, skip=("_suffix",))
@@ -1296,11 +1303,41 @@ class MJCFReader:
         el.plugin_implicit = len(reg["instances"]) - 1
         el.plugin_name = plugin
 
+    def skin(self, node):
+        """<skin> (in <deformable>, or deprecated in <asset>) with its <bone> children."""
+        _check_children(node, {"bone"})
+        el = self.make(node, "skin", S.SKIN, None)
+        el.bones = []
+        for b in node.children:
+            _check_children(b, set())
+            bone = self.make(b, "bone", S.SKIN_BONE, None)
+            for req in ("body", "bindpos", "bindquat"):
+                if bone.attrs.get(req) is None:
+                    raise XMLError(f"<bone> requires attribute '{req}'", b.file, b.line,
+                                   "bone", req)
+            el.bones.append(bone)
+        self.spec.skins.append(el)
+
     def deformable(self, node):
-        if node.children:
-            c = node.children[0]
-            raise NotImplementedError(f"{c.file or '<string>'}:{c.line}: MJCF element "
-                                      f"<deformable/{c.tag}> is not supported yet")
+        """<deformable>: flexes (engine.compiler.flex compiles them); skins not yet."""
+        _check_children(node, {"flex", "skin"})
+        for c in node.children:
+            if c.tag == "skin":
+                self.skin(c)
+                continue
+            from ..compiler.flexcomp import sub_elements
+            _check_children(c, {"edge", "elasticity", "contact"})
+            el = self.make(c, "flex", S.FLEX, None)
+            subs, _ = sub_elements(self, c, {"edge": S.FLEX_EDGE,
+                                             "elasticity": S.FLEX_ELASTICITY,
+                                             "contact": S.FLEX_CONTACT}, parse_attrs,
+                                   _check_children)
+            el.edge, el.elasticity, el.contact = (subs[k][0] for k in
+                                                  ("edge", "elasticity", "contact"))
+            el.vertbody = el.attrs["body"].split()
+            el.nodebody = el.attrs["node"].split()
+            el.vertex = list(el.attrs["vertex"])
+            self.spec.flexes.append(el)
 
 
 def _check_orientation(node, explicit):

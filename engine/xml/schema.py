@@ -535,10 +535,62 @@ MODEL_ASSET = {"name": (S, None, None), "file": (S, None, None),
 ATTACH = {"model": (S, None, None), "body": (S, None, None), "frame": (S, None, None),
           "prefix": (S, None, None)}
 
+# Deformables (seed 000 "deformable/flex", "body/flexcomp"): the attributes MuJoCo 4.0.0's
+# reader accepts (it has dropped contact/internal, and edge/equality takes true/false only).
+FLEX_DOF = ("full", "radial", "trilinear", "quadratic", "2d")
+FLEX = {
+    "name": (S, None, None), "group": (I, None, 0), "dim": (I, None, 2),
+    "dof": (FLEX_DOF, None, None), "radius": (R, None, 0.005), "material": (S, None, ""),
+    "rgba": (R, 4, (0.5, 0.5, 0.5, 1.0)), "flatskin": (B, None, False),
+    "cellcount": (I, 3, (1, 1, 1)), "body": (S, None, ""), "vertex": (R, ANY, ()),
+    "node": (S, None, ""), "element": (I, ANY, ()), "texcoord": (R, ANY, ()),
+    "elemtexcoord": (I, ANY, ()),
+}
+FLEX_EDGE = {"stiffness": (R, None, 0.0), "damping": (R, None, 0.0)}
+FLEX_ELASTICITY = {
+    "young": (R, None, 0.0), "poisson": (R, None, 0.0), "damping": (R, None, 0.0),
+    "thickness": (R, None, -1.0), "elastic2d": (("none", "bend", "stretch", "both"), None, "none"),
+    "section": (("circle", "box"), None, "circle"), "sectionsize": (R, 2, (0.0, 0.0)),
+    "shear": (R, None, 0.0), "yield": (R, (1, 2), (0.0, 0.0)),
+}
+FLEX_CONTACT = {
+    "contype": (I, None, 1), "conaffinity": (I, None, 1), "condim": (I, None, 3),
+    "priority": (I, None, 0), "friction": (R, (1, 3), (1.0, 0.005, 0.0001)),
+    "solmix": (R, None, 1.0), **_solver("solref", "solimp"), "margin": (R, None, 0.0),
+    "gap": (R, None, 0.0),
+    "selfcollide": (("none", "narrow", "bvh", "sap", "auto"), None, "auto"),
+    "activelayers": (I, None, 1), "passive": (B, None, False),
+}
+FLEXCOMP = {
+    "name": (S, None, None),
+    "type": (("grid", "box", "cylinder", "ellipsoid", "square", "disc", "circle", "mesh", "gmsh",
+              "direct"), None, "grid"),
+    "group": (I, None, 0), "dim": (I, None, 2), "dof": (FLEX_DOF, None, "full"),
+    "count": (I, 3, (10, 10, 10)), "spacing": (R, 3, (0.02, 0.02, 0.02)),
+    "radius": (R, None, 0.005), "rigid": (B, None, False), "mass": (R, None, 1.0),
+    "inertiabox": (R, None, 0.005), "scale": (R, 3, (1.0, 1.0, 1.0)), "file": (S, None, None),
+    "point": (R, ANY, ()), "element": (I, ANY, ()), "texcoord": (R, ANY, ()),
+    "material": (S, None, ""), "rgba": (R, 4, (0.5, 0.5, 0.5, 1.0)),
+    "flatskin": (B, None, False), "pos": (R, 3, (0.0, 0.0, 0.0)), **ORIENT,
+    "origin": (R, 3, (0.0, 0.0, 0.0)), "cellcount": (I, 3, None),
+}
+FLEXCOMP_EDGE = {"equality": (B, None, False), **_solver("solref", "solimp"),
+                 "stiffness": (R, None, 0.0), "damping": (R, None, 0.0)}
+FLEXCOMP_PIN = {"id": (I, ANY, ()), "range": (I, ANY, ()), "grid": (I, ANY, ()),
+                "gridrange": (I, ANY, ())}
+
+# <skin> (seed 000 "deformable/skin"; also accepted, deprecated, inside <asset>) and its bones
+SKIN = {"name": (S, None, None), "file": (S, None, None), "material": (S, None, ""),
+        "rgba": (R, 4, (0.5, 0.5, 0.5, 1.0)), "inflate": (R, None, 0.0),
+        "vertex": (R, ANY, ()), "texcoord": (R, ANY, ()), "face": (I, ANY, ()),
+        "group": (I, None, 0)}
+SKIN_BONE = {"body": (S, None, None), "bindpos": (R, 3, None), "bindquat": (R, 4, None),
+             "vertid": (I, ANY, ()), "vertweight": (R, ANY, ())}
+
 # Elements that are recognised but not supported yet: parsing them raises NotImplementedError.
 UNSUPPORTED = {
-    "composite": "body/composite", "flexcomp": "body/flexcomp", "flex": "deformable/flex",
-    "skin": "skin", "plugin": "plugin instances", "instance": "extension/plugin/instance",
+    "composite": "body/composite", "plugin": "plugin instances",
+    "instance": "extension/plugin/instance",
     # MuJoCo 4 actuators with several controls or outputs per actuator (actuator_ctrlnum,
     # actuator_outnum): the engine's actuators have one control and one output each
     "dcmotor": "actuator/dcmotor: MuJoCo 4's DC motor, with multi-input controls, a current "

@@ -432,4 +432,8 @@ def spec_to_xml(spec, model=None, absolute_dirs=True):
     """MJCF text of ``spec`` (see the module docstring); ``model``: its compiled model, if at
     hand (keyframes made by an attach are read from it); ``absolute_dirs`` False: no asset
     folders written (the file names are complete)."""
+    if getattr(spec, "flexes", None) or getattr(spec, "skins", None):
+        # the flexcomp's generated bodies would be written without their flex
+        raise NotImplementedError("saving flexes and skins (<deformable>, <flexcomp>) to XML "
+                                  "is not supported yet")
     return Writer(spec, model, absolute_dirs).text()

@@ -68,10 +68,10 @@ def test_unsupported_elements_name_themselves():
         engine.MjModel.from_xml_string(
             "<mujoco><worldbody><body><composite type='cable' count='3 1 1'/></body>"
             "</worldbody></mujoco>")
-    with pytest.raises(NotImplementedError, match="flex"):
+    with pytest.raises(NotImplementedError, match="interpolated flex"):
         engine.MjModel.from_xml_string(
-            "<mujoco><deformable><flex name='f' body='world' vertex='0 0 0' element='0'/>"
-            "</deformable></mujoco>")
+            "<mujoco><worldbody><flexcomp name='f' count='3 3 3' dof='trilinear'/>"
+            "</worldbody></mujoco>")
 
 
 EQ_BASE = """<mujoco><worldbody>
