@@ -12,8 +12,6 @@ format (engine/mjb.py, mj_saveModel; seed 004 "saving models"), as mujoco 4.0.0 
   castshadow or adhesion attribute on geoms and pairs, so every model it compiles has mujoco's
   defaults;
 - actuator_outadr, actuator_outnum: one force output per actuator (nout = nu);
-- actuator_history, sensor_history: [0, 0] (no history buffers: actuator_historyadr and
-  sensor_historyadr are -1 throughout);
 - paths (npaths), mesh_pathadr, hfield_pathadr, tex_pathadr: the resolved file name of each
   mesh, height field and texture read from a file, NUL-terminated, in that order (-1: none;
   a model without files has the single empty string); tex_contenttypeadr -1;
@@ -177,5 +175,5 @@ def attach(c, m):
     d["pair_adhesion"] = np.zeros(m.npair)
     d["actuator_outnum"] = np.ones(m.nu, np.int32)
     d["actuator_outadr"] = np.arange(m.nu, dtype=np.int32)
-    d["actuator_history"] = np.zeros((m.nu, 2), np.int32)
-    d["sensor_history"] = np.zeros((m.nsensor, 2), np.int32)
+    # actuator_history / sensor_history: the delay lines' (nsample, interp), set by
+    # engine.history.attach_model before this runs
