@@ -787,8 +787,11 @@ class Compiler(AssetPhases):
         return M, com, q, d
 
     def _has_mass_below(self, b):
-        """A moving body may be massless if a descendant carries mass (MuJoCo checks the chain)."""
+        """A moving body may be massless if a descendant welded to it (no joint between them)
+        carries mass; mass beyond a joint does not count (mujoco 4.0.0, measured)."""
         for c in b.bodies:
+            if c.joints:
+                continue
             i = self.body_id[id(c)]
             if self.mass[i] > enums.mjMINVAL or self._has_mass_below(c):
                 return True

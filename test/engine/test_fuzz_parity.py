@@ -77,6 +77,13 @@ def test_empty_number_list_is_absent(attrs):
     assert theirs is None and ours is None
 
 
+def test_massless_body_welded_mass_accepted():
+    """Mass in a body welded below a massless moving body counts (both accept)."""
+    ours, theirs = _both('<mujoco><worldbody><body><joint/><body pos="0 0 1"><geom size=".1"/>'
+                         '</body></body></worldbody></mujoco>')
+    assert ours is None and theirs is None
+
+
 @pytest.mark.parametrize("count", ["0", "-1"])
 def test_replicate_count_not_positive_makes_no_copy(count):
     xml = (f'<mujoco><worldbody><replicate count="{count}" offset="0.1 0 0"><geom size="1"/>'
@@ -122,6 +129,9 @@ def test_deep_body_chain_compiles():
     '<mujoco><worldbody><site name="a"/><body><joint/><geom size=".1"/><site name="b" '
     'pos="0 0 1"/></body></worldbody><tendon><spatial><site site="a"/><site site="a"/>'
     '<site site="b"/></spatial></tendon></mujoco>',
+    # a massless moving body whose mass is only beyond another joint
+    '<mujoco><worldbody><body><joint/><body pos="0 0 1"><joint/><geom size=".1"/></body>'
+    '</body></worldbody></mujoco>',
     # one element of each kind in a default class
     '<mujoco><default><joint damping="1"/><joint damping="2"/></default></mujoco>',
     # repeated names of kinds outside the tree
@@ -130,8 +140,9 @@ def test_deep_body_chain_compiles():
     '<mujoco><asset><material name="m"/><material name="m"/></asset></mujoco>',
     '<mujoco><worldbody><body><joint name="j"/><geom size=".1"/></body></worldbody><sensor>'
     '<jointpos name="x" joint="j"/><jointpos name="x" joint="j"/></sensor></mujoco>',
-], ids=["site_size0", "site_size_neg", "plane_grid", "tendon_width", "tendon_site_repeated", "default_unique",
-        "actuator_name", "material_name", "sensor_name"])
+], ids=["site_size0", "site_size_neg", "plane_grid", "tendon_width", "tendon_site_repeated",
+        "massless_beyond_joint", "default_unique", "actuator_name", "material_name",
+        "sensor_name"])
 def test_rejected_as_mujoco(xml):
     ours, theirs = _both(xml)
     assert theirs is not None, "mujoco accepts this model: the test's premise is wrong"
