@@ -1,9 +1,28 @@
 """The compiler: MJCF / URDF file -> Spec -> MjModel (seed 000 "compiler", seed 004)."""
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 
 from ..errors import XMLError
+
+# The readers and the compiler walk the body tree recursively (a frame or a few per level): a
+# chain of a few thousand bodies, which mujoco compiles, needs more than Python's default limit
+# of 1000 frames. Python 3.11 runs Python-to-Python calls without C recursion, so the limit,
+# not the C stack, is what bounds nesting here.
+_DEEP_RECURSION = 200_000
+
+
+@contextlib.contextmanager
+def _deep_recursion():
+    old = sys.getrecursionlimit()
+    if old < _DEEP_RECURSION:
+        sys.setrecursionlimit(_DEEP_RECURSION)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def parse_file(path, assets=None, package_map=None):
@@ -46,13 +65,15 @@ def compile_file(path, assets=None, package_map=None):
     if (not os.path.exists(path) and find_provider(path) is None
             and asset_lookup(assets, path, path) is None):
         raise XMLError("model file not found", path)
-    m = compile_spec(parse_file(path, assets, package_map), assets)
+    with _deep_recursion():
+        m = compile_spec(parse_file(path, assets, package_map), assets)
     LAST_SOURCE = ("file", path, assets, package_map)
     return m
 
 
 def compile_string(text, assets=None, package_map=None):
     global LAST_SOURCE
-    m = compile_spec(parse_string(text, assets, package_map), assets)
+    with _deep_recursion():
+        m = compile_spec(parse_string(text, assets, package_map), assets)
     LAST_SOURCE = ("string", text, assets, package_map)
     return m

@@ -224,8 +224,15 @@ class Compiler(AssetPhases):
             parent.bodies[idx:idx + 1] = b.bodies
 
     def _check_names(self):
+        sp = self.spec
+        # every named kind, as mujoco 4.0.0's compiler checks them ("repeated name 'x' in ...")
         for kind, els in (("body", self.bodies), ("geom", self.geoms), ("joint", self.joints),
-                          ("site", self.sites), ("camera", self.cams), ("light", self.lights)):
+                          ("site", self.sites), ("camera", self.cams), ("light", self.lights),
+                          ("material", sp.materials), ("tendon", sp.tendons),
+                          ("equality", sp.equalities), ("actuator", sp.actuators),
+                          ("sensor", sp.sensors), ("pair", sp.pairs), ("exclude", sp.excludes),
+                          ("key", sp.keys), ("numeric", sp.numerics), ("text", sp.texts),
+                          ("tuple", sp.tuples)):
             seen = {}
             for el in els:
                 n = el.name
@@ -589,7 +596,11 @@ class Compiler(AssetPhases):
     def _check_geom_size(self, el, t, size):
         need = {0: 3, 2: 1, 3: 2, 4: 3, 5: 2, 6: 3}.get(t, 0)
         if t == 0:
-            return  # plane sizes: zero means infinite in rendering; no check needed for physics
+            # plane sizes 0 and 1 may be zero (infinite when rendered); the grid spacing may not
+            # (mujoco 4.0.0 rejects a plane of size "1 1", measured by bench/fuzz_models.py)
+            if len(size) > 2 and size[2] <= 0:
+                raise err(el, "plane size(3) must be positive", "size")
+            return
         for k in range(need):
             if size[k] <= 0:
                 raise err(el, f"size {k} must be positive in geom", "size")
@@ -634,6 +645,8 @@ class Compiler(AssetPhases):
                     size[1] = half
                 elif t in (4, 6):
                     size[1:] = size[0], half  # square across fromto, as geoms (above)
+            if t:   # mujoco checks a site's sizes as a geom's (its message says "in geom")
+                self._check_geom_size(el, t, size)
             spos[i], squat[i], ssize[i], stype[i] = p, q, size, t
         v.update(site_type=stype, site_pos=spos, site_quat=squat, site_size=ssize,
                  site_bodyid=[self.body_id[id(el.parent)] for el in self.sites],
@@ -798,8 +811,11 @@ class Compiler(AssetPhases):
         return M, com, q, d
 
     def _has_mass_below(self, b):
-        """A moving body may be massless if a descendant carries mass (MuJoCo checks the chain)."""
+        """A moving body may be massless if a descendant welded to it (no joint between them)
+        carries mass; mass beyond a joint does not count (mujoco 4.0.0, measured)."""
         for c in b.bodies:
+            if c.joints:
+                continue
             i = self.body_id[id(c)]
             if self.mass[i] > enums.mjMINVAL or self._has_mass_below(c):
                 return True
@@ -1085,18 +1101,26 @@ class Compiler(AssetPhases):
         wtype, wobj, wprm = [], [], []
         adr, num = [], []
         limited, actfrclimited, lspring = [], [], []
-        for el in tendons:
+        for i, el in enumerate(tendons):
             a = el.attrs
             adr.append(len(wtype))
             spatial = el.tag == "spatial"
+            if spatial and not a["width"] > 0:
+                raise err(el, f"tendon '{el.name or ''}' (id = {i}) must have positive width",
+                          "width")
             for p in el.path:
                 if p.tag == "joint":
                     wtype.append(1)
                     wobj.append(self._id("joint", p.attrs["joint"], p, "joint"))
                     wprm.append(p.attrs["coef"])
                 elif p.tag == "site":
+                    sid = self._id("site", p.attrs["site"], p, "site")
+                    if len(wtype) > adr[-1] and wtype[-1] == 3 and wobj[-1] == sid:
+                        # a zero-length segment (mujoco 4.0.0's message and rule)
+                        raise err(el, f"tendon '{el.name or ''}' (id = {i}): site "
+                                      f"{len(wtype) - 1 - adr[-1]} is repeated", "site")
                     wtype.append(3)
-                    wobj.append(self._id("site", p.attrs["site"], p, "site"))
+                    wobj.append(sid)
                     wprm.append(0.0)
                 elif p.tag == "pulley":
                     wtype.append(2)

@@ -102,6 +102,7 @@ def _expand_includes(node, base, assets, seen):
 
 
 # ---- attribute values -----------------------------------------------------------------------------
+_INT_MIN, _INT_MAX = -2 ** 31, 2 ** 31 - 1
 def parse_value(node, attr, spec, raw):
     """Convert the string ``raw`` of ``attr`` per its schema ``spec`` = (kind, count, default)."""
     kind, count, _ = spec
@@ -134,6 +135,11 @@ def parse_value(node, attr, spec, raw):
         except ValueError:
             what = "an integer" if kind == S.I else "a number"
             raise err(f"expected {what}, got '{w}'") from None
+        # mujoco reads int attributes as 32-bit ints and doubles with strtod: out of range is
+        # "number is too large" (a count of 2^32 copies must not start a loop)
+        if (kind == S.I and not _INT_MIN <= v <= _INT_MAX) or (
+                kind != S.I and math.isinf(v) and "inf" not in w.lower()):
+            raise err(f"number is too large: '{w}'")
         if kind == S.R and not math.isfinite(v):
             raise err(f"expected a finite number, got '{w}'")
         vals.append(v)
@@ -162,6 +168,8 @@ def parse_attrs(node, table, skip=()):
         spec = table.get(attr)
         if spec is None:
             raise XMLError(f"unrecognized attribute '{attr}'", node.file, node.line, node.tag, attr)
+        if spec[0] in (S.R, S.I) and not raw.split():
+            continue  # an empty number list is an absent attribute, as in mujoco 4.0.0's reader
         out[attr] = parse_value(node, attr, spec, raw)
     return out
 
@@ -459,7 +467,14 @@ class MJCFReader:
             if name != "main":
                 # A named top-level default: a child of main.
                 cls = self._new_class(node, name, self.spec.defaults["main"])
+        seen = set()
         for c in node.children:
+            if c.tag != "default":
+                # one element of each kind per class (mujoco's schema: "unique element")
+                if c.tag in seen:
+                    raise XMLError(f"Schema violation: unique element '{c.tag}' found 2 times",
+                                   c.file, c.line, c.tag)
+                seen.add(c.tag)
             if c.tag == "default":
                 for attr in c.attrib:
                     if attr != "class":
@@ -672,9 +687,10 @@ class MJCFReader:
                 continue
             attrs = parse_attrs(c, S.REPLICATE)
             count = attrs.get("count")
-            if count is None or count < 1:
+            if count is None:
                 raise XMLError("replicate 'count' must be a positive integer", c.file, c.line,
                                "replicate", "count")
+            # mujoco 4.0.0 makes no copy for a count <= 0 (measured; the reference says positive)
             sep = attrs.get("sep", "")
             width = len(str(count))  # digits of the count itself: 10 copies are 00..09
             for i in range(count):
