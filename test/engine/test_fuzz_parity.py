@@ -105,14 +105,24 @@ def _chain(depth):
             + "</worldbody></mujoco>")
 
 
-def test_deep_body_chain_compiles():
-    """Nesting is bounded by the XML parsers' depth limit (256, in both), not by Python's
-    recursion limit: 240 bodies, about 1000 Python frames deep in the readers and compiler."""
-    xml = _chain(240)
+@pytest.mark.parametrize("depth", [240, 496])
+def test_deep_body_chain_compiles(depth):
+    """Nesting is bounded by mujoco's XML depth limit (an element 499 deep is read, 500 is
+    not: tinyxml2's), not by libxml2's default 256 nor Python's recursion limit: up to 496
+    nested bodies, thousands of Python frames deep in the readers and compiler."""
+    xml = _chain(depth)
     m, mj = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
-    assert m.nbody == mj.nbody == 241
+    assert m.nbody == mj.nbody == depth + 1
     d = engine.MjData(m)
     engine.mj_step(m, d)
+
+
+def test_too_deep_nesting_rejected_as_mujoco():
+    xml = _chain(497)
+    with pytest.raises(ValueError, match="ELEMENT_DEPTH_EXCEEDED"):
+        mujoco.MjModel.from_xml_string(xml)
+    with pytest.raises(ValueError, match="nesting is too deep"):
+        engine.MjModel.from_xml_string(xml)
 
 
 @pytest.mark.parametrize("xml", [
