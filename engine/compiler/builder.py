@@ -397,7 +397,10 @@ class Compiler(AssetPhases):
                 if not self.c["autolimits"] and "range" in el.given:
                     raise err(el, "limited must be set when autolimits is false and range is "
                               "given", "limited")
-                lim = "true" if "range" in el.given else "false"
+                # limited when the range is given and increasing (mujoco 4.0.0: a range with
+                # range[0] >= range[1] and limited="auto" compiles unlimited, measured)
+                r = a["range"]
+                lim = "true" if "range" in el.given and r[0] < r[1] else "false"
             # a free joint is never limited: MuJoCo 4.0.0 ignores limited="true" on it, given
             # or from a default class (measured), and keeps its range as written
             limited[j] = lim == "true" and t != 0
@@ -406,16 +409,18 @@ class Compiler(AssetPhases):
             if limited[j]:
                 if t == 1 and r[0] != 0:
                     raise err(el, "ball joint range[0] must be 0 (only range[1] is used)", "range")
-                if r[0] >= r[1] and t != 1:
-                    raise err(el, "joint range must be increasing (range[0] < range[1])", "range")
+                if not r[0] < r[1] and t != 1:
+                    raise err(el, "range[0] should be smaller than range[1] in joint", "range")
             rng[j] = r
             fl = a["actuatorfrclimited"]
+            fr = a["actuatorfrcrange"]
             if fl == "auto":
-                fl = "true" if "actuatorfrcrange" in el.given else "false"
+                fl = "true" if "actuatorfrcrange" in el.given and fr[0] < fr[1] else "false"
             actfrclimited[j] = fl == "true" and t in (2, 3)  # only hinge and slide joints
-            actfrcrange[j] = a["actuatorfrcrange"]
-            if actfrclimited[j] and actfrcrange[j][0] > actfrcrange[j][1]:
-                raise err(el, "actuatorfrcrange must be increasing", "actuatorfrcrange")
+            actfrcrange[j] = fr
+            if fl == "true" and not fr[0] < fr[1]:
+                raise err(el, "actfrcrange[0] should be smaller than actfrcrange[1] in joint",
+                          "actuatorfrcrange")
             if t == 0:
                 bp, bq = self.body_pos[bid], self.body_quat[bid]
                 qpos0 += list(bp) + list(bq)
@@ -1138,15 +1143,30 @@ class Compiler(AssetPhases):
                     side = p.attrs.get("sidesite")
                     wprm.append(self._id("site", side, p, "sidesite") if side else -1)
             num.append(len(wtype) - adr[-1])
+            # mujoco 4.0.0's tendon checks and messages, in its order (measured)
+            what = f"tendon '{el.name or ''}' (id = {i})"
+            if num[-1] == 0:
+                raise err(el, f"{what}: path cannot be empty")
+            if spatial and num[-1] < 2:
+                raise err(el, f"{what}: spatial path must contain at least two objects")
+            if not spatial:
+                joints = wobj[adr[-1]:]
+                for k in range(1, len(joints)):
+                    if joints[k] in joints[:k]:
+                        raise err(el, f"{what}: joint {k} is repeated")
             if spatial:
                 self._check_spatial(el)
-            lim = a["limited"]
-            if lim == "auto":
-                lim = "true" if "range" in el.given else "false"
+            lim, r = a["limited"], a["range"]
+            if lim == "auto":   # limited when the range is given and increasing (as joints)
+                lim = "true" if "range" in el.given and r[0] < r[1] else "false"
+            if lim == "true" and not r[0] < r[1]:
+                raise err(el, "invalid limits in tendon", "range")
             limited.append(lim == "true")
-            fl = a["actuatorfrclimited"]
+            fl, fr = a["actuatorfrclimited"], a["actuatorfrcrange"]
             if fl == "auto":
-                fl = "true" if "actuatorfrcrange" in el.given else "false"
+                fl = "true" if "actuatorfrcrange" in el.given and fr[0] < fr[1] else "false"
+            if fl == "true" and not fr[0] < fr[1]:
+                raise err(el, "invalid actuatorfrcrange in tendon", "actuatorfrcrange")
             actfrclimited.append(fl == "true")
             sl = a["springlength"]
             # one value means a single spring length (both ends of the dead band)

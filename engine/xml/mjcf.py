@@ -266,7 +266,9 @@ def apply_actuator_shortcut(node, tag, proto, explicit):
                 a.update(dyntype="none")
                 dn = [1.0] + [0.0] * 9
         else:
-            a.update(dyntype="integrator", actlimited="true")
+            # actlimited stays as written (auto: limited when actrange is increasing), as
+            # mujoco 4.0.0 compiles <intvelocity> (measured: no actrange -> actlimited 0)
+            a.update(dyntype="integrator")
             dn = [1.0] + [0.0] * 9
         if "inheritrange" in explicit:
             a["inheritrange"] = explicit["inheritrange"]
@@ -1210,8 +1212,8 @@ class MJCFReader:
             proto = {**schema_defaults(_GENERAL), **cls.values.get("general", {})}
             attrs = apply_actuator_shortcut(c, c.tag, proto, explicit)
             given = (cls.given.get("general", set()) | set(explicit))
-            if c.tag in ("damper", "adhesion", "intvelocity"):
-                given |= {"ctrllimited"} if c.tag != "intvelocity" else {"actlimited"}
+            if c.tag in ("damper", "adhesion"):
+                given |= {"ctrllimited"}
             el = Element("actuator", c.tag, attrs, given, c.file, c.line)
             el.explicit = explicit
             if c.tag == "plugin":

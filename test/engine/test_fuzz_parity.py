@@ -157,3 +157,51 @@ def test_rejected_as_mujoco(xml):
     ours, theirs = _both(xml)
     assert theirs is not None, "mujoco accepts this model: the test's premise is wrong"
     assert ours is not None, f"the engine accepts what mujoco rejects: {theirs}"
+
+
+_LIMITS_BASE = ("<mujoco><worldbody><body name='bb'><joint name='a' {j}/><geom size='.1'/>"
+                "<site name='s1'/><body pos='0 0 1'><joint name='b'/><geom size='.1'/>"
+                "<site name='s2'/></body></body></worldbody>{rest}</mujoco>")
+_LIMITS = [(j, "") for j in (
+    "range='1 -1'", "range='1 1'", "range='1 -1' limited='true'", "range='-1 1'",
+    "actuatorfrcrange='1 -1'", "actuatorfrcrange='1 1' actuatorfrclimited='true'")] + [
+    ("", f"<tendon>{t}</tendon>") for t in (
+        "<fixed limited='true' range='1 -1'><joint joint='a' coef='1'/></fixed>",
+        "<fixed range='1 -1'><joint joint='a' coef='1'/></fixed>",
+        "<fixed actuatorfrclimited='true' actuatorfrcrange='1 1'><joint joint='a' coef='1'/>"
+        "</fixed>",
+        "<fixed actuatorfrcrange='1 -1'><joint joint='a' coef='1'/></fixed>",
+        "<spatial><site site='s1'/></spatial>", "<fixed/>", "<spatial/>",
+        "<fixed><joint joint='a' coef='1'/><joint joint='b' coef='1'/>"
+        "<joint joint='a' coef='2'/></fixed>")] + [
+    ("", f"<actuator>{a}</actuator>") for a in (
+        "<general joint='a' ctrlrange='1 -1'/>", "<general joint='a' ctrlrange='1 1' "
+        "ctrllimited='true'/>", "<general joint='a' forcerange='1 -1'/>",
+        "<general joint='a' forcerange='1 -1' forcelimited='true'/>",
+        "<general joint='a' dyntype='integrator' actrange='1 1'/>",
+        "<general joint='a' dyntype='integrator' actrange='1 -1' actlimited='true'/>",
+        "<damper joint='a' kv='1'/>", "<adhesion body='bb' gain='1'/>",
+        "<intvelocity joint='a' kp='1'/>", "<intvelocity joint='a' kp='1' actrange='-1 1'/>")]
+_LIMIT_FIELDS = ("jnt_limited", "jnt_range", "jnt_actfrclimited", "tendon_limited",
+                 "tendon_actfrclimited", "actuator_ctrllimited", "actuator_forcelimited",
+                 "actuator_actlimited", "actuator_actrange")
+
+
+@pytest.mark.parametrize("j,rest", _LIMITS)
+def test_limits_as_mujoco(j, rest):
+    """Limited flags and range checks of joints, tendons and actuators: "auto" is limited when
+    the range is given and increasing (a non-increasing range then compiles unlimited), an
+    explicit limit needs an increasing range; tendon path checks (empty, one-object spatial,
+    repeated joint). The same decision as mujoco 4.0.0 and, when both compile, the same fields."""
+    import numpy as np
+    xml = _LIMITS_BASE.format(j=j, rest=rest)
+    try:
+        theirs = mujoco.MjModel.from_xml_string(xml)
+    except ValueError:
+        with pytest.raises(ValueError):
+            engine.MjModel.from_xml_string(xml)
+        return
+    ours = engine.MjModel.from_xml_string(xml)
+    for f in _LIMIT_FIELDS:
+        np.testing.assert_array_equal(np.asarray(getattr(ours, f)), np.asarray(getattr(theirs, f)),
+                                      err_msg=f)
