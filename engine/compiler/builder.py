@@ -779,6 +779,9 @@ class Compiler(AssetPhases):
                 if any(a.get(k) is not None for k in S.ORIENT) or a.get("diaginertia"):
                     raise err(el, "fullinertia cannot be combined with an orientation or "
                               "diaginertia", "fullinertia")
+                msg = inertia_mod.full_inertia_error(a["fullinertia"], True)
+                if msg:     # (the A + B >= C check follows, with balanceinertia)
+                    raise err(el, msg, "fullinertia")
                 d, qq = inertia_mod.full_to_principal(a["fullinertia"])
                 q = quat_mul(q, qq)
             elif a.get("diaginertia") is not None:
@@ -831,9 +834,7 @@ class Compiler(AssetPhases):
             raise err(el, "mass must be nonnegative", "mass")
         if np.any(np.asarray(d) < 0):
             raise err(el, "inertia must be nonnegative", "diaginertia")
-        a, b, c = d
-        if a + b < c - 1e-10 * max(1, c) or a + c < b - 1e-10 * max(1, b) or \
-                b + c < a - 1e-10 * max(1, a):
+        if not inertia_mod.triangle_ok(d):
             if not self.c["balanceinertia"]:
                 raise err(el, "invalid inertia: the principal moments must satisfy the triangle "
                           "inequality (A + B >= C)", "diaginertia")

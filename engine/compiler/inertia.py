@@ -128,6 +128,27 @@ def full_to_principal(full):
     return principal(I)
 
 
+def full_inertia_error(full, balance):
+    """mujoco 4.0.0's checks of a full inertia tensor (MJCF fullinertia, URDF <inertia>), as a
+    message, or None when it passes: its principal moments must be positive (below mjMINVAL
+    counts as not) and, unless the compiler balances inertia, satisfy A + B >= C."""
+    from ..enums import mjMINVAL
+    d, _ = full_to_principal(full)
+    if min(d) < mjMINVAL:
+        return "inertia must have positive eigenvalues (fullinertia)"
+    if not balance and not triangle_ok(d):
+        return "inertia must satisfy A + B >= C; use 'balanceinertia' to fix"
+    return None
+
+
+def triangle_ok(d):
+    """Principal moments (a, b, c) satisfy the triangle inequality (A + B >= C for every order),
+    with a relative tolerance of 1e-10."""
+    a, b, c = d
+    return not (a + b < c - 1e-10 * max(1, c) or a + c < b - 1e-10 * max(1, b) or
+                b + c < a - 1e-10 * max(1, a))
+
+
 def rotate_tensor(q, diag):
     R = quat2mat(q)
     return R @ np.diag(diag) @ R.T

@@ -160,6 +160,26 @@ def _origin(node):
     return pos, quat
 
 
+# Children that may appear once (mujoco 4.0.0's URDF reader: "repeated element", measured;
+# a <visual>'s children are not checked: visuals are discarded by default)
+_ONCE = {"joint": ("parent", "child", "origin", "axis", "limit", "dynamics", "mimic"),
+         "link": ("inertial",), "inertial": ("origin", "mass", "inertia"),
+         "collision": ("origin", "geometry")}
+
+
+def _check_repeats(node):
+    """XMLError at the first child of `node` or below that repeats a tag of _ONCE."""
+    once = _ONCE.get(node.tag, ())
+    seen = set()
+    for c in node.children:
+        if c.tag in once:
+            if c.tag in seen:
+                raise _err(c, f"repeated element: '{c.tag}'")
+            seen.add(c.tag)
+        if c.tag in _ONCE:
+            _check_repeats(c)
+
+
 class URDFReader:
     """Fills a Spec from a URDF Node tree, using an `MJCFReader` for everything MJCF."""
 
@@ -245,6 +265,9 @@ class URDFReader:
     # -- the kinematic tree --------------------------------------------------------------------------
     def _tree(self):
         root = self.root
+        for c in root.children:
+            if c.tag in ("link", "joint"):
+                _check_repeats(c)
         links = [c for c in root.children if c.tag == "link"]
         joints = [c for c in root.children if c.tag == "joint"]
         self.links = {}
@@ -333,7 +356,7 @@ class URDFReader:
 
     def _inertial(self, node):
         from ..compiler.frames import quat_mul
-        from ..compiler.inertia import full_to_principal
+        from ..compiler.inertia import full_inertia_error, full_to_principal
         pos, quat = _origin(node)
         mass = _floats(_child(node, "mass", required=True), "value", 1, required=True)
         inn = _child(node, "inertia", required=True)
@@ -341,6 +364,11 @@ class URDFReader:
                                                                 "iyz")]
         q = np.asarray(quat if quat is not None else (1.0, 0.0, 0.0, 0.0), float)
         if any(v != 0 for v in full):
+            # checked for every link, also the root link that becomes part of the world and is
+            # not compiled (mujoco checks it)
+            msg = full_inertia_error(full, bool(self.spec.compiler.get("balanceinertia")))
+            if msg:
+                raise _err(inn, msg)
             # URDF gives the full tensor in the origin's frame: principal axes composed with it
             d, qq = full_to_principal(full)
             q = quat_mul(q, qq)

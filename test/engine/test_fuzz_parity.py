@@ -205,3 +205,36 @@ def test_limits_as_mujoco(j, rest):
     for f in _LIMIT_FIELDS:
         np.testing.assert_array_equal(np.asarray(getattr(ours, f)), np.asarray(getattr(theirs, f)),
                                       err_msg=f)
+
+
+_URDF = ("<robot name='r'><link name='a'><inertial><mass value='1'/><inertia ixx='{ixx}' "
+         "iyy='1' izz='{izz}' ixy='{ixy}' ixz='0' iyz='0'/></inertial>{coll}</link><link name='b'>"
+         "<inertial><mass value='1'/><inertia ixx='1' iyy='1' izz='1' ixy='0' ixz='0' iyz='0'/>"
+         "</inertial></link><joint name='j' type='revolute'><parent link='a'/><child link='b'/>"
+         "{jx}<limit lower='-1' upper='1' effort='1' velocity='1'/></joint></robot>")
+
+
+@pytest.mark.parametrize("kw", [
+    dict(jx="<axis xyz='1 0 0'/><axis xyz='0 1 0'/>"), dict(jx="<origin/><origin/>"),
+    dict(jx="<parent link='a'/>"), dict(jx="<dynamics/><dynamics/>"),
+    dict(jx="<calibration/><calibration/>"),
+    dict(coll="<collision><geometry><box size='1 1 1'/></geometry><geometry><sphere "
+              "radius='1'/></geometry></collision>"),
+    dict(coll="<visual><geometry><box size='1 1 1'/></geometry><geometry><sphere "
+              "radius='1'/></geometry></visual>"),
+    dict(ixy="1"), dict(ixy="0.999999"), dict(ixx="0"), dict(ixx="0", izz="0", ixy="0"),
+    dict(izz="2"), dict(izz="2.0001"), dict(ixx="-1")])
+def test_urdf_rejected_as_mujoco(kw):
+    """URDF children that may appear once (repeated element) and the full inertia checks
+    (positive eigenvalues, A + B >= C), also on the root link the world absorbs: the same
+    decision as mujoco 4.0.0."""
+    args = dict(ixx="1", izz="1", ixy="0", coll="", jx="")
+    args.update(kw)
+    xml = _URDF.format(**args)
+    try:
+        mujoco.MjModel.from_xml_string(xml)
+    except ValueError:
+        with pytest.raises(ValueError):
+            engine.MjModel.from_xml_string(xml)
+        return
+    engine.MjModel.from_xml_string(xml)
