@@ -576,6 +576,9 @@ class Compiler(AssetPhases):
                     density = a["mass"] / vol
                 else:
                     density = a["density"]
+                if density < 0 or (a.get("mass") is not None and a["mass"] < 0):
+                    raise err(el, "mass, inertia or density are negative in geom",
+                              "mass" if a.get("mass") is not None else "density")
                 self.geom_mass[i] = density * vol
                 self.geom_inertia[i] = density * inert
             if a["fluidshape"] == "ellipsoid":

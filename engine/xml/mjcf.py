@@ -117,6 +117,12 @@ def _expand_includes(node, base, assets, seen):
 
 # ---- attribute values -----------------------------------------------------------------------------
 _INT_MIN, _INT_MAX = -2 ** 31, 2 ** 31 - 1
+# the attributes mujoco 4.0.0 reads as required single values: empty is "problem reading
+# attribute" there (measured), not absent as for the others
+_EMPTY_IS_ERROR = {("size", "memory"), ("size", "njmax"), ("size", "nconmax"),
+                   ("size", "nstack"), ("contact", "num"), ("user", "dim")}
+
+
 def parse_value(node, attr, spec, raw):
     """Convert the string ``raw`` of ``attr`` per its schema ``spec`` = (kind, count, default)."""
     kind, count, _ = spec
@@ -183,6 +189,9 @@ def parse_attrs(node, table, skip=()):
         if spec is None:
             raise XMLError(f"unrecognized attribute '{attr}'", node.file, node.line, node.tag, attr)
         if spec[0] in (S.R, S.I) and not raw.split():
+            if (node.tag, attr) in _EMPTY_IS_ERROR:
+                raise XMLError(f"problem reading attribute '{attr}'", node.file, node.line,
+                               node.tag, attr)
             continue  # an empty number list is an absent attribute, as in mujoco 4.0.0's reader
         out[attr] = parse_value(node, attr, spec, raw)
     return out

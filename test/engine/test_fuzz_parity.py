@@ -238,3 +238,23 @@ def test_urdf_rejected_as_mujoco(kw):
             engine.MjModel.from_xml_string(xml)
         return
     engine.MjModel.from_xml_string(xml)
+
+
+@pytest.mark.parametrize("geom,rest", [
+    ('density="-1"', ""), ('mass="-1"', ""), ('mass="-1" density="5"', ""),
+    ('density="-0.0"', ""), ("", '<size njmax=""/>'), ("", '<size nconmax=""/>'),
+    ("", '<size nstack=""/>'), ("", '<size nuserdata=""/>'),
+    ("", '<sensor><contact num=""/></sensor>'), ("", '<sensor><contact/></sensor>')])
+def test_geom_mass_and_empty_values_as_mujoco(geom, rest):
+    """A negative density or mass on a geom (even when the body's total stays positive), and the
+    attributes mujoco reads as required single values (empty: "problem reading attribute"):
+    the same decision as mujoco 4.0.0."""
+    xml = (f'<mujoco><worldbody><body><joint/><geom size=".1" {geom}/><geom size=".3" '
+           f'pos="0 0 1"/></body></worldbody>{rest}</mujoco>')
+    try:
+        mujoco.MjModel.from_xml_string(xml)
+    except ValueError:
+        with pytest.raises(ValueError):
+            engine.MjModel.from_xml_string(xml)
+        return
+    engine.MjModel.from_xml_string(xml)
