@@ -89,8 +89,8 @@ def zaxis2quat(z):
     """The minimal rotation taking (0,0,1) to z."""
     z = np.asarray(z, float)
     n = np.linalg.norm(z)
-    if n < 1e-10:
-        raise CompileError("zaxis has zero norm")
+    if _too_small(z):
+        raise CompileError("zaxis too small")
     z = z / n
     axis = np.cross([0.0, 0.0, 1.0], z)
     s = np.linalg.norm(axis)
@@ -100,17 +100,23 @@ def zaxis2quat(z):
     return axisangle2quat(axis / s, ang)
 
 
+def _too_small(v) -> bool:
+    """mujoco 4.0.0's test of an orientation vector (zaxis, xyaxes' x and the part of y
+    orthogonal to x): its squared norm below mjEPS = 1e-14 (measured: a norm of 1e-7 is refused,
+    anything above accepted)."""
+    return float(np.dot(v, v)) < 1e-14
+
+
 def xyaxes2quat(xy):
     x = np.asarray(xy[:3], float)
     y = np.asarray(xy[3:], float)
-    nx = np.linalg.norm(x)
-    if nx < 1e-10:
-        raise CompileError("xyaxes x axis has zero norm")
-    x = x / nx
+    if _too_small(x):
+        raise CompileError("xyaxes: xaxis too small")
+    x = x / np.linalg.norm(x)
     y = y - x * np.dot(x, y)
+    if _too_small(y):
+        raise CompileError("xyaxes: yaxis too small (parallel to xaxis)")
     ny = np.linalg.norm(y)
-    if ny < 1e-10:
-        raise CompileError("xyaxes y axis is parallel to x")
     y = y / ny
     z = np.cross(x, y)
     return mat2quat(np.column_stack([x, y, z]))

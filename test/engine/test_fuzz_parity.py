@@ -258,3 +258,29 @@ def test_geom_mass_and_empty_values_as_mujoco(geom, rest):
             engine.MjModel.from_xml_string(xml)
         return
     engine.MjModel.from_xml_string(xml)
+
+
+@pytest.mark.parametrize("orient", [
+    'xyaxes="1e30 1 0 1 0 0"', 'xyaxes="1 0 0 0 1e-7 0"', 'xyaxes="1 0 0 0 1.1e-7 0"',
+    'xyaxes="1e-7 0 0 0 1 0"', 'xyaxes="2e-7 0 0 0 1 0"', 'xyaxes="1e30 0 0 0 1e30 0"',
+    'zaxis="0 0 1e-7"', 'zaxis="0 0 2e-7"'])
+@pytest.mark.parametrize("on", ["body", "camera"])
+def test_orientation_vectors_as_mujoco(orient, on):
+    """zaxis and xyaxes (x, and y's part orthogonal to x) refused below mujoco's threshold (a
+    squared norm under 1e-14), accepted above it; same orientation when both accept."""
+    import numpy as np
+    if on == "body":
+        xml = f'<mujoco><worldbody><body {orient}><geom size=".1"/></body></worldbody></mujoco>'
+    else:
+        xml = (f'<mujoco><worldbody><body><geom size=".1"/><camera {orient}/></body>'
+               '</worldbody></mujoco>')
+    try:
+        theirs = mujoco.MjModel.from_xml_string(xml)
+    except ValueError:
+        with pytest.raises(ValueError):
+            engine.MjModel.from_xml_string(xml)
+        return
+    ours = engine.MjModel.from_xml_string(xml)
+    for f in ("body_quat", "cam_quat"):
+        np.testing.assert_allclose(np.asarray(getattr(ours, f)), np.asarray(getattr(theirs, f)),
+                                   atol=1e-12, err_msg=f)
