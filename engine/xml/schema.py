@@ -471,8 +471,9 @@ MATERIAL = {
     "specular": (R, None, 0.5),
     "shininess": (R, None, 0.5),
     "reflectance": (R, None, 0.0),
-    "metallic": (R, None, 0.0),
-    "roughness": (R, None, 1.0),
+    # -1: not set (mujoco 4.0.0's compiled default for both, measured)
+    "metallic": (R, None, -1.0),
+    "roughness": (R, None, -1.0),
     "rgba": (R, 4, (1.0, 1.0, 1.0, 1.0)),
 }
 

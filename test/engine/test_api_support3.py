@@ -311,14 +311,13 @@ def _same_tokens(a, b, rtol):
 # Keys not compared, each for a stated reason:
 # - STATISTIC center: mujoco 4.0.0 writes its three numbers without separators under a format
 #   without padding ("%.12g" -> "000.5"), so its file cannot be parsed there;
-# - mat_metallic, mat_roughness, mesh_extrema: the engine's compiler does not give mujoco's
-#   values yet (metallic/roughness default -1 in mujoco, 0/1 in the engine; mesh_extrema
-#   vertex ids differ): a compiler issue, not the printer's;
+# - mesh_extrema: the engine's compiler does not give mujoco's values yet (vertex ids
+#   differ): a compiler issue, not the printer's;
 # - TEXTURE name: the engine's mj_id2name has no texture names yet (engine/model.NAMED_KINDS);
 # - QH, QHDIAGINV: the engine's implicit integrators factor in their own workspace and leave
 #   d.qH / d.qHDiagInv unfilled.
-PRINT_KNOWN = {("STATISTIC", "center"), ("*", "mat_metallic"), ("*", "mat_roughness"),
-               ("*", "mesh_extrema"), ("TEXTURE", "name"), ("QH", "*"), ("QHDIAGINV", "*")}
+PRINT_KNOWN = {("STATISTIC", "center"), ("*", "mesh_extrema"), ("TEXTURE", "name"),
+               ("QH", "*"), ("QHDIAGINV", "*")}
 
 
 def _known(h, k):
