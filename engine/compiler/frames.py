@@ -119,6 +119,8 @@ def xyaxes2quat(xy):
     ny = np.linalg.norm(y)
     y = y / ny
     z = np.cross(x, y)
+    if _too_small(z):   # y's orthogonal part was rounding noise along x (huge, parallel axes)
+        raise CompileError("xyaxes: cross(xaxis, yaxis) too small")
     return mat2quat(np.column_stack([x, y, z]))
 
 

@@ -263,6 +263,7 @@ def test_geom_mass_and_empty_values_as_mujoco(geom, rest):
 @pytest.mark.parametrize("orient", [
     'xyaxes="1e30 1 0 1 0 0"', 'xyaxes="1 0 0 0 1e-7 0"', 'xyaxes="1 0 0 0 1.1e-7 0"',
     'xyaxes="1e-7 0 0 0 1 0"', 'xyaxes="2e-7 0 0 0 1 0"', 'xyaxes="1e30 0 0 0 1e30 0"',
+    'xyaxes="1e30 1e30 1e30 1e30 1e30 1e30"', 'xyaxes="1e30 1e30 0 1e30 1e30 1"',
     'zaxis="0 0 1e-7"', 'zaxis="0 0 2e-7"'])
 @pytest.mark.parametrize("on", ["body", "camera"])
 def test_orientation_vectors_as_mujoco(orient, on):
