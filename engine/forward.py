@@ -1216,13 +1216,12 @@ def mj_RungeKutta(m, d, N=4):
 
 def mj_step(m, d, nstep=1):
     """Advance the simulation ``nstep`` times (checks, forward dynamics, integrator); the
-    call's duration and nstep go to d.timer[mjTIMER_STEP] (engine/timer.py)."""
+    call's duration and nstep go to d.timer[mjTIMER_STEP] (engine/timer.py).
+
+    The common case (no Python callback or plugin stage, no delay lines, every step completed
+    in the compiled loop) is written out here: a control loop pays this function's own lines
+    and one compiled call per step, nothing more (issue 18, small models)."""
     t0 = _clock()
-    _mj_step(m, d, nstep)
-    _timer.add(d, _TIMER_STEP, _clock() - t0, int(nstep))
-
-
-def _mj_step(m, d, nstep=1):
     try:    # argcheck.pair inlined: one identity test on the hot path
         if d._msig is not m._sig:
             argcheck.pair_slow(m, d, "mj_step")
@@ -1230,26 +1229,51 @@ def _mj_step(m, d, nstep=1):
         argcheck.pair_slow(m, d, "mj_step")
     if type(nstep) is not int:
         nstep = argcheck.integer(nstep, "nstep", "mj_step")
-    if m.__dict__.get("_history") is not None and not d.__dict__.get("_in_history"):
-        # delay lines (engine.history): one compiled step at a time between their reads/appends
-        from . import history
-        d.__dict__["_in_history"] = True
-        try:
-            history.step(m, d, nstep, lambda: mj_step(m, d))
-        finally:
-            d.__dict__["_in_history"] = False
-        return
-    if (callbacks.idle and m.__dict__.get("_ext_python") is False) or \
-            not callbacks.python_stages(m):
-        check_model(m)
-        done = _run(m, d, OP_STEP, nstep)[0]
-    else:   # plugins written as kernels: their compiled loop (engine.plugin.compiled)
-        from .plugin.pipeline import compiled_step
-        kstep = compiled_step(m)
-        done = None
-        if kstep is not None:
+    md = m.__dict__
+    if callbacks.idle and md.get("_ext_python") is False and md.get("_history") is None \
+            and md.get("_fwd_checked", _NOT_CHECKED) <= _nccd.MAX_POLYVERT:
+        done = run(m._A, d._A, OP_STEP, nstep, 0, False, 0.0)[0]
+        if done == nstep:
+            t = d.__dict__.get("_timer") or _timer.lists(d)
+            t[0][_TIMER_STEP] += _clock() - t0
+            t[1][_TIMER_STEP] += nstep
+            return
+        # the compiled loop stopped (a status to raise, fwdinv): the general path goes on
+        # from there
+        _mj_step(m, d, nstep, done)
+    else:
+        _mj_step(m, d, nstep)
+    _timer.add(d, _TIMER_STEP, _clock() - t0, nstep)
+
+
+# m.__dict__["_fwd_checked"] before check_model has run: keeps mj_step off its fast path
+_NOT_CHECKED = 1 << 62
+
+
+def _mj_step(m, d, nstep, done=None):
+    """mj_step after its argument checks; ``done``: steps the compiled loop already made."""
+    if done is None:
+        if m.__dict__.get("_history") is not None and not d.__dict__.get("_in_history"):
+            # delay lines (engine.history): one compiled step at a time between their
+            # reads/appends
+            from . import history
+            d.__dict__["_in_history"] = True
+            try:
+                history.step(m, d, nstep, lambda: mj_step(m, d))
+            finally:
+                d.__dict__["_in_history"] = False
+            return
+        if (callbacks.idle and m.__dict__.get("_ext_python") is False) or \
+                not callbacks.python_stages(m):
             check_model(m)
-            done = kstep(m._A, d._A, d.plugin_state, m.__dict__["_plugin_config_num"], nstep)
+            done = _run(m, d, OP_STEP, nstep)[0]
+        else:   # plugins written as kernels: their compiled loop (engine.plugin.compiled)
+            from .plugin.pipeline import compiled_step
+            kstep = compiled_step(m)
+            if kstep is not None:
+                check_model(m)
+                done = kstep(m._A, d._A, d.plugin_state, m.__dict__["_plugin_config_num"],
+                             nstep)
     if done is not None:
         if done == nstep:
             return

@@ -22,7 +22,8 @@ MjTimerStat = struct_class("MjTimerStat", [
 ], "One timer of an MjData (MuJoCo's mjTimerStat).")
 
 
-def _lists(d):
+def lists(d):
+    """The (durations, numbers) lists of ``d``'s timers, made on first use."""
     t = d.__dict__.get("_timer")
     if t is None:       # made once per MjData, on its first timed call
         t = d.__dict__["_timer"] = ([0.0] * NTIMER, [0] * NTIMER)
@@ -32,7 +33,7 @@ def _lists(d):
 def add(d, k: int, seconds: float, n: int) -> None:
     """Timer ``k`` of ``d`` += ``seconds`` over ``n`` calls (Python lists: a numpy element
     update would cost a microsecond per step)."""
-    t = d.__dict__.get("_timer") or _lists(d)
+    t = d.__dict__.get("_timer") or lists(d)
     t[0][k] += seconds
     t[1][k] += n
 
@@ -71,7 +72,7 @@ class _TimerView(MjTimerStat):
 
 def _timer(d):
     """d.timer: the NTIMER MjTimerStat of ``d`` (views: writes reach the data)."""
-    t = _lists(d)
+    t = lists(d)
     return [_TimerView(t, k) for k in range(NTIMER)]
 
 
