@@ -1259,7 +1259,7 @@ def _mj_step(m, d, nstep, done=None):
             from . import history
             d.__dict__["_in_history"] = True
             try:
-                history.step(m, d, nstep, lambda: mj_step(m, d))
+                history.step(m, d, nstep, lambda: _mj_step(m, d, 1))
             finally:
                 d.__dict__["_in_history"] = False
             return

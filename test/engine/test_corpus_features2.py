@@ -306,3 +306,15 @@ def test_not_built_yet_named(path, what):
     mujoco.MjModel.from_xml_path(str(shared_model(path)))   # a model mujoco loads
     with pytest.raises(NotImplementedError, match=what):
         engine.MjModel.from_xml_path(str(shared_model(path)))
+
+
+def test_delay_lines_step_timer_counts_as_mujoco():
+    """d.timer[mjTIMER_STEP].number counts each step once with delay lines too."""
+    xml = _delay_xml("0.01", 'delay="0.02" nsample="4"', 'delay="0.01" nsample="3"')
+    ours, theirs = both(xml)
+    d, md = engine.MjData(ours), mujoco.MjData(theirs)
+    for n in (5, 1, 3):
+        engine.mj_step(ours, d, n)
+        mujoco.mj_step(theirs, md, n)
+    k = int(mujoco.mjtTimer.mjTIMER_STEP)
+    assert d.timer[k].number == md.timer[k].number == 9
