@@ -159,6 +159,18 @@ def test_rejected_as_mujoco(xml):
     assert ours is not None, f"the engine accepts what mujoco rejects: {theirs}"
 
 
+def _same_decision(xml):
+    """Compile ``xml`` in both programs: when mujoco 4.0.0 rejects it (ValueError) the engine
+    must too, and None is returned; else the engine must accept it: (ours, theirs)."""
+    try:
+        theirs = mujoco.MjModel.from_xml_string(xml)
+    except ValueError:
+        with pytest.raises(ValueError):
+            engine.MjModel.from_xml_string(xml)
+        return None
+    return engine.MjModel.from_xml_string(xml), theirs
+
+
 _LIMITS_BASE = ("<mujoco><worldbody><body name='bb'><joint name='a' {j}/><geom size='.1'/>"
                 "<site name='s1'/><body pos='0 0 1'><joint name='b'/><geom size='.1'/>"
                 "<site name='s2'/></body></body></worldbody>{rest}</mujoco>")
@@ -194,14 +206,10 @@ def test_limits_as_mujoco(j, rest):
     explicit limit needs an increasing range; tendon path checks (empty, one-object spatial,
     repeated joint). The same decision as mujoco 4.0.0 and, when both compile, the same fields."""
     import numpy as np
-    xml = _LIMITS_BASE.format(j=j, rest=rest)
-    try:
-        theirs = mujoco.MjModel.from_xml_string(xml)
-    except ValueError:
-        with pytest.raises(ValueError):
-            engine.MjModel.from_xml_string(xml)
+    both = _same_decision(_LIMITS_BASE.format(j=j, rest=rest))
+    if both is None:
         return
-    ours = engine.MjModel.from_xml_string(xml)
+    ours, theirs = both
     for f in _LIMIT_FIELDS:
         np.testing.assert_array_equal(np.asarray(getattr(ours, f)), np.asarray(getattr(theirs, f)),
                                       err_msg=f)
@@ -230,14 +238,7 @@ def test_urdf_rejected_as_mujoco(kw):
     decision as mujoco 4.0.0."""
     args = dict(ixx="1", izz="1", ixy="0", coll="", jx="")
     args.update(kw)
-    xml = _URDF.format(**args)
-    try:
-        mujoco.MjModel.from_xml_string(xml)
-    except ValueError:
-        with pytest.raises(ValueError):
-            engine.MjModel.from_xml_string(xml)
-        return
-    engine.MjModel.from_xml_string(xml)
+    _same_decision(_URDF.format(**args))
 
 
 @pytest.mark.parametrize("geom,rest", [
@@ -249,15 +250,8 @@ def test_geom_mass_and_empty_values_as_mujoco(geom, rest):
     """A negative density or mass on a geom (even when the body's total stays positive), and the
     attributes mujoco reads as required single values (empty: "problem reading attribute"):
     the same decision as mujoco 4.0.0."""
-    xml = (f'<mujoco><worldbody><body><joint/><geom size=".1" {geom}/><geom size=".3" '
-           f'pos="0 0 1"/></body></worldbody>{rest}</mujoco>')
-    try:
-        mujoco.MjModel.from_xml_string(xml)
-    except ValueError:
-        with pytest.raises(ValueError):
-            engine.MjModel.from_xml_string(xml)
-        return
-    engine.MjModel.from_xml_string(xml)
+    _same_decision(f'<mujoco><worldbody><body><joint/><geom size=".1" {geom}/><geom size=".3" '
+                   f'pos="0 0 1"/></body></worldbody>{rest}</mujoco>')
 
 
 @pytest.mark.parametrize("orient", [
@@ -275,13 +269,10 @@ def test_orientation_vectors_as_mujoco(orient, on):
     else:
         xml = (f'<mujoco><worldbody><body><geom size=".1"/><camera {orient}/></body>'
                '</worldbody></mujoco>')
-    try:
-        theirs = mujoco.MjModel.from_xml_string(xml)
-    except ValueError:
-        with pytest.raises(ValueError):
-            engine.MjModel.from_xml_string(xml)
+    both = _same_decision(xml)
+    if both is None:
         return
-    ours = engine.MjModel.from_xml_string(xml)
+    ours, theirs = both
     for f in ("body_quat", "cam_quat"):
         np.testing.assert_allclose(np.asarray(getattr(ours, f)), np.asarray(getattr(theirs, f)),
                                    atol=1e-12, err_msg=f)
