@@ -41,6 +41,17 @@ def shared_model(rel):
     return p
 
 
+def mujoco_model_or_skip(path):
+    """mujoco's MjModel of the file ``path``; the test is skipped when the file is absent or
+    mujoco rejects it (a corpus test then has nothing to compare against)."""
+    if not Path(path).exists():
+        pytest.skip(f"{path} not present")
+    try:
+        return mujoco.MjModel.from_xml_path(str(path))
+    except Exception as e:
+        pytest.skip(f"mujoco rejects this model: {str(e)[:80]}")
+
+
 def model_from_mujoco(mjm) -> MjModel:
     """Our MjModel with every field copied from an official mujoco.MjModel.
 

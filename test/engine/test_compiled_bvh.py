@@ -7,7 +7,7 @@ Integers exact, reals to 1e-12 (relative and absolute)."""
 import numpy as np
 import pytest
 
-from oracle import TEST_MODELS, mujoco
+from oracle import TEST_MODELS, mujoco, mujoco_model_or_skip
 
 import engine
 from compile_corpus import corpus
@@ -61,12 +61,7 @@ def _compare(m, mm, fields):
 @pytest.mark.parametrize("path", [pytest.param(p, marks=_marks(n)) for n, p in corpus()],
                          ids=[n for n, _ in corpus()])
 def test_bvh_and_names_map_as_mujoco(path):
-    if not path.exists():
-        pytest.skip(f"{path} not present")
-    try:
-        mm = mujoco.MjModel.from_xml_path(str(path))
-    except Exception as e:
-        pytest.skip(f"mujoco rejects this model: {str(e)[:80]}")
+    mm = mujoco_model_or_skip(path)
     m = engine.MjModel.from_xml_path(str(path))
     _compare(m, mm, BVH + ("nnames_map", "names_map"))
 
@@ -74,12 +69,7 @@ def test_bvh_and_names_map_as_mujoco(path):
 @pytest.mark.parametrize("path", [pytest.param(p, marks=() if n in FAST else pytest.mark.slow)
                                   for n, p in corpus()], ids=[n for n, _ in corpus()])
 def test_saved_fields_as_mujoco(path):
-    if not path.exists():
-        pytest.skip(f"{path} not present")
-    try:
-        mm = mujoco.MjModel.from_xml_path(str(path))
-    except Exception as e:
-        pytest.skip(f"mujoco rejects this model: {str(e)[:80]}")
+    mm = mujoco_model_or_skip(path)
     _compare(engine.MjModel.from_xml_path(str(path)), mm, SAVED)
 
 

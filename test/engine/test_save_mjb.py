@@ -6,7 +6,7 @@ engine compiled still lacks arrays mujoco's file needs (sparse body-dof structur
 import numpy as np
 import pytest
 
-from oracle import TEST_MODELS, mujoco
+from oracle import TEST_MODELS, mujoco, mujoco_model_or_skip
 
 import engine
 from compile_corpus import corpus
@@ -44,12 +44,7 @@ def assert_equal_to_mujoco(m, mm):
 @pytest.mark.parametrize("path", [pytest.param(p, marks=() if n in FAST else pytest.mark.slow)
                                   for n, p in CASES], ids=[n for n, _ in CASES])
 def test_mjb_round_trip_both_ways(path, tmp_path):
-    if not path.exists():
-        pytest.skip(f"{path} not present")
-    try:
-        mm = mujoco.MjModel.from_xml_path(str(path))
-    except Exception as e:
-        pytest.skip(f"mujoco rejects this model: {str(e)[:80]}")
+    mm = mujoco_model_or_skip(path)
     theirs = tmp_path / "mujoco.mjb"
     mujoco.mj_saveModel(mm, str(theirs), None)
     m = engine.MjModel.from_binary_path(str(theirs))          # mujoco -> engine
