@@ -58,8 +58,7 @@ from .solver import mj_constraintUpdate  # noqa: E402,F401
 from .island import mj_island  # noqa: E402,F401
 from .errors import ArenaFullError, ArgumentError  # noqa: E402,F401
 from .inverse import mj_inverse, mj_inverseSkip  # noqa: E402
-from .state import (mj_stateSize, mj_getState, mj_setState, mj_copyState, mj_copyData,  # noqa
-                    mjtState)
+from .state import mj_stateSize, mj_getState, mj_setState, mj_copyState, mj_copyData  # noqa
 from .callbacks import *  # noqa: E402,F401,F403  (set_/get_mjcb_*, mj_resetCallbacks)
 from .plugin import (register_resource_provider, Plugin, mjp_registerPlugin,  # noqa: E402,F401
                      mjp_pluginCount, mj_loadPluginLibrary, mj_loadAllPluginLibraries)

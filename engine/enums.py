@@ -38,6 +38,16 @@ mjtWrap = _enum("mjtWrap", "mjWRAP_", "NONE JOINT PULLEY SITE SPHERE CYLINDER".s
 mjtIntegrator = _enum("mjtIntegrator", "mjINT_", "EULER RK4 IMPLICIT IMPLICITFAST DISCRETE".split())
 mjtCone = _enum("mjtCone", "mjCONE_", "PYRAMIDAL ELLIPTIC".split())
 mjtSolver = _enum("mjtSolver", "mjSOL_", "PGS CG NEWTON".split())
+# The state components of mj_getState/mj_setState (engine/state.py), one bit each.
+mjtState = IntEnum("mjtState", [
+    ("mjSTATE_TIME", 1 << 0), ("mjSTATE_QPOS", 1 << 1), ("mjSTATE_QVEL", 1 << 2),
+    ("mjSTATE_ACT", 1 << 3), ("mjSTATE_HISTORY", 1 << 4), ("mjSTATE_WARMSTART", 1 << 5),
+    ("mjSTATE_CTRL", 1 << 6), ("mjSTATE_QFRC_APPLIED", 1 << 7),
+    ("mjSTATE_XFRC_APPLIED", 1 << 8), ("mjSTATE_EQ_ACTIVE", 1 << 9),
+    ("mjSTATE_MOCAP_POS", 1 << 10), ("mjSTATE_MOCAP_QUAT", 1 << 11),
+    ("mjSTATE_USERDATA", 1 << 12), ("mjSTATE_PLUGIN", 1 << 13), ("mjSTATE_PLASTIC", 1 << 14),
+    ("mjNSTATE", 15), ("mjSTATE_PHYSICS", 16414), ("mjSTATE_FULLPHYSICS", 24607),
+    ("mjSTATE_USER", 8128), ("mjSTATE_INTEGRATION", 32767)])
 mjtStage = _enum("mjtStage", "mjSTAGE_", "NONE POS VEL ACC".split())
 mjtDataType = _enum("mjtDataType", "mjDATATYPE_", "REAL POSITIVE AXIS QUATERNION".split())
 mjtWarning = IntEnum("mjtWarning", [(f"mjWARN_{n}", i) for i, n in enumerate(

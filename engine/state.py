@@ -12,39 +12,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from enum import IntEnum
-
 from . import argcheck
+from .enums import mjtState
 
-mjtState = IntEnum("mjtState", [
-    ("mjSTATE_TIME", 1 << 0), ("mjSTATE_QPOS", 1 << 1), ("mjSTATE_QVEL", 1 << 2),
-    ("mjSTATE_ACT", 1 << 3), ("mjSTATE_HISTORY", 1 << 4), ("mjSTATE_WARMSTART", 1 << 5),
-    ("mjSTATE_CTRL", 1 << 6), ("mjSTATE_QFRC_APPLIED", 1 << 7),
-    ("mjSTATE_XFRC_APPLIED", 1 << 8), ("mjSTATE_EQ_ACTIVE", 1 << 9),
-    ("mjSTATE_MOCAP_POS", 1 << 10), ("mjSTATE_MOCAP_QUAT", 1 << 11),
-    ("mjSTATE_USERDATA", 1 << 12), ("mjSTATE_PLUGIN", 1 << 13), ("mjSTATE_PLASTIC", 1 << 14),
-    ("mjNSTATE", 15), ("mjSTATE_PHYSICS", 16414), ("mjSTATE_FULLPHYSICS", 24607),
-    ("mjSTATE_USER", 8128), ("mjSTATE_INTEGRATION", 32767)])
 
 # (bit, data field or None for time, size as a function of the model)
 _COMPONENTS = (
-    (1 << 0, "time", lambda m: 1),
-    (1 << 1, "qpos", lambda m: m.nq),
-    (1 << 2, "qvel", lambda m: m.nv),
-    (1 << 3, "act", lambda m: m.na),
-    (1 << 4, "history", lambda m: int(getattr(m, "nhistory", 0) or 0)),  # delay lines
-    (1 << 5, "qacc_warmstart", lambda m: m.nv),
-    (1 << 6, "ctrl", lambda m: m.nu),
-    (1 << 7, "qfrc_applied", lambda m: m.nv),
-    (1 << 8, "xfrc_applied", lambda m: 6 * m.nbody),
-    (1 << 9, "eq_active", lambda m: m.neq),
-    (1 << 10, "mocap_pos", lambda m: 3 * m.nmocap),
-    (1 << 11, "mocap_quat", lambda m: 4 * m.nmocap),
-    (1 << 12, "userdata", lambda m: m.nuserdata),
-    (1 << 13, "plugin_state", lambda m: int(getattr(m, "npluginstate", 0))),  # seed 002
-    (1 << 14, None, lambda m: 0),                # plasticity
+    (mjtState.mjSTATE_TIME, "time", lambda m: 1),
+    (mjtState.mjSTATE_QPOS, "qpos", lambda m: m.nq),
+    (mjtState.mjSTATE_QVEL, "qvel", lambda m: m.nv),
+    (mjtState.mjSTATE_ACT, "act", lambda m: m.na),
+    (mjtState.mjSTATE_HISTORY, "history",  # delay lines
+     lambda m: int(getattr(m, "nhistory", 0) or 0)),
+    (mjtState.mjSTATE_WARMSTART, "qacc_warmstart", lambda m: m.nv),
+    (mjtState.mjSTATE_CTRL, "ctrl", lambda m: m.nu),
+    (mjtState.mjSTATE_QFRC_APPLIED, "qfrc_applied", lambda m: m.nv),
+    (mjtState.mjSTATE_XFRC_APPLIED, "xfrc_applied", lambda m: 6 * m.nbody),
+    (mjtState.mjSTATE_EQ_ACTIVE, "eq_active", lambda m: m.neq),
+    (mjtState.mjSTATE_MOCAP_POS, "mocap_pos", lambda m: 3 * m.nmocap),
+    (mjtState.mjSTATE_MOCAP_QUAT, "mocap_quat", lambda m: 4 * m.nmocap),
+    (mjtState.mjSTATE_USERDATA, "userdata", lambda m: m.nuserdata),
+    (mjtState.mjSTATE_PLUGIN, "plugin_state",  # seed 002
+     lambda m: int(getattr(m, "npluginstate", 0))),
+    (mjtState.mjSTATE_PLASTIC, None, lambda m: 0),  # plasticity
 )
-_ALL = (1 << 15) - 1
+_ALL = int(mjtState.mjSTATE_INTEGRATION)
 
 
 def _check_spec(spec, fn="mj_stateSize"):
