@@ -21,17 +21,17 @@ from ._layout import DF, MF
 from .math import vcopy
 from . import sleep
 
-_MINVAL = 1e-15
-_MAXVAL = 1e10
-_DYN_NONE, _DYN_INTEGRATOR, _DYN_FILTER, _DYN_FILTEREXACT, _DYN_MUSCLE = 0, 1, 2, 3, 4
-_GAIN_FIXED, _GAIN_AFFINE, _GAIN_MUSCLE = 0, 1, 2
-_BIAS_NONE, _BIAS_AFFINE, _BIAS_MUSCLE = 0, 1, 2
-_TRN_TENDON = 3
-_JNT_FREE, _JNT_BALL = 0, 1
-_DSBL_CLAMPCTRL = 1 << 8
-_DSBL_ACTUATION = 1 << 11
-_DSBL_GRAVITY = 1 << 7
-_WARN_BADCTRL = 6
+from .enums import mjMINVAL as _MINVAL  # noqa: E402
+from .enums import mjMAXVAL as _MAXVAL  # noqa: E402
+from .enums import (mjDYN_NONE as _DYN_NONE, mjDYN_INTEGRATOR as _DYN_INTEGRATOR,  # noqa
+                    mjDYN_FILTER as _DYN_FILTER, mjDYN_FILTEREXACT as _DYN_FILTEREXACT,
+                    mjDYN_MUSCLE as _DYN_MUSCLE, mjGAIN_FIXED as _GAIN_FIXED,
+                    mjGAIN_AFFINE as _GAIN_AFFINE, mjGAIN_MUSCLE as _GAIN_MUSCLE,
+                    mjBIAS_NONE as _BIAS_NONE, mjBIAS_AFFINE as _BIAS_AFFINE,
+                    mjBIAS_MUSCLE as _BIAS_MUSCLE, mjTRN_TENDON as _TRN_TENDON,
+                    mjJNT_FREE as _JNT_FREE, mjJNT_BALL as _JNT_BALL,
+                    mjDSBL_CLAMPCTRL as _DSBL_CLAMPCTRL, mjDSBL_ACTUATION as _DSBL_ACTUATION,
+                    mjDSBL_GRAVITY as _DSBL_GRAVITY, mjWARN_BADCTRL as _WARN_BADCTRL)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -48,10 +48,14 @@ from . import sleep
 
 from ._jit import inline, kernel
 
-FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
+from .enums import mjJNT_FREE as FREE, mjJNT_BALL as BALL, mjJNT_SLIDE as SLIDE, mjJNT_HINGE as HINGE  # noqa
 # mjtConstraint
-EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON = 0, 1, 2, 3, 4
-CONTACT_FRICTIONLESS, CONTACT_PYRAMIDAL, CONTACT_ELLIPTIC = 5, 6, 7
+from .enums import (mjCNSTR_EQUALITY as EQUALITY, mjCNSTR_FRICTION_DOF as FRICTION_DOF,  # noqa
+                    mjCNSTR_FRICTION_TENDON as FRICTION_TENDON, mjCNSTR_LIMIT_JOINT as LIMIT_JOINT,
+                    mjCNSTR_LIMIT_TENDON as LIMIT_TENDON)
+from .enums import (mjCNSTR_CONTACT_FRICTIONLESS as CONTACT_FRICTIONLESS,  # noqa
+                    mjCNSTR_CONTACT_PYRAMIDAL as CONTACT_PYRAMIDAL,
+                    mjCNSTR_CONTACT_ELLIPTIC as CONTACT_ELLIPTIC)
 _EQ_CONNECT, _EQ_WELD = int(mjtEq.mjEQ_CONNECT), int(mjtEq.mjEQ_WELD)
 _EQ_JOINT, _EQ_TENDON = int(mjtEq.mjEQ_JOINT), int(mjtEq.mjEQ_TENDON)
 _EQ_FLEX = int(mjtEq.mjEQ_FLEX)
@@ -63,8 +67,8 @@ _DSBL_LIMIT = int(mjtDisableBit.mjDSBL_LIMIT)
 _DSBL_CONTACT = int(mjtDisableBit.mjDSBL_CONTACT)
 _DSBL_REFSAFE = int(mjtDisableBit.mjDSBL_REFSAFE)
 _WARN_CNSTRFULL = int(mjtWarning.mjWARN_CNSTRFULL)
-_CONE_ELLIPTIC = 1
-_MINVAL = 1e-15
+from .enums import mjCONE_ELLIPTIC as _CONE_ELLIPTIC  # noqa
+from .enums import mjMINVAL as _MINVAL  # noqa: E402
 _MINIMP, _MAXIMP = 0.0001, 0.9999
 
 
@@ -287,7 +291,7 @@ def _tendon_cols(trow, sparse, cols):
 def _tendon_block(s, t, r, nJ, sparse, ten_J, ten_J_rownnz, ten_J_colind, cols, loc, Jv, colind,
                   rownnz, rowadr, njcap, status, warn_num, warn_info):
     """Row r = s * tendon t's Jacobian (ten_J[t], dense, its nonzeros among the columns
-    ten_J_colind[t, :ten_J_rownnz[t]], engine.smooth.tendon), put at entry nJ of efc_J: its
+    ten_J_colind[t, :ten_J_rownnz[t]], engine.tendon.tendon), put at entry nJ of efc_J: its
     nonzeros when sparse (read on the tendon's columns only), the nv values when dense. Returns
     the entries used, or -1 when the row does not fit (_room records it)."""
     tJ = ten_J[t]

@@ -45,7 +45,7 @@ from .passive import body_uses_ellipsoid, fluid_velocity_local, geom_semiaxes
 
 _JNT_FREE = int(mjtJoint.mjJNT_FREE)
 _JNT_BALL = int(mjtJoint.mjJNT_BALL)
-_MINVAL = 1e-15
+from .enums import mjMINVAL as _MINVAL  # noqa: E402
 _PI = math.pi
 
 

@@ -282,3 +282,16 @@ mjMAXTREEDEPTH = 50
 mjSC_IN = 1
 mjSC_INOUT = 3
 mjSC_OUT = 2
+
+# What `from engine.enums import *` (and so `engine`) exports: the enums and constants above,
+# as mujoco's module has them.
+__all__ = [_n for _n in list(globals()) if not _n.startswith("_") and _n != "IntEnum"]
+
+# Every enum member also as a plain int module global, for compiled kernels, which read module
+# globals as compile-time constants: `from ..enums import mjJNT_FREE, mjDSBL_GRAVITY`. Kernels
+# take their type codes and flag bits from here and define none of their own. Not in __all__:
+# mujoco's module has no top-level mjJNT_FREE.
+for _E in [_v for _v in list(globals().values()) if isinstance(_v, type) and issubclass(_v, IntEnum)
+           and _v is not IntEnum]:
+    globals().update({_m.name: int(_m) for _m in _E})
+del _E

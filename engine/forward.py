@@ -53,31 +53,29 @@ from .math import vcopy
 from .support import integrate_pos, integrate_pos_awake, solve_m
 from . import sleep
 
-_MINVAL = 1e-15
-_MAXVAL = 1e10
-_INT_EULER, _INT_RK4, _INT_IMPLICIT, _INT_IMPLICITFAST = 0, 1, 2, 3
-_DSBL_SPRING = 1 << 5
-_DSBL_DAMPER = 1 << 6
-_DSBL_GRAVITY = 1 << 7
-_DSBL_CLAMPCTRL = 1 << 8
-_DSBL_ACTUATION = 1 << 11
-_DSBL_EULERDAMP = 1 << 15
-_DSBL_AUTORESET = 1 << 16
-_ENBL_ENERGY = 1 << 1
-_WARN_BADQPOS, _WARN_BADQVEL, _WARN_BADQACC = 3, 4, 5
-_JNT_FREE, _JNT_BALL = 0, 1
-_DYN_NONE = 0
-_GAIN_AFFINE, _GAIN_MUSCLE = 1, 2
-_BIAS_AFFINE = 1
-_TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = 0, 1, 3
+from .enums import mjMINVAL as _MINVAL  # noqa: E402
+from .enums import mjMAXVAL as _MAXVAL  # noqa: E402
+from .enums import (mjINT_EULER as _INT_EULER, mjINT_RK4 as _INT_RK4,  # noqa
+                    mjINT_IMPLICIT as _INT_IMPLICIT, mjINT_IMPLICITFAST as _INT_IMPLICITFAST,
+                    mjDSBL_SPRING as _DSBL_SPRING, mjDSBL_DAMPER as _DSBL_DAMPER,
+                    mjDSBL_GRAVITY as _DSBL_GRAVITY, mjDSBL_CLAMPCTRL as _DSBL_CLAMPCTRL,
+                    mjDSBL_ACTUATION as _DSBL_ACTUATION, mjDSBL_EULERDAMP as _DSBL_EULERDAMP,
+                    mjDSBL_AUTORESET as _DSBL_AUTORESET, mjENBL_ENERGY as _ENBL_ENERGY,
+                    mjWARN_BADQPOS as _WARN_BADQPOS, mjWARN_BADQVEL as _WARN_BADQVEL,
+                    mjWARN_BADQACC as _WARN_BADQACC, mjJNT_FREE as _JNT_FREE,
+                    mjJNT_BALL as _JNT_BALL, mjDYN_NONE as _DYN_NONE,
+                    mjGAIN_AFFINE as _GAIN_AFFINE, mjGAIN_MUSCLE as _GAIN_MUSCLE,
+                    mjBIAS_AFFINE as _BIAS_AFFINE, mjTRN_JOINT as _TRN_JOINT,
+                    mjTRN_JOINTINPARENT as _TRN_JOINTINPARENT, mjTRN_TENDON as _TRN_TENDON)
 
-_ENBL_FWDINV = 1 << 2
-_SLEEP_INIT = 5   # mjtSleepPolicy mjSLEEP_INIT
+from .enums import mjENBL_FWDINV as _ENBL_FWDINV  # noqa
+from .enums import mjSLEEP_INIT as _SLEEP_INIT  # noqa
 # <option><flag> settings this engine does not simulate: mjtEnableBit diagexact, ipc,
 # speculative and mjtDisableBit nativeccd (libccd's MPR). Forward dynamics stops on them and the
 # Python wrappers raise NotImplementedError naming the flags.
-_ENBL_UNSUPPORTED = (1 << 5) | (1 << 6) | (1 << 7)
-_DSBL_UNSUPPORTED = 1 << 17
+from .enums import mjENBL_DIAGEXACT, mjENBL_IPC, mjENBL_SPECULATIVE, mjDSBL_NATIVECCD  # noqa
+_ENBL_UNSUPPORTED = mjENBL_DIAGEXACT | mjENBL_IPC | mjENBL_SPECULATIVE
+_DSBL_UNSUPPORTED = mjDSBL_NATIVECCD
 
 # fw_status[0] codes set by compiled stages (fw_status[1:]: details); raised by `_raise_status`
 STATUS_OK = 0

@@ -39,7 +39,7 @@ __all__ = ["compile_history", "attach_model", "init_data", "mj_readCtrl", "mj_re
            "mj_initCtrlHistory", "mj_initSensorHistory", "INTERP"]
 
 INTERP = {"zoh": 0, "linear": 1, "cubic": 2}
-MINVAL = 1e-15   # mjMINVAL
+from .enums import mjMINVAL as MINVAL  # noqa: E402
 
 
 # ---- compile ------------------------------------------------------------------------------------

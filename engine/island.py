@@ -44,8 +44,11 @@ from .enums import mjtDisableBit, mjtEq, mjtObj
 from .math import gather
 
 # mjtConstraint
-_EQUALITY, _FRICTION_DOF, _FRICTION_TENDON, _LIMIT_JOINT = 0, 1, 2, 3
-_FRICTIONLESS, _ELLIPTIC = 5, 7
+from .enums import (mjCNSTR_EQUALITY as _EQUALITY, mjCNSTR_FRICTION_DOF as _FRICTION_DOF,  # noqa
+                    mjCNSTR_FRICTION_TENDON as _FRICTION_TENDON,
+                    mjCNSTR_LIMIT_JOINT as _LIMIT_JOINT,
+                    mjCNSTR_CONTACT_FRICTIONLESS as _FRICTIONLESS,
+                    mjCNSTR_CONTACT_ELLIPTIC as _ELLIPTIC)
 _EQ_CONNECT, _EQ_WELD = int(mjtEq.mjEQ_CONNECT), int(mjtEq.mjEQ_WELD)
 _EQ_FLEX = int(mjtEq.mjEQ_FLEX)
 _OBJ_SITE = int(mjtObj.mjOBJ_SITE)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 
-mjMINVAL = 1e-15
+from .enums import mjMINVAL  # noqa: E402
 _PI = math.pi
 
 from ._jit import kernel

@@ -26,16 +26,18 @@ from ._jit import kernel
 from ._layout import DF, MF
 from .flex import flex_edge_passive
 
-_JNT_FREE, _JNT_BALL, _JNT_SLIDE, _JNT_HINGE = 0, 1, 2, 3
+from .enums import (mjJNT_FREE as _JNT_FREE, mjJNT_BALL as _JNT_BALL,  # noqa
+                    mjJNT_SLIDE as _JNT_SLIDE, mjJNT_HINGE as _JNT_HINGE)
 _FREE, _BALL = _JNT_FREE, _JNT_BALL
-_TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = 0, 1, 3
-_DSBL_SPRING = 1 << 5
-_DSBL_DAMPER = 1 << 6
-_DSBL_GRAVITY = 1 << 7
-_MINVAL = 1e-15
+from .enums import (mjTRN_JOINT as _TRN_JOINT, mjTRN_JOINTINPARENT as _TRN_JOINTINPARENT,  # noqa
+                    mjTRN_TENDON as _TRN_TENDON, mjDSBL_SPRING as _DSBL_SPRING,
+                    mjDSBL_DAMPER as _DSBL_DAMPER, mjDSBL_GRAVITY as _DSBL_GRAVITY)
+from .enums import mjMINVAL as _MINVAL  # noqa: E402
 _PI = math.pi
 
-_GEOM_SPHERE, _GEOM_CAPSULE, _GEOM_ELLIPSOID, _GEOM_CYLINDER, _GEOM_BOX = 2, 3, 4, 5, 6
+from .enums import (mjGEOM_SPHERE as _GEOM_SPHERE, mjGEOM_CAPSULE as _GEOM_CAPSULE,  # noqa
+                    mjGEOM_ELLIPSOID as _GEOM_ELLIPSOID, mjGEOM_CYLINDER as _GEOM_CYLINDER,
+                    mjGEOM_BOX as _GEOM_BOX)
 
 
 # ---------------------------------------------------------------------------------------------

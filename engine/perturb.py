@@ -19,7 +19,7 @@ from .mju import (mju_axisAngle2Quat, mju_mulPose, mju_mulQuat, mju_negPose, mju
                   mju_quat2Vel)
 from .support import mj_jac, mj_objectVelocity, mj_solveM2
 
-mjMINVAL = 1e-15
+from .enums import mjMINVAL  # noqa: E402
 _FREE = int(mjtJoint.mjJNT_FREE)
 _TRANSLATE, _ROTATE = int(mjtPertBit.mjPERT_TRANSLATE), int(mjtPertBit.mjPERT_ROTATE)
 

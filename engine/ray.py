@@ -18,7 +18,10 @@ from ._jit import kernel
 from ._layout import DF, MF
 
 # mjtGeom
-_PLANE, _HFIELD, _SPHERE, _CAPSULE, _ELLIPSOID, _CYLINDER, _BOX, _MESH = 0, 1, 2, 3, 4, 5, 6, 7
+from .enums import (mjGEOM_PLANE as _PLANE, mjGEOM_HFIELD as _HFIELD,  # noqa
+                    mjGEOM_SPHERE as _SPHERE, mjGEOM_CAPSULE as _CAPSULE,
+                    mjGEOM_ELLIPSOID as _ELLIPSOID, mjGEOM_CYLINDER as _CYLINDER,
+                    mjGEOM_BOX as _BOX, mjGEOM_MESH as _MESH)
 _NGROUP = 6
 
 

@@ -17,7 +17,7 @@ from .errors import ArgumentError
 from .enums import mjtObj
 
 from ._jit import kernel
-FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
+from .enums import mjJNT_FREE as FREE, mjJNT_BALL as BALL, mjJNT_SLIDE as SLIDE, mjJNT_HINGE as HINGE  # noqa
 _OBJ_BODY, _OBJ_XBODY, _OBJ_GEOM = int(mjtObj.mjOBJ_BODY), int(mjtObj.mjOBJ_XBODY), int(mjtObj.mjOBJ_GEOM)
 _OBJ_SITE, _OBJ_CAMERA = int(mjtObj.mjOBJ_SITE), int(mjtObj.mjOBJ_CAMERA)
 

@@ -55,12 +55,11 @@ from .sdf import sdf_collide
 
 from .._jit import kernel
 
-DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_FILTERPARENT = 1, 1 << 4, 1 << 10
-DSBL_MULTICCD = 1 << 19
-ENBL_OVERRIDE = 1
-WARN_CONTACTFULL = 1
+from ..enums import (mjDSBL_CONSTRAINT as DSBL_CONSTRAINT, mjDSBL_CONTACT as DSBL_CONTACT,  # noqa
+                     mjDSBL_FILTERPARENT as DSBL_FILTERPARENT, mjDSBL_MULTICCD as DSBL_MULTICCD,
+                     mjENBL_OVERRIDE as ENBL_OVERRIDE, mjWARN_CONTACTFULL as WARN_CONTACTFULL)
 STATUS_CONTACTFULL, STATUS_NOROUTINE, STATUS_HFIELD = 6, 8, 9
-mjMINVAL = 1e-15
+from ..enums import mjMINVAL  # noqa: E402
 _MAXPAIR = 50  # rows of col_t*: contacts one pair function may return
 
 

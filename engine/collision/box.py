@@ -35,7 +35,7 @@ import math
 from .._jit import kernel
 from ..math import mat_mat, mat_t_vec, mat_vec, normalize3, sub3, transpose9
 
-_MINVAL = 1e-15      # mjMINVAL
+from ..enums import mjMINVAL as _MINVAL  # noqa: E402
 _SEPEPS = 1e-13      # separation slack, times the summed half-sizes (rounding of the supports)
 _PAREPS = 1e-16      # sin^2 of the angle below which an edge-cross axis is noise
 _SGNEPS = 1e-9       # axis component below which a supporting corner is ambiguous
@@ -334,7 +334,6 @@ def _face_contacts(sref, pref, mref, sinc, rot, poi, a, ref1, margin, dist, pos,
 # -------------------------------------------------------------------------------------------------
 # capsule (geom1) against box (geom2): up to 2 contacts
 # -------------------------------------------------------------------------------------------------
-_MINVAL = 1e-15      # mjMINVAL: the degenerate-case threshold MuJoCo uses in this routine
 _NO_SECOND = -4.0    # "no second point" marker of the segment parameter offset (valid: [-2, 2])
 _KIND_NONE = -4      # closest-feature kinds: none found yet,
 _KIND_END_LO = -3    # the capsule end at t = -1 against a face (or inside the box),

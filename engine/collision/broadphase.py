@@ -26,7 +26,7 @@ Filtering, as MuJoCo's for automatically generated ("dynamic") pairs:
 from __future__ import annotations
 
 from .._jit import kernel
-PLANE = 0
+from ..enums import mjGEOM_PLANE as PLANE  # noqa
 
 
 @kernel

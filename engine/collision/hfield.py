@@ -48,7 +48,7 @@ from . import nccd
 from .._jit import kernel
 
 HF_ROWS, HF_COLS = 4, 18
-_MESH = 7
+from ..enums import mjGEOM_MESH as _MESH  # noqa
 
 
 @kernel

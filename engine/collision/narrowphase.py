@@ -6,8 +6,8 @@ engine/collision/primitive.py where MuJoCo has them (plane against sphere, capsu
 cylinder, box, mesh (through the hull polygons, mjModel mesh_poly*); sphere against sphere,
 capsule, cylinder, box; capsule against capsule), to engine/collision/box.py for capsule-box
 (``capsule_box``, MuJoCo's analytic routine with up to 2 contacts) and box-box (``box_box``), and
-to MuJoCo's native convex collider ``nccd_collide`` (engine/collision/nccd.py: GJK, EPA and the
-multi-contact of flat features) for every other pair of sphere, capsule, ellipsoid, cylinder,
+to MuJoCo's native convex collider ``nccd_collide`` (engine/collision/nccd.py and multiccd.py:
+GJK, EPA and the multi-contact of flat features) for every other pair of sphere, capsule, ellipsoid, cylinder,
 box and mesh -- as MuJoCo 4's table (mjc_Convex) does.
 
 Return value: the number of contacts written (>= 0), or a negative code when the pair needs a
@@ -23,12 +23,15 @@ from . import primitive as pr
 
 from .._jit import kernel
 
-PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH, SDF = range(9)
+from ..enums import (mjGEOM_PLANE as PLANE, mjGEOM_HFIELD as HFIELD,  # noqa
+                     mjGEOM_SPHERE as SPHERE, mjGEOM_CAPSULE as CAPSULE,
+                     mjGEOM_ELLIPSOID as ELLIPSOID, mjGEOM_CYLINDER as CYLINDER, mjGEOM_BOX as BOX,
+                     mjGEOM_MESH as MESH, mjGEOM_SDF as SDF)
 NEED_CONVEX, NEED_HFIELD, NEED_SDF = -1, -2, -3
-mjMINVAL = 1e-15
+from ..enums import mjMINVAL  # noqa: E402
 
 from .box import box_box, capsule_box
-from .nccd import nccd_collide
+from .multiccd import nccd_collide
 
 
 @kernel

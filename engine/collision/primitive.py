@@ -18,7 +18,7 @@ import math
 from .._jit import kernel
 from .box import sphere_box_at
 from .convex import _quad_area
-mjMINVAL = 1e-15
+from ..enums import mjMINVAL  # noqa: E402
 
 
 @kernel

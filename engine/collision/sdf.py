@@ -37,8 +37,8 @@ from . import narrowphase as npx
 
 PLANE, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH, SDF = (
     npx.PLANE, npx.SPHERE, npx.CAPSULE, npx.ELLIPSOID, npx.CYLINDER, npx.BOX, npx.MESH, npx.SDF)
-mjMINVAL = 1e-15
-mjMAXVAL = 1e10
+from ..enums import mjMINVAL  # noqa: E402
+from ..enums import mjMAXVAL  # noqa: E402
 _STEP = 0.2         # gradient step (MuJoCo's alpha)
 
 

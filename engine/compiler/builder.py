@@ -58,7 +58,7 @@ def _same(a, b):
     return bool(np.all(np.abs(np.subtract(a, b)) < FRAME_EPS))
 
 
-_JNT_BALL, _JNT_SLIDE, _JNT_HINGE = 1, 2, 3
+from ..enums import mjJNT_BALL as _JNT_BALL, mjJNT_SLIDE as _JNT_SLIDE, mjJNT_HINGE as _JNT_HINGE  # noqa
 
 
 def _decoupled_joint(jtype, pos, axis, after_rotation):

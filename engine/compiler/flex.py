@@ -23,7 +23,7 @@ from ..enums import mjtEq
 from ._err import err
 from .frames import compose, quat_rotate
 
-MINVAL = 1e-15  # mjMINVAL
+from ..enums import mjMINVAL as MINVAL  # noqa: E402
 
 # local edges of an element, per dim (MuJoCo's eledge table: the order fixes flex_elemedge)
 ELEM_EDGES = (((0, 1),), ((1, 2), (2, 0), (0, 1)),

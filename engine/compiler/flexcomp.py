@@ -22,7 +22,7 @@ from ..errors import XMLError
 from ..spec import Body, Element
 from ..xml import schema as S
 
-MINVAL = 1e-15   # mjMINVAL
+from ..enums import mjMINVAL as MINVAL  # noqa: E402
 EPS = 1e-14      # mjEPS
 
 

@@ -43,7 +43,9 @@ import math
 import numpy as np
 from numpy.polynomial import legendre as _leg
 
-SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = 2, 3, 4, 5, 6, 7
+from ..enums import (mjGEOM_SPHERE as SPHERE, mjGEOM_CAPSULE as CAPSULE,  # noqa
+                     mjGEOM_ELLIPSOID as ELLIPSOID, mjGEOM_CYLINDER as CYLINDER,
+                     mjGEOM_BOX as BOX, mjGEOM_MESH as MESH)
 
 FLUIDSHAPE_NONE, FLUIDSHAPE_ELLIPSOID = 0, 1   # mjtFluidShape
 _EPS = 1e-14                                   # mjMINVAL-like clip used by the compiler (mjEPS)

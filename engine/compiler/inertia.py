@@ -9,7 +9,9 @@ import numpy as np
 from ..errors import CompileError
 from .frames import quat2mat
 
-SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH = 2, 3, 4, 5, 6, 7
+from ..enums import (mjGEOM_SPHERE as SPHERE, mjGEOM_CAPSULE as CAPSULE,  # noqa
+                     mjGEOM_ELLIPSOID as ELLIPSOID, mjGEOM_CYLINDER as CYLINDER,
+                     mjGEOM_BOX as BOX, mjGEOM_MESH as MESH)
 
 
 def primitive_volume_inertia(gtype, size, shell=False):

@@ -35,7 +35,7 @@ from ..errors import CompileError
 
 from ..enums import mjtBias, mjtGain, mjtTrn
 
-MINVAL = 1e-15  # mjMINVAL
+from ..enums import mjMINVAL as MINVAL  # noqa: E402
 _GAIN_MUSCLE, _GAIN_USER = int(mjtGain.mjGAIN_MUSCLE), int(mjtGain.mjGAIN_USER)
 _BIAS_MUSCLE, _BIAS_USER = int(mjtBias.mjBIAS_MUSCLE), int(mjtBias.mjBIAS_USER)
 _TRN_JOINT, _TRN_JOINTINPARENT = int(mjtTrn.mjTRN_JOINT), int(mjtTrn.mjTRN_JOINTINPARENT)

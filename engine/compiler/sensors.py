@@ -7,8 +7,9 @@ import numpy as np
 from ..enums import mjtObj, mjtSensor
 from ..errors import CompileError
 
-POS, VEL, ACC = 1, 2, 3
-REAL, POSITIVE, AXIS, QUAT = 0, 1, 2, 3
+from ..enums import mjSTAGE_POS as POS, mjSTAGE_VEL as VEL, mjSTAGE_ACC as ACC  # noqa
+from ..enums import (mjDATATYPE_REAL as REAL, mjDATATYPE_POSITIVE as POSITIVE,  # noqa
+                     mjDATATYPE_AXIS as AXIS, mjDATATYPE_QUATERNION as QUAT)
 SITE, JOINT, TENDON, ACTUATOR, BODY = (int(mjtObj.mjOBJ_SITE), int(mjtObj.mjOBJ_JOINT),
                                        int(mjtObj.mjOBJ_TENDON), int(mjtObj.mjOBJ_ACTUATOR),
                                        int(mjtObj.mjOBJ_BODY))

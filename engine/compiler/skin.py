@@ -18,7 +18,7 @@ import numpy as np
 
 from ._err import err
 
-MINVAL = 1e-15   # mjMINVAL
+from ..enums import mjMINVAL as MINVAL  # noqa: E402
 
 
 def _read_skn(c, el):

@@ -21,7 +21,7 @@ import numpy as np
 from .pipeline import next_activation
 from .registry import ACTUATOR, SENSOR, Plugin, mjp_registerPlugin
 
-_DYN_NONE = 0
+from ..enums import mjDYN_NONE as _DYN_NONE  # noqa
 
 
 def _opt_float(m, instance, k, attr):

@@ -38,9 +38,9 @@ from .._jit import kernel
 from ..math import mat_t_vec, mat_vec
 from ..ray import _local, _ray_triangle, primitive_normal_local, ray_geom_local
 
-_PLANE = 0
+from ..enums import mjGEOM_PLANE as _PLANE  # noqa
 _KIND_TRIANGLES = 0
-_LIGHT_DIRECTIONAL = 1      # mjtLightType.mjLIGHT_DIRECTIONAL
+from ..enums import mjLIGHT_DIRECTIONAL as _LIGHT_DIRECTIONAL  # noqa
 
 
 @kernel

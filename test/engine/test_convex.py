@@ -23,7 +23,8 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from engine.collision import narrowphase, nccd  # noqa: E402
+from engine.collision import narrowphase  # noqa: E402
+from engine.collision.multiccd import nccd_collide  # noqa: E402
 from engine.collision.box import box_box  # noqa: E402
 from engine.collision.convex import convex_workspace  # noqa: E402
 
@@ -85,7 +86,7 @@ def _ours(m, d, g1, margin, multiccd=0, g2=None, direct=False):
              m.geom_type[g2], m.geom_dataid[g2], m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2],
              margin, m.opt.ccd_tolerance, m.opt.ccd_iterations, multiccd, dist, pos, frame, *WORK)
     if direct:
-        n = nccd.nccd_collide(*args, *poly, *geoms)
+        n = nccd_collide(*args, *poly, *geoms)
     else:
         n = narrowphase.collide(*args, m.mesh_polynum, *poly, *geoms)
     return n, dist, pos, frame
@@ -621,7 +622,7 @@ def test_multiccd_cylinder_cap_count(world):
 
 
 
-# ---- cylinder against a box / mesh: the polytope rules (nccd.cylinder_polytope) ----------------
+# ---- cylinder against a box / mesh: the polytope rules (multiccd.cylinder_polytope) ----------------
 DISC = 'type="cylinder" size=".128 .0025"'      # a propeller disc of example-robot-data's iris
 IRIS_BODY = 'type="box" size=".235 .235 .055"'
 # disc centers (the iris propellers') and turns (degrees) of census states
@@ -659,7 +660,7 @@ def test_multiccd_cylinder_cap_clips_box_face():
 
 def test_multiccd_cylinder_caps_as_faces():
     """Two cylinder caps face to face (tilted up to 3 degrees, turned, offset): geom2's cap
-    clipped by the side planes of geom1's, as two polytope faces (nccd._emit_clipped: dist along
+    clipped by the side planes of geom1's, as two polytope faces (multiccd._emit_clipped: dist along
     geom2's cap normal from each point's projection onto geom1's cap plane, normal minus
     geom2's cap normal; points at or beyond the margin dropped). Measured on these 40 random
     poses: CAPCAP_RATE within 1e-6, the rest ties of the 16-gons' equal quadrilaterals (geom1's cap clipped by geom2's and the largest

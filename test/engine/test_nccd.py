@@ -18,6 +18,7 @@ import pytest
 mujoco = pytest.importorskip("mujoco")
 
 from engine.collision import nccd  # noqa: E402
+from engine.collision.multiccd import nccd_collide  # noqa: E402
 from engine.collision.convex import convex_workspace  # noqa: E402
 
 from oracle import MODELS  # noqa: E402
@@ -34,7 +35,7 @@ def _ours(mm, md, g1, g2, multiccd):
     pos = np.zeros((60, 3))
     frame = np.zeros((60, 9))
     margin = max(mm.geom_margin[g1], mm.geom_margin[g2])
-    n = nccd.nccd_collide(
+    n = nccd_collide(
         mm.mesh_vertadr, mm.mesh_vertnum, mm.mesh_vert.astype(np.float64), mm.mesh_graphadr,
         mm.mesh_graph, mm.mesh_extrema, mm.mesh_polyadr, mm.mesh_polynormal,
         mm.mesh_polyvertadr, mm.mesh_polyvertnum, mm.mesh_polyvert, mm.mesh_polymapadr,

@@ -1,9 +1,9 @@
-"""Tendon wrapping around cylinders and spheres with and without side sites (engine/smooth.py
+"""Tendon wrapping around cylinders and spheres with and without side sites (engine/tendon.py
 `wrap`), against the official mujoco over many random placements of the far end and the side
 site: ten_length, the wrap points (wrap_xpos) and ten_J.
 
 MuJoCo 4.0.0's side-site rule is not the one of its older public sources (see
-`engine.smooth.wrap_circle`); it was measured with this kind of sampling. Lengths agree to 1e-9,
+`engine.tendon.wrap_circle`); it was measured with this kind of sampling. Lengths agree to 1e-9,
 Jacobians to 1e-8, wrap points to POINT_ATOL.
 """
 from __future__ import annotations
