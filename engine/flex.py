@@ -219,12 +219,11 @@ def flex_edge_passive(M, D, spring, damper, qfrc_spring, qfrc_damper):
 
 def check_flex_supported(m):
     """NotImplementedError naming the flex feature a model uses that the simulation does not
-    build yet (compiled fields and kinematics are built for every flex)."""
+    build yet (compiled fields and kinematics are built for every flex; flex collisions whose
+    routine is not built raise from the collision stage, engine/collision/flex.py)."""
     if not m.nflex:
         return
-    from .enums import mjtDisableBit, mjtIntegrator
-    dsbl = int(m.opt.disableflags)
-    contact_off = dsbl & (int(mjtDisableBit.mjDSBL_CONTACT) | int(mjtDisableBit.mjDSBL_CONSTRAINT))
+    from .enums import mjtIntegrator
     names = [m.names[a:m.names.index(b"\0", a)].decode() for a in m.name_flexadr]
     for f in range(m.nflex):
         name = names[f] or f"#{f}"
@@ -235,7 +234,3 @@ def check_flex_supported(m):
                 (int(mjtIntegrator.mjINT_IMPLICIT), int(mjtIntegrator.mjINT_IMPLICITFAST))):
             raise NotImplementedError(f"flex '{name}': edge damping under the implicit "
                                       "integrators (its term of qDeriv) is not supported yet")
-        if not contact_off and (m.flex_contype[f] or m.flex_conaffinity[f]):
-            raise NotImplementedError(f"flex '{name}': flex collisions are not supported yet "
-                                      "(set its <contact contype=\"0\" conaffinity=\"0\"> or "
-                                      "disable contacts)")

@@ -468,6 +468,8 @@ def wake_collision(M, D):
     g2 = i1(D, DF.contact_geom2)
     n = 0
     for c in range(is_(D, DF.ncon)):
+        if g1[c] < 0 or g2[c] < 0:
+            continue    # flex contacts: collisions with sleeping trees raise (collision/flex.py)
         b1 = geom_bodyid[g1[c]]
         b2 = geom_bodyid[g2[c]]
         t1 = body_treeid[b1]
