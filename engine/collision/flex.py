@@ -491,6 +491,14 @@ def flex_collide(M, D, ncon, need):
     geomnum = i1(M, MF.body_geomnum)
     nbody = bct.shape[0]
     elemnum = i1(M, MF.flex_elemnum)
+    elemadr = i1(M, MF.flex_elemadr)
+    aabb = f2(D, DF.flexelem_aabb)
+    rbound = f1(M, MF.geom_rbound)
+    gmargin = f1(M, MF.geom_margin)
+    ggap = f1(M, MF.geom_gap)
+    fmargin = f1(M, MF.flex_margin)
+    fgap = f1(M, MF.flex_gap)
+    gxpos = f2(D, DF.geom_xpos)
     if sleep.filtering(M, D):
         for f in range(nflex):
             if fct[f] or fca[f]:
@@ -512,7 +520,11 @@ def flex_collide(M, D, ncon, need):
             for g in range(geomadr[b], geomadr[b] + geomnum[b]):
                 if gtype[g] == npx.PLANE or not _mask_match(gct[g], gca[g], fct[f], fca[f]):
                     continue
+                # the bounding test here, before the element's call (most elements fail it)
+                reach = rbound[g] + _margin(M, gmargin[g] + fmargin[f]) + ggap[g] + fgap[f]
                 for e in range(elemnum[f]):
+                    if _sphere_box_apart(gxpos[g], reach, aabb[elemadr[f] + e]):
+                        continue
                     if not elem_active(M, f, e):
                         continue
                     ncon, need, code = _geom_elem(M, D, g, f, e, b, nbody, ncon, need)
@@ -540,6 +552,9 @@ def flex_collide(M, D, ncon, need):
             if not elem_active(M, f, e1):
                 continue
             for e2 in range(e1 + 1, elemnum[f]):
+                # margin and gap are 0 within a flex: the boxes as they are
+                if _boxes_apart(aabb[elemadr[f] + e1], aabb[elemadr[f] + e2], 0.0):
+                    continue
                 if not elem_active(M, f, e2):
                     continue
                 ncon, need, code = _elems(M, D, f, e1, f, e2, key, key, ncon, need)

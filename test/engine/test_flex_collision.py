@@ -58,8 +58,8 @@ def _contacts(d, ncon):
 
 @pytest.mark.parametrize("rel,where,nstep", CONTACT_CASES, ids=[c[0] for c in CONTACT_CASES])
 def test_flex_contacts_match_mujoco(rel, where, nstep):
-    """From mujoco's state after nstep steps: the same contacts (ids as a set, geometry to
-    1e-12, parameters exact) and the same constraint solution."""
+    """From mujoco's state after nstep steps: the same contacts (ids as a set and in order,
+    geometry to 1e-12, parameters exact) and the same constraint solution."""
     theirs, ours = _load(rel, where)
     md, d = mujoco.MjData(theirs), engine.MjData(ours)
     mujoco.mj_step(theirs, md, nstep)
@@ -73,6 +73,9 @@ def test_flex_contacts_match_mujoco(rel, where, nstep):
     assert d.ncon == md.ncon
     a, b = _contacts(md, md.ncon), _contacts(d, d.ncon)
     assert a.keys() == b.keys()
+    # and in mujoco's order (its bodyflex pairs by signature, then geom and element / vertex)
+    assert [_key(md.contact[i]) for i in range(md.ncon)] == \
+        [_key(d.contact[i]) for i in range(d.ncon)]
     nflex = 0
     for k in a:
         assert len(a[k]) == len(b[k]), f"mismatch: contacts of {k}"
