@@ -24,8 +24,12 @@ All contacts are kept: mujoco 4.0.0 does not thin a bodyflex pair's contacts to 
 
 Not built (fw_status STATUS_FLEX, raised as NotImplementedError by the caller when a pair needs
 it): the convex element collider (mjc_ConvexElem: dim 3 elements, and dim 2 elements against
-capsule, box, ellipsoid, cylinder, mesh), height field-element, SDF-flex, triangle-triangle and
-tetrahedron-tetrahedron pairs, and flex collisions while sleeping trees are skipped.
+capsule, box, ellipsoid, cylinder, mesh), height field-element, SDF-flex, and touching
+triangle-triangle and tetrahedron pairs.
+
+Sleep: once a tree sleeps, a flex whose vertex trees all sleep is asleep (flex_sleep_state): its
+pairs with world geoms and static planes and its self-collisions are skipped, and its pairs with
+other bodies and flexes when neither side is awake (MuJoCo's broadphase rules).
 
 Contacts are staged as the geom contacts are (engine/collision/__init__.py) with the sort key
 (body, nbody + flex, 2, geom, elem or vert): after the geom contacts of lower body pairs, as
@@ -470,6 +474,34 @@ def _elems(M, D, f1_, e1, f2_, e2, b1, b2, ncon, need):
 
 
 @kernel
+def flex_sleep_state(M, D, f):
+    """A flex's sleep state (as MuJoCo's mj_sleepState of a flex): awake when a tree of its
+    vertex bodies is awake, static when they have no tree, else asleep."""
+    treeid = i1(M, MF.body_treeid)
+    tree_awake = i1(D, DF.tree_awake)
+    vbody = i1(M, MF.flex_vertbodyid)
+    va = i1(M, MF.flex_vertadr)[f]
+    state = sleep.S_STATIC
+    for i in range(va, va + i1(M, MF.flex_vertnum)[f]):
+        t = treeid[vbody[i]]
+        if t >= 0:
+            if tree_awake[t]:
+                return sleep.S_AWAKE
+            state = sleep.S_ASLEEP
+    return state
+
+
+@kernel
+def _has_plane(M, b):
+    gt = i1(M, MF.geom_type)
+    a = i1(M, MF.body_geomadr)[b]
+    for g in range(a, a + i1(M, MF.body_geomnum)[b]):
+        if gt[g] == npx.PLANE:
+            return True
+    return False
+
+
+@kernel
 def _mask_match(t1, a1, t2, a2):
     """Not MuJoCo's filterBitmask: whether the two objects' bitmasks let them collide."""
     return (t1 & a2) != 0 or (t2 & a1) != 0
@@ -499,10 +531,10 @@ def flex_collide(M, D, ncon, need):
     fmargin = f1(M, MF.flex_margin)
     fgap = f1(M, MF.flex_gap)
     gxpos = f2(D, DF.geom_xpos)
-    if sleep.filtering(M, D):
-        for f in range(nflex):
-            if fct[f] or fca[f]:
-                return ncon, need, _fail(D, -2, i1(M, MF.flex_dim)[f], 0)
+    filtering = sleep.filtering(M, D)
+    body_awake = i1(D, DF.body_awake)
+    treeid = i1(M, MF.body_treeid)
+    weldid = i1(M, MF.body_weldid)
     # ---- body : flex
     for b in range(nbody):
         if geomnum[b] == 0 or (bct[b] == 0 and bca[b] == 0):
@@ -510,6 +542,15 @@ def flex_collide(M, D, ncon, need):
         for f in range(nflex):
             if (fct[f] == 0 and fca[f] == 0) or not _mask_match(bct[b], bca[b], fct[f], fca[f]):
                 continue
+            if filtering:
+                fs_ = flex_sleep_state(M, D, f)
+                if b == 0 or (weldid[b] == 0 and _has_plane(M, b)):
+                    # MuJoCo's always-tested pairs (world geoms, static planes): unless asleep
+                    if fs_ == sleep.S_ASLEEP:
+                        continue
+                elif fs_ != sleep.S_AWAKE and not (body_awake[b] == sleep.S_AWAKE
+                                                   and treeid[b] >= 0):
+                    continue
             for g in range(geomadr[b], geomadr[b] + geomnum[b]):
                 if not _mask_match(gct[g], gca[g], fct[f], fca[f]):
                     continue
@@ -535,6 +576,9 @@ def flex_collide(M, D, ncon, need):
         for fb in range(fa + 1, nflex):
             if not _mask_match(fct[fa], fca[fa], fct[fb], fca[fb]):
                 continue
+            if filtering and flex_sleep_state(M, D, fa) != sleep.S_AWAKE and \
+                    flex_sleep_state(M, D, fb) != sleep.S_AWAKE:
+                continue
             for e1 in range(elemnum[fa]):
                 for e2 in range(elemnum[fb]):
                     ncon, need, code = _elems(M, D, fa, e1, fb, e2, nbody + fa, nbody + fb,
@@ -546,6 +590,8 @@ def flex_collide(M, D, ncon, need):
     selfc = i1(M, MF.flex_selfcollide)
     for f in range(nflex):
         if rigid[f] or (fct[f] & fca[f]) == 0 or selfc[f] == SELF_NONE:
+            continue
+        if filtering and flex_sleep_state(M, D, f) == sleep.S_ASLEEP:
             continue
         key = nbody + nflex + f
         for e1 in range(elemnum[f]):

@@ -30,7 +30,11 @@ STEP_CASES = [
     ("flex_contact_cloth.xml", "own", 300),
     ("model/flex/pinch.xml", "shared", 300),
     ("model/flex/pulley.xml", "shared", 200),   # cable near cylinders: no contact
-    ("test/engine/testdata/sleep/flex_mocap.xml", "shared", 150),   # before anything sleeps
+    # sleep enabled: flexes fall asleep on the floor, a ball wakes one (flex_contact), a static
+    # sphere touches one (flex_static), a mocap sphere (flex_mocap)
+    ("test/engine/testdata/sleep/flex_mocap.xml", "shared", 300),
+    ("test/engine/testdata/sleep/flex_contact.xml", "shared", 300),
+    ("test/engine/testdata/sleep/flex_static.xml", "shared", 300),
 ]
 
 
@@ -101,7 +105,8 @@ def _trajectory(model, data, step, nstep, dq):
     out = []
     for _ in range(nstep):
         step(model, data)
-        out.append((data.qpos.copy(), data.flexvert_xpos.copy(), data.ncon))
+        out.append((data.qpos.copy(), data.flexvert_xpos.copy(), data.ncon,
+                    data.tree_asleep.copy()))
     return out
 
 
@@ -114,8 +119,9 @@ def test_flex_collision_steps_match_mujoco(rel, where, nstep):
     noise = max(max(np.abs(a[0] - b[0]).max(), np.abs(a[1] - b[1]).max())
                 for a, b in zip(ref, noisy))
     tol = max(1e-9, 100 * noise)
-    for k, ((q, x, n), (eq, ex, en)) in enumerate(zip(ref, got)):
+    for k, ((q, x, n, t), (eq, ex, en, et)) in enumerate(zip(ref, got)):
         assert en == n, f"mismatch: ncon step {k}"
+        np.testing.assert_array_equal(et, t, err_msg=f"mismatch: tree_asleep step {k}")
         np.testing.assert_allclose(eq, q, rtol=0, atol=tol, err_msg=f"mismatch: qpos step {k}")
         np.testing.assert_allclose(ex, x, rtol=0, atol=tol,
                                    err_msg=f"mismatch: flexvert_xpos step {k}")
@@ -136,12 +142,3 @@ def test_unbuilt_element_collider_raises():
     with pytest.raises(NotImplementedError, match="cylinder.*dim-2 flex element"):
         for _ in range(500):
             engine.mj_step(m, d)
-
-
-def test_flex_collisions_with_sleep_raise():
-    """Once a tree sleeps, MuJoCo skips flex pairs by their sleep state (not built): raised."""
-    theirs, ours = _load("test/engine/testdata/sleep/flex_static.xml", "shared")
-    d = engine.MjData(ours)
-    with pytest.raises(NotImplementedError, match="sleeping"):
-        for _ in range(200):
-            engine.mj_step(ours, d)
