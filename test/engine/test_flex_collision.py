@@ -35,6 +35,8 @@ STEP_CASES = [
     ("test/engine/testdata/sleep/flex_mocap.xml", "shared", 300),
     ("test/engine/testdata/sleep/flex_contact.xml", "shared", 300),
     ("test/engine/testdata/sleep/flex_static.xml", "shared", 300),
+    # edge damping under implicitfast, no constraints, sleep
+    ("test/engine/testdata/sleep/flex_nocnstr.xml", "shared", 300),
 ]
 
 
