@@ -1,8 +1,9 @@
 """Steps per second of engine vs the official mujoco, in the same run, on two corpora:
 contact-free models (contacts and limits disabled by flag; issue 3's target: ratio >= 0.5 from a
-Python loop) and contact-rich ones as shipped (default solver settings; issue 4's target: >= 0.3).
+Python loop) and contact-rich ones as shipped (default solver settings; issue 4's target: >= 0.3);
+and flex models with their contacts (issue 24).
 
-    .venv/bin/python bench/step.py [--steps N] [--corpus free|contact|all] [--models a,b,...]
+    .venv/bin/python bench/step.py [--steps N] [--corpus free|contact|flex|all] [--models a,b,...]
 
 For each model: a Python loop of single mj_step calls (what a control loop does) and
 mj_step(nstep=100) calls; the ratio engine/mujoco and its geometric mean. Also the first-call time
@@ -27,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "test"))
 
 SITE = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
-SHARED = ROOT.parent / "shared" / "models"
+SHARED = Path(os.environ.get("MJ_ROS_SHARED_MODELS", ROOT.parent / "shared" / "models"))
 MODELS = {
     "pendulum(dm)": SITE / "dm_control/suite/pendulum.xml",
     "cartpole(dm)": SITE / "dm_control/suite/cartpole.xml",
@@ -44,10 +45,17 @@ CONTACT_MODELS = {
     "half_cheetah(gym)+c": SITE / "gymnasium/envs/mujoco/assets/half_cheetah.xml",
     "barkour(menagerie)": SHARED / "menagerie/google_barkour_vb/scene.xml",
 }
+# flex models (issue 24), with their contacts, compiled by the engine's own compiler (the copy
+# from mujoco's compiled model does not carry every flex field the engine builds)
+FLEX_MODELS = {
+    "pinch(mujoco flex)": SHARED / "mujoco/model/flex/pinch.xml",
+    "cable on geoms(test)": ROOT / "test/models/flex/flex_contact_cable.xml",
+}
 NO_CONTACT_LIMIT = (1 << 4) | (1 << 3)
 
 
-def load_pair(path, contacts=False):
+def load_pair(path, contacts=False, own=False):
+    """(mujoco model, data, engine model, data); ``own``: the engine compiles the file itself."""
     import mujoco
     from oracle import model_from_mujoco
     import engine  # noqa: F401
@@ -55,7 +63,7 @@ def load_pair(path, contacts=False):
     mjm = mujoco.MjModel.from_xml_path(str(path))
     if not contacts:
         mjm.opt.disableflags |= NO_CONTACT_LIMIT
-    m = model_from_mujoco(mjm)
+    m = engine.MjModel.from_xml_path(str(path)) if own else model_from_mujoco(mjm)
     return mjm, mujoco.MjData(mjm), m, MjData(m)
 
 
@@ -68,10 +76,10 @@ def rate(fn, n, repeat=3):
     return n / best
 
 
-def bench_model(path, steps, contacts=False):
+def bench_model(path, steps, contacts=False, own=False):
     import mujoco
     from engine.forward import mj_step
-    mjm, mjd, m, d = load_pair(path, contacts)
+    mjm, mjd, m, d = load_pair(path, contacts, own)
     mj_step(m, d, 2)
 
     def eng_loop(n):
@@ -119,13 +127,15 @@ if __name__ == "__main__":
     import engine.io
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=3000)
-    ap.add_argument("--corpus", choices=("free", "contact", "all"), default="all")
+    ap.add_argument("--corpus", choices=("free", "contact", "flex", "all"), default="all")
     ap.add_argument("--models", default=None, help="names from either corpus, comma-separated")
     ap.add_argument("--no-startup", action="store_true")
     a = ap.parse_args()
     corpora = {"free": [(n, p, False) for n, p in MODELS.items()],
-               "contact": [(n, p, True) for n, p in CONTACT_MODELS.items()]}
-    todo = corpora["free"] + corpora["contact"] if a.corpus == "all" else corpora[a.corpus]
+               "contact": [(n, p, True) for n, p in CONTACT_MODELS.items()],
+               "flex": [(n, p, "flex") for n, p in FLEX_MODELS.items()]}
+    todo = (corpora["free"] + corpora["contact"] + corpora["flex"] if a.corpus == "all"
+            else corpora[a.corpus])
     if a.models:
         want = set(a.models.split(","))
         todo = [t for t in todo if t[0] in want]
@@ -134,11 +144,12 @@ if __name__ == "__main__":
         if not Path(p).exists():
             print(f"skip {name}: {p} missing")
             continue
-        r = bench_model(p, a.steps, contacts)
-        rows.append((("contact " if contacts else "free    ") + name, r))
+        r = bench_model(p, a.steps, bool(contacts), contacts == "flex")
+        kind = "flex    " if contacts == "flex" else ("contact " if contacts else "free    ")
+        rows.append((kind + name, r))
     print(f"{'model':28s} {'engine loop':>12s} {'mujoco loop':>12s} {'ratio':>6s} "
           f"{'engine n100':>12s} {'mujoco n100':>12s} {'ratio':>6s}")
-    for kind in ("free", "contact"):
+    for kind in ("free", "contact", "flex"):
         gl, gb = [], []
         for name, r in rows:
             if not name.startswith(kind):

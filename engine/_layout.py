@@ -730,7 +730,9 @@ skin_bonevertid i nskinbonevert 1
 skin_bonevertweight f nskinbonevert 1
 """
 
-# Flex kinematics and flex passive-force workspace (mjData), after the scratch rows.
+# Flex kinematics and flex passive-force workspace (mjData), after the scratch rows; then the
+# flex collision scratch: col_flex (a staged contact's flex, elem, vert pairs) and flexcon_cols
+# (dof column merges of a flex contact's bodies).
 FLEX_DATA_TABLE = """
 flexvert_xpos f nflexvert 3
 flexelem_aabb f nflexelem 6
@@ -743,6 +745,8 @@ flexedge_hessian f nflexedge 9
 flexvert_lambda f nflexvert 1
 flexvert_conage i nflexvert 1
 flex_hessian_valid u nflex 1
+col_flex i nconcap 6
+flexcon_cols i 2 nv
 """
 
 

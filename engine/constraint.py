@@ -45,6 +45,7 @@ from .enums import mjtDisableBit, mjtEq, mjtObj, mjtWarning
 from .jacobian import is_sparse, jac, row_dot
 from .support import add_jac_rows, last_dof
 from . import sleep
+from . import flexcon
 
 from ._jit import inline, kernel
 
@@ -69,6 +70,9 @@ _DSBL_REFSAFE = int(mjtDisableBit.mjDSBL_REFSAFE)
 _WARN_CNSTRFULL = int(mjtWarning.mjWARN_CNSTRFULL)
 from .enums import mjCONE_ELLIPTIC as _CONE_ELLIPTIC  # noqa
 from .enums import mjMINVAL as _MINVAL  # noqa: E402
+# the bodies and weights of a contact without flex elements (engine/flexcon.py)
+_NOBODY = (0, 0, 0, 0, 0, 0, 0, 0)
+_NOWEIGHT = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 _MINIMP, _MAXIMP = 0.0001, 0.9999
 
 
@@ -204,15 +208,7 @@ def contact_jac(
             col = k
         else:
             col = loc[k]
-        c = cdof[k]
-        lin = mm.add3((c[3], c[4], c[5]), mm.cross3((c[0], c[1], c[2]), off))
-        for j in range(min(dim, 3)):
-            rows[j, col] += s * (frame[3 * j] * lin[0] + frame[3 * j + 1] * lin[1]
-                                 + frame[3 * j + 2] * lin[2])
-        if dim > 3:
-            for j in range(dim - 3):
-                rows[3 + j, col] += s * (frame[3 * j] * c[0] + frame[3 * j + 1] * c[1]
-                                         + frame[3 * j + 2] * c[2])
+        flexcon.add_dof_rows(rows, col, s, frame, cdof[k], off, dim)
 
 
 # =================================================================================================
@@ -425,6 +421,7 @@ def make_constraint(M, D):
     contact_mu = f1(D, DF.contact_mu)
     contact_dim = i1(D, DF.contact_dim)
     contact_geom = i2(D, DF.contact_geom)
+    contact_flex = i2(D, DF.contact_flex)
     contact_exclude = i1(D, DF.contact_exclude)
     contact_efc_address = i1(D, DF.contact_efc_address)
     efc_type = i1(D, DF.efc_type)
@@ -796,12 +793,20 @@ def make_constraint(M, D):
             else:
                 nrow = 2 * (dim - 1)
                 ctype = CONTACT_PYRAMIDAL
-            b1 = geom_bodyid[contact_geom[c, 0]]
-            b2 = geom_bodyid[contact_geom[c, 1]]
+            # a flex side (engine/flexcon.py): a vertex's body, or an element's weighted bodies
+            simple, b1, b2, fb, fw, ftran = True, 0, 0, _NOBODY, _NOWEIGHT, 0.0
+            if contact_flex[c, 0] >= 0 or contact_flex[c, 1] >= 0:
+                simple, b1, b2, fb, fw, ftran = flexcon.contact_sides(M, D, c)
+            else:
+                b1 = geom_bodyid[contact_geom[c, 0]]
+                b2 = geom_bodyid[contact_geom[c, 1]]
             n = nv
             if sparse:
-                n = chain_union(body_parentid, body_dofnum, body_dofadr, dof_parentid, b1, b2,
-                                True, cols)
+                if simple:
+                    n = chain_union(body_parentid, body_dofnum, body_dofadr, dof_parentid, b1,
+                                    b2, True, cols)
+                else:
+                    n = flexcon.union_cols(M, D, fb, fw, cols)
             if not _room(r, nrow, n, nJ, njcap, nJcap, status, warn_num, warn_info):
                 full = True
                 continue
@@ -812,12 +817,16 @@ def make_constraint(M, D):
             margin = contact_includemargin[c]
             solref = contact_solref[c]
             solimp = contact_solimp[c]
-            tran = body_invweight0[b1, 0] + body_invweight0[b2, 0]
+            tran = body_invweight0[b1, 0] + body_invweight0[b2, 0] if simple else ftran
             contact_efc_address[c] = r
             if ctype == CONTACT_PYRAMIDAL:
                 cnJ = cn[:dim * n].reshape(dim, n)
-                contact_jac(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
-                            subtree_com, cdof, b1, b2, contact_pos[c], frame, dim, cnJ, loc)
+                if simple:
+                    contact_jac(body_parentid, body_rootid, body_dofnum, body_dofadr,
+                                dof_parentid, subtree_com, cdof, b1, b2, contact_pos[c], frame,
+                                dim, cnJ, loc)
+                else:
+                    flexcon.weighted_jac(M, D, fb, fw, contact_pos[c], frame, dim, cnJ, loc)
                 # edges of the pyramid: normal +- friction_j * direction j
                 for j in range(1, dim):
                     f = fr[j - 1]
@@ -841,9 +850,12 @@ def make_constraint(M, D):
                 Rpy = 2.0 * mu * mu * efc_R[r]
                 for j in range(nrow):
                     _set_R(r + j, Rpy, efc_KBIP, efc_diagApprox, efc_R, efc_D)
-            else:
+            elif simple:
                 contact_jac(body_parentid, body_rootid, body_dofnum, body_dofadr, dof_parentid,
                             subtree_com, cdof, b1, b2, contact_pos[c], frame, dim, blk, loc)
+            else:
+                flexcon.weighted_jac(M, D, fb, fw, contact_pos[c], frame, dim, blk, loc)
+            if ctype != CONTACT_PYRAMIDAL:
                 for j in range(nrow):
                     efc_type[r + j] = ctype
                     efc_id[r + j] = c

@@ -141,7 +141,9 @@ def island(M, D):
             t1 = dof_treeid[eid]
         elif et == _LIMIT_JOINT:
             t1 = dof_treeid[jnt_dofadr[eid]]
-        elif et >= _FRICTIONLESS and et <= _ELLIPTIC:
+        elif et >= _FRICTIONLESS and et <= _ELLIPTIC and contact_geom1[eid] >= 0 and \
+                contact_geom2[eid] >= 0:
+            # (a flex contact: its trees along its Jacobian row, below)
             t1 = body_treeid[geom_bodyid[contact_geom1[eid]]]
             t2 = body_treeid[geom_bodyid[contact_geom2[eid]]]
         elif et == _EQUALITY and (eq_type[eid] == _EQ_CONNECT or eq_type[eid] == _EQ_WELD):

@@ -267,6 +267,20 @@ def axis_angle2quat(axis, angle):
 
 
 @kernel
+def quat_z2vec(vn, n):
+    """The shortest rotation taking the z axis to the unit vector vn (of a vector whose norm
+    was n): identity when n < mjMINVAL, a half turn about x for -z (MuJoCo's mju_quatZ2Vec)."""
+    if n < mjMINVAL:
+        return (1.0, 0.0, 0.0, 0.0)
+    axis, a = normalize3(cross3((0.0, 0.0, 1.0), vn))
+    if abs(a) < mjMINVAL:
+        if vn[2] < 0:
+            return (0.0, 1.0, 0.0, 0.0)
+        return (1.0, 0.0, 0.0, 0.0)
+    return axis_angle2quat(axis, math.atan2(a, vn[2]))
+
+
+@kernel
 def quat2vel(q, dt):
     """Angular velocity (rotation vector / dt) that turns the identity into q in time dt."""
     axis, sin_a_2 = normalize3((q[1], q[2], q[3]))

@@ -824,16 +824,8 @@ def mju_quatIntegrate(quat, vel, scale):
 def mju_quatZ2Vec(quat, vec):
     """quat = the shortest rotation taking the z axis to the direction of vec (identity for a
     tiny vec, a half turn about x for -z)."""
-    mm.set4(quat, (1.0, 0.0, 0.0, 0.0))
-    vn, n = mm.normalize3(vec)
-    if n < mjMINVAL:
-        return
-    axis, a = mm.normalize3(mm.cross3((0.0, 0.0, 1.0), vn))
-    if abs(a) < mjMINVAL:
-        if vn[2] < 0:
-            mm.set4(quat, (0.0, 1.0, 0.0, 0.0))
-        return
-    mm.set4(quat, mm.axis_angle2quat(axis, math.atan2(a, vn[2])))
+    vn, n = mm.normalize3((vec[0], vec[1], vec[2]))
+    mm.set4(quat, mm.quat_z2vec(vn, n))
 
 
 @kernel

@@ -455,6 +455,34 @@ def wake(M, D):
 
 
 @kernel
+def flex_side_tree(M, D, c, side):
+    """A tree of side ``side`` of flex contact c (geom body, vertex body, or an element vertex's
+    body; an awake one first), -1 when static."""
+    treeid = i1(M, MF.body_treeid)
+    tree_awake = i1(D, DF.tree_awake)
+    g = i2(D, DF.contact_geom)[c, side]
+    if g >= 0:
+        return treeid[i1(M, MF.geom_bodyid)[g]]
+    f = i2(D, DF.contact_flex)[c, side]
+    va = i1(M, MF.flex_vertadr)[f]
+    vbody = i1(M, MF.flex_vertbodyid)
+    v = i2(D, DF.contact_vert)[c, side]
+    if v >= 0:
+        return treeid[vbody[va + v]]
+    dim = i1(M, MF.flex_dim)[f]
+    ed = i1(M, MF.flex_elemdataadr)[f] + i2(D, DF.contact_elem)[c, side] * (dim + 1)
+    elem = i1(M, MF.flex_elem)
+    out = -1
+    for i in range(dim + 1):
+        t = treeid[vbody[va + elem[ed + i]]]
+        if t >= 0:
+            if tree_awake[t]:
+                return t
+            out = t
+    return out
+
+
+@kernel
 def wake_collision(M, D):
     """mj_wakeCollision: wake sleeping trees in contact with an awake tree (they take its
     counter). Returns the number woken."""
@@ -467,11 +495,18 @@ def wake_collision(M, D):
     g1 = i1(D, DF.contact_geom1)
     g2 = i1(D, DF.contact_geom2)
     n = 0
+    cflex = i2(D, DF.contact_flex)
     for c in range(is_(D, DF.ncon)):
-        b1 = geom_bodyid[g1[c]]
-        b2 = geom_bodyid[g2[c]]
-        t1 = body_treeid[b1]
-        t2 = body_treeid[b2]
+        if cflex[c, 0] >= 0 or cflex[c, 1] >= 0:
+            # a flex side: a tree of its vertex or element bodies (an awake one first)
+            b1 = b2 = -1
+            t1 = flex_side_tree(M, D, c, 0)
+            t2 = flex_side_tree(M, D, c, 1)
+        else:
+            b1 = geom_bodyid[g1[c]]
+            b2 = geom_bodyid[g2[c]]
+            t1 = body_treeid[b1]
+            t2 = body_treeid[b2]
         if t1 < 0 or t2 < 0:
             continue
         a1 = tree_awake[t1]

@@ -865,6 +865,8 @@ def transmission_body(M, D):
         row[:] = 0.0
         count = 0
         for c in range(i1(D, DF.ncon)[0]):
+            if cgeom[c, 0] < 0 or cgeom[c, 1] < 0:
+                continue    # a flex contact: adhesion acts on geom-geom contacts here
             b1, b2 = gbody[cgeom[c, 0]], gbody[cgeom[c, 1]]
             if b1 != b and b2 != b:
                 continue

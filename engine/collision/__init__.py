@@ -52,6 +52,8 @@ from . import broadphase as bp
 from . import hfield as hf
 from . import narrowphase as npx
 from .sdf import sdf_collide
+from .mixing import apply_override, mix_params
+from .flex import KIND_FLEX, STATUS_FLEX, flex_collide, flex_contact_params
 
 from .._jit import kernel
 
@@ -276,55 +278,17 @@ def contact_params(
             solreffriction[j] = pair_solreffriction[pairid, j]
         margin = pair_margin[pairid]
     else:
-        p1 = geom_priority[g1]
-        p2 = geom_priority[g2]
         margin = geom_margin[g1] + geom_margin[g2]
         solreffriction[0] = 0.0
         solreffriction[1] = 0.0
-        if p1 != p2:
-            g = g1 if p1 > p2 else g2
-            dim = geom_condim[g]
-            f0, f1_, f2_ = geom_friction[g, 0], geom_friction[g, 1], geom_friction[g, 2]
-            for j in range(2):
-                solref[j] = geom_solref[g, j]
-            for j in range(5):
-                solimp[j] = geom_solimp[g, j]
-        else:
-            dim = max(geom_condim[g1], geom_condim[g2])
-            f0 = max(geom_friction[g1, 0], geom_friction[g2, 0])
-            f1_ = max(geom_friction[g1, 1], geom_friction[g2, 1])
-            f2_ = max(geom_friction[g1, 2], geom_friction[g2, 2])
-            s1 = geom_solmix[g1]
-            s2 = geom_solmix[g2]
-            if s1 >= mjMINVAL and s2 >= mjMINVAL:
-                mix = s1 / (s1 + s2)
-            elif s1 < mjMINVAL and s2 < mjMINVAL:
-                mix = 0.5
-            elif s1 < mjMINVAL:
-                mix = 0.0
-            else:
-                mix = 1.0
-            if geom_solref[g1, 0] > 0 and geom_solref[g2, 0] > 0:
-                for j in range(2):
-                    solref[j] = mix * geom_solref[g1, j] + (1.0 - mix) * geom_solref[g2, j]
-            else:
-                for j in range(2):
-                    solref[j] = min(geom_solref[g1, j], geom_solref[g2, j])
-            for j in range(5):
-                solimp[j] = mix * geom_solimp[g1, j] + (1.0 - mix) * geom_solimp[g2, j]
-        friction[0] = f0
-        friction[1] = f0
-        friction[2] = f1_
-        friction[3] = f2_
-        friction[4] = f2_
+        dim = mix_params(geom_priority[g1], geom_condim[g1], geom_friction[g1], geom_solmix[g1],
+                         geom_solref[g1], geom_solimp[g1], geom_priority[g2], geom_condim[g2],
+                         geom_friction[g2], geom_solmix[g2], geom_solref[g2], geom_solimp[g2],
+                         friction, solref, solimp)
     if override:
         margin = o_margin
-        for j in range(2):
-            solref[j] = o_solref[j]
-            solreffriction[j] = o_solref[j]
-        for j in range(5):
-            solimp[j] = o_solimp[j]
-            friction[j] = o_friction[j]
+    apply_override(override, o_solref, o_solimp, o_friction, friction, solref, solreffriction,
+                   solimp)
     return dim, margin
 
 
@@ -463,6 +427,12 @@ def collision(M, D):
             if code < 0:
                 return
 
+    # ---- flexes (engine/collision/flex.py): after the geom pairs, sorted in below
+    if i1(M, MF.flex_dim).shape[0]:
+        ncon, need, code = flex_collide(M, D, ncon, need)
+        if code < 0:
+            return
+
     # ---- capacity
     if need > ncon:
         st = i1(D, DF.fw_status)
@@ -580,6 +550,27 @@ def _write_contacts(M, D, perm, ncon, override):
         for j in range(9):
             frame[k, j] = cframe[s, j]
         complete_frame(frame[k])
+        if r[2] == KIND_FLEX:
+            # a flex contact: its parameters, ids and exclusion (engine/collision/flex.py)
+            d_, m_, static = flex_contact_params(M, D, s, override, fric[k], sref[k], sreff[k],
+                                                 simp[k])
+            dim[k] = d_
+            incl[k] = m_
+            excl[k] = 1 if cdist[s] >= m_ else (3 if static else 0)
+            mu[k] = 0.0
+            for j in range(36):
+                H[k, j] = 0.0
+            cf = i2(D, DF.col_flex)[s]
+            geom1[k] = g1
+            geom2[k] = -1
+            geom[k, 0] = g1
+            geom[k, 1] = -1
+            for j in range(2):
+                flex[k, j] = cf[j]
+                elem[k, j] = cf[2 + j]
+                vert[k, j] = cf[4 + j]
+            efc[k] = -1
+            continue
         d_, m_ = contact_params(geom_priority, geom_condim, geom_friction, geom_solmix,
                                 geom_solref, geom_solimp, geom_margin, pair_dim, pair_friction,
                                 pair_solref, pair_solreffriction, pair_solimp, pair_margin,
@@ -629,6 +620,20 @@ def raise_status(m, d):
         raise NotImplementedError(
             f"collisions between <geom type='{names[t1]}'> and <geom type='{names[t2]}'> need "
             "a collision routine that is not built yet")
+    if code == STATUS_FLEX:
+        t, d1, d2 = int(d.fw_status[1]), int(d.fw_status[2]), int(d.fw_status[3])
+        d.fw_status[0] = 0
+        names = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh",
+                 "sdf")
+        if t == -2:
+            what = "flex collisions while sleeping trees are skipped (<flag sleep>)"
+        elif t == -1:
+            what = (f"collisions between a dim-{d1} and a dim-{d2} flex element (MuJoCo's "
+                    "convex element collider, mjc_ConvexElem)")
+        else:
+            what = (f"collisions between <geom type='{names[t]}'> and a dim-{d1} flex element "
+                    "(MuJoCo's mjc_ConvexElem / mjc_HFieldElem / mjc_FlexSDF)")
+        raise NotImplementedError(f"{what} are not supported yet")
     if code == STATUS_HFIELD:
         g = int(d.fw_status[1])
         d.fw_status[0] = 0
