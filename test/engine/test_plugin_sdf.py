@@ -290,3 +290,27 @@ def test_geom_distance_mesh_sdf_raises():
     g = engine.mj_name2id(e, engine.mjtObj.mjOBJ_GEOM, "cow1")
     with pytest.raises(NotImplementedError, match=f"sdf geom {g}"):
         engine.mj_geomDistance(e, ed, 0, g, 10.0)
+
+
+@pytest.mark.parametrize("initpoints", [5, 40, 80])
+def test_max_contact_sdf_pairs(initpoints):
+    """mj_maxContact of an sdf geom against every geom type, and for each has_margin; mujoco
+    4.0.0's bound depends on opt.sdf_initpoints (capped at 50)."""
+    types = ["plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh"]
+    xml = (f'<mujoco><option sdf_initpoints="{initpoints}"/><extension><plugin '
+           'plugin="mujoco.sdf.torus"><instance name="t"/></plugin></extension><asset><mesh '
+           'name="t"><plugin instance="t"/></mesh><mesh name="m" vertex="0 0 0 1 0 0 0 1 0 0 0 '
+           '1"/><hfield name="h" nrow="2" ncol="2" size="1 1 1 1"/></asset><worldbody>'
+           '<geom type="sdf" mesh="t"><plugin instance="t"/></geom>')
+    for t in types:
+        extra = {"mesh": 'mesh="m"', "hfield": 'hfield="h"'}.get(t, "")
+        xml += f'<geom type="{t}" size=".1 .1 .1" {extra}/>'
+    xml += '<geom type="sdf" mesh="t" margin=".1"><plugin instance="t"/></geom></worldbody></mujoco>'
+    e, m = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+    for i in range(m.ngeom):
+        for j in range(m.ngeom):
+            if 8 not in (m.geom_type[i], m.geom_type[j]):
+                continue
+            for hm in (-1, 0, 1):
+                assert engine.mj_maxContact(e, i, j, hm) == mujoco.mj_maxContact(m, i, j, hm), \
+                    (i, j, hm)
