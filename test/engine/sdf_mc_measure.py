@@ -95,7 +95,12 @@ def main(argv=None):
             continue
         attr = psdf.parse_attributes(kind, [str(config.get(k, ""))
                                             for k in psdf.ATTRIBUTES[kind]])
-        for cfg, tris in cell_triangles(m, 0, kind, attr).values():
+        try:
+            cells = cell_triangles(m, 0, kind, attr)
+        except AssertionError as e:     # the engine's mesh is not mujoco's: say which
+            print(f"# MISMATCH {psdf.NAMES[kind]} {config}: {e}", file=sys.stderr)
+            continue
+        for cfg, tris in cells.values():
             if table.setdefault(cfg, tris) != tris:
                 conflicts.add(cfg)
     for cfg, tris in sorted(table.items()):
