@@ -10,12 +10,13 @@ as mujoco stores it (so faces are equal as arrays, not only as sets).
 How it was measured (test/engine/sdf_mc_measure.py redoes it): mujoco's mesh_vert of a plugin
 mesh are the engine's marching-cubes vertices (bit-equal values), so each mujoco face maps to
 three grid edges; the one cell holding all three gives the config and the local edge ids. Over
-the five plugins with their default configs and ~100 random ones (thin tori and bowl shells,
-gears of 5-200 teeth), every cell of a config had the same triangles: 228 of the 254 non-trivial
-configs occur. The 26 that never occurred (two or more ambiguous faces, e.g. two inside corners
-on a body diagonal with four more around them) are not here: sdf_mesh triangulates them by its
-own rule, which has the topology of every measured entry (inside corners on an ambiguous face
-kept apart), so only the choice of diagonals may differ from mujoco's there.
+the five plugins with their default configs and about 150 random ones (thin tori and bowl shells,
+gears of 5-200 teeth, nuts and bolts of other radii), every cell of a config had the same
+triangles: 230 of the 254 non-trivial configs occur (the last two, 53 and 92, only in
+nutbolt.xml's bolt). The 24 that never occurred (two or more ambiguous faces, e.g. two inside
+corners on a body diagonal with four more around them) are not here: sdf_mesh triangulates
+them by its own rule, which has the topology of every measured entry (inside corners on an
+ambiguous face kept apart), so only the choice of diagonals may differ from mujoco's there.
 """
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ MuJoCo's rule, followed here:
   and a vertex is numbered when the first cell that uses it is visited (within a cell, in edge
   order: measured in the interior, where the new edges are a cell's three edges at its (1, 1, 1)
   corner, x before y before z). So the vertex and face arrays equal mujoco's, not only as sets.
-The 26 configs mujoco's meshes never showed (sdf_mc_table) are triangulated by this module's
+The 24 configs mujoco's meshes never showed (sdf_mc_table) are triangulated by this module's
 own rule (`_cell_triangles`): on a cube face whose diagonal corners alternate in sign, the
 inside corners are kept apart, so neighbouring cells agree and the surface is closed; each loop
 of crossings is fanned from its first vertex, oriented with its normal toward the outside. Every
