@@ -1,5 +1,5 @@
 """Ray casting: mj_ray, mju_rayGeom, mj_rayMesh, mj_rayHfield (seed 001 "Ray collisions"; the
-rangefinder and touch sensors use them).
+rangefinder and touch sensors use them), and sdf geoms (seed 002 "sdf") as mujoco's mj_raySdf.
 
 A ray is ``pnt + x * vec`` for ``x >= 0``; every function returns the ``x`` of the first surface
 the ray meets (in units of ``|vec|``, so with a unit ``vec`` it is a distance in metres), or -1
@@ -16,12 +16,19 @@ from . import argcheck
 from ._access import f1, f2, i1, i2
 from ._jit import kernel
 from ._layout import DF, MF
+from .collision.sdf import sdf_params
+from .plugin import sdf as psdf
 
 # mjtGeom
 from .enums import (mjGEOM_PLANE as _PLANE, mjGEOM_HFIELD as _HFIELD,  # noqa
                     mjGEOM_SPHERE as _SPHERE, mjGEOM_CAPSULE as _CAPSULE,
                     mjGEOM_ELLIPSOID as _ELLIPSOID, mjGEOM_CYLINDER as _CYLINDER,
-                    mjGEOM_BOX as _BOX, mjGEOM_MESH as _MESH)
+                    mjGEOM_BOX as _BOX, mjGEOM_MESH as _MESH, mjGEOM_SDF as _SDF)
+# mj_raySdf's sphere tracing: at most this many steps, a hit when the distance is below
+# _SDF_HIT, given up when above _SDF_FAR (length units)
+_SDF_STEPS = 40
+_SDF_HIT = 1e-7
+_SDF_FAR = 1e6
 _NGROUP = 6
 
 
@@ -431,11 +438,84 @@ def ray_cutoff(M, D, pnt, vec, geomgroup, use_group, flg_static, bodyexclude, cu
         elif gtype[g] == _MESH:
             x = ray_mesh(i1(M, MF.mesh_vertadr), i1(M, MF.mesh_faceadr), i1(M, MF.mesh_facenum),
                          f2(M, MF.mesh_vert), i2(M, MF.mesh_face), gdata[g], lp, lv)
+        elif gtype[g] == _SDF:
+            x = ray_sdf(M, D, g, lp, lv)
         else:
             x = ray_geom_local(lp, lv, size[g], gtype[g])
         if x >= 0.0 and (best < 0.0 or x < best):
             best, bestid = x, g
     return best, bestid
+
+
+@kernel
+def _sdf_attributes(M, D, g):
+    """(plugin kind, attributes row) of sdf geom ``g`` (the row is ccd_work's first, scratch
+    outside the collision stage); raises for an sdf geom whose distance is not built."""
+    a = f2(D, DF.ccd_work)[0]
+    plugin = i1(M, MF.geom_plugin)[g]
+    kind = -1
+    if plugin >= 0:
+        kind = sdf_params(M, plugin, a)
+    if kind < 0:
+        raise NotImplementedError("rays on sdf geoms without a first-party SDF plugin (mesh "
+                                  "sdfs, user plugins) are not supported yet")
+    return kind, a
+
+
+@kernel
+def _unit(v):
+    """(v / |v|, |v|) as mju_normalize3 computes it ((1, 0, 0) when |v| < 1e-15)."""
+    n = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+    if n < 1e-15:
+        return (1.0, 0.0, 0.0), n
+    inv = 1.0 / n
+    return (v[0] * inv, v[1] * inv, v[2] * inv), n
+
+
+@kernel
+def _sdf_march(kind, a, lp, u):
+    """mj_raySdf's sphere tracing from lp along unit u: the marched length at the surface, or
+    -1 (module constants _SDF_*)."""
+    total = 0.0
+    for _ in range(_SDF_STEPS):
+        dist = abs(psdf.sdf_distance(kind, a, lp[0] + u[0] * total, lp[1] + u[1] * total,
+                                     lp[2] + u[2] * total))
+        total += dist
+        if dist < _SDF_HIT:
+            return total
+        if dist > _SDF_FAR:
+            break
+    return -1.0
+
+
+@kernel
+def ray_sdf(M, D, g, lp, lv):
+    """mj_raySdf in sdf geom ``g``'s frame: sphere tracing of the plugin's distance (evaluated
+    at geom-frame points, as mujoco does) along the unit direction of ``lv``, after a test
+    against the box of half-sizes geom_size. Returns x in units of |lv| as every ray (the
+    marched length / |lv|; mujoco 4.0.0 measured), or -1."""
+    if _ray_box(lp, lv, f2(M, MF.geom_size)[g]) < 0.0:
+        return -1.0
+    kind, a = _sdf_attributes(M, D, g)
+    u, norm = _unit(lv)
+    total = _sdf_march(kind, a, lp, u)
+    if total < 0.0:
+        return -1.0
+    return total / norm
+
+
+@kernel
+def _sdf_normal(M, D, g, lp, lv):
+    """The plugin's gradient (geom frame, not normalised) where `ray_sdf`'s march ends (the
+    march redone, so the point is mujoco's to the bit: the gear's and bolt's forward-difference
+    gradients would magnify a last-bit difference 1e8 times)."""
+    kind, a = _sdf_attributes(M, D, g)
+    u, _ = _unit(lv)
+    total = _sdf_march(kind, a, lp, u)
+    grad = f2(D, DF.ccd_work)[2]
+    psdf.sdf_gradient(kind, a, lp[0] + u[0] * total, lp[1] + u[1] * total,
+                      lp[2] + u[2] * total, grad)
+    return grad[0], grad[1], grad[2]
 
 
 @kernel
@@ -476,6 +556,8 @@ def ray_normal(M, D, g, pnt, vec, x):
     p = (lp[0] + x * lv[0], lp[1] + x * lv[1], lp[2] + x * lv[2])
     if t == _MESH:
         n = _mesh_face_normal(M, i1(M, MF.geom_dataid)[g], lp, lv, x)
+    elif t == _SDF:
+        n = _sdf_normal(M, D, g, lp, lv)
     elif t == _HFIELD:
         _, n = ray_hfield(f2(M, MF.hfield_size), i1(M, MF.hfield_nrow), i1(M, MF.hfield_ncol),
                           i1(M, MF.hfield_adr), f1(M, MF.hfield_data), i1(M, MF.geom_dataid)[g],

@@ -11,7 +11,10 @@ no margin, no multi-contact). Result: the signed distance in length units (negat
 penetration), or ``distmax`` when nothing is found below it; ``fromto`` (6,) = the point on
 geom1's surface then the point on geom2's surface, world frame, zeros when nothing is found.
 
-For the other pairs the segment is rebuilt from the contact (midpoint ``pos``, unit normal from
+Pairs with an sdf geom go through its narrow phase (mjc_SDF's gradient descent, which keeps
+only points with distance <= 0 whatever the margin, so a separated pair gives ``distmax``; a
+plane's routine on the sdf geom's mesh), as mujoco 4.0.0 does (measured). For the other pairs
+(and those) the segment is rebuilt from the contact (midpoint ``pos``, unit normal from
 the first to the second geom of the narrow phase's order, ``dist``): the ends are
 ``pos -+ dist/2 normal``. When the narrow phase took the geoms in the other order (it wants
 type1 <= type2) the ends are swapped so that ``fromto`` still runs from ``geom1`` to ``geom2``.
@@ -35,8 +38,8 @@ def geom_distance(M, D, geom1, geom2, distmax, fromto):
     ``distmax``; ``fromto`` (6,) receives the segment from geom1's surface to geom2's (world
     frame; zeros when the distance is not below distmax). Needs the geom poses (position stage).
     Uses the narrow phase's staging rows col_t* and the collider's scratch as workspace. Returns
-    distmax when the pair has no collision routine; sets fw_status[0] = NEED_SDF's code for sdf
-    geoms (the Python wrappers refuse those beforehand)."""
+    distmax when the pair has no collision routine, and for the sdf pairs the narrow phase does
+    not build (NEED_SDF: the Python wrapper refuses those beforehand)."""
     for k in range(6):
         fromto[k] = 0.0
     gtype = i1(M, MF.geom_type)
@@ -45,8 +48,6 @@ def geom_distance(M, D, geom1, geom2, distmax, fromto):
     g2 = geom1 if flip else geom2
     t1, t2 = gtype[g1], gtype[g2]
     if not npx.has_function(t1, t2):
-        return distmax
-    if t1 == npx.SDF or t2 == npx.SDF:
         return distmax
     gdata = i1(M, MF.geom_dataid)
     size = f2(M, MF.geom_size)
@@ -57,7 +58,7 @@ def geom_distance(M, D, geom1, geom2, distmax, fromto):
     tframe = f2(D, DF.col_tframe)
     tol = fs(M, MF.opt_ccd_tolerance)
     it = is_(M, MF.opt_ccd_iterations)
-    if t1 != npx.PLANE and t1 != npx.HFIELD and not npx.is_analytic(t1, t2):
+    if t1 != npx.PLANE and t1 != npx.HFIELD and t2 != npx.SDF and not npx.is_analytic(t1, t2):
         # MuJoCo's distance query: the convex collider in distance mode (box-box too)
         found, dd, ax, ay, az, bx, by, bz = nccd.ccd_distance(
             i1(M, MF.mesh_vertadr), i1(M, MF.mesh_vertnum), f2(M, MF.mesh_vert),
@@ -71,7 +72,7 @@ def geom_distance(M, D, geom1, geom2, distmax, fromto):
         fromto[0], fromto[1], fromto[2] = ax, ay, az
         fromto[3], fromto[4], fromto[5] = bx, by, bz
         return dd
-    n = pair_contacts(M, D, g1, g2, distmax, 0)
+    n = pair_contacts(M, D, g1, g2, distmax, 0)     # (< 0: a status, no contacts)
     dist = distmax
     best = -1
     for k in range(n):
@@ -94,6 +95,13 @@ def _geom_distance_entry(M, D, geom1, geom2, distmax, fromto):
     return geom_distance(M, D, geom1, geom2, distmax, fromto)
 
 
+def _first_party_sdf(m, g):
+    """Whether sdf geom ``g``'s distance is one of engine.plugin.sdf's kernels."""
+    from ..plugin import sdf as psdf
+    p = int(m.geom_plugin[g])
+    return p >= 0 and 0 <= int(m.plugin[p]) - psdf.SLOT0 < psdf.NKIND
+
+
 def mj_geomDistance(m, d, geom1, geom2, distmax, fromto=None):
     """Smallest signed distance between two geoms (mujoco's mj_geomDistance): length units,
     negative for penetration, ``distmax`` when none is found below it; ``fromto`` (6,), when
@@ -104,9 +112,15 @@ def mj_geomDistance(m, d, geom1, geom2, distmax, fromto=None):
     import numpy as np
     g1 = argcheck.index(geom1, m.ngeom, "geom1", fn)
     g2 = argcheck.index(geom2, m.ngeom, "geom2", fn)
+    types = sorted((int(m.geom_type[g1]), int(m.geom_type[g2])))
     for g in (g1, g2):
-        if int(m.geom_type[g]) == npx.SDF:
-            raise NotImplementedError("mj_geomDistance: sdf geoms are not supported yet")
+        if int(m.geom_type[g]) == npx.SDF and not _first_party_sdf(m, g):
+            raise NotImplementedError(f"mj_geomDistance: sdf geom {g} has no first-party SDF "
+                                      "plugin (mesh sdfs and user plugins are not supported "
+                                      "yet)")
+    if types == [npx.MESH, npx.SDF]:
+        raise NotImplementedError("mj_geomDistance: mesh-sdf pairs (mujoco's mjc_MeshSDF) are "
+                                  "not supported yet")
     fromto = argcheck.out_array(fromto, (6,), "fromto", fn, optional=True)
     buf = np.zeros(6)
     dist = _geom_distance_entry(m._A, d._A, g1, g2, float(distmax), buf)

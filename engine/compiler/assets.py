@@ -148,7 +148,7 @@ class AssetPhases:
         """`_lookup_mesh` for a <mesh> made by an SDF plugin instance: marching cubes over the
         plugin's distance (engine/compiler/sdf_mesh.py), kept in the plugin's frame; cached on
         the plugin, its attributes and the code that makes it."""
-        from . import cache, plugins, sdf_mesh as sm
+        from . import cache, plugins, sdf_mc_table, sdf_mesh as sm
         from ..plugin import sdf as psdf
         from ..plugin.registry import SDF
         k = plugins.instance_of(self, mel, SDF)
@@ -164,7 +164,7 @@ class AssetPhases:
         a = mel.attrs
         params = dict(scale=a["scale"], refpos=a["refpos"], refquat=a["refquat"],
                       inertia=a["inertia"], maxhullvert=a["maxhullvert"])
-        source = p.name.encode() + attr.tobytes() + cache.code_digest(sm, psdf)
+        source = p.name.encode() + attr.tobytes() + cache.code_digest(sm, sdf_mc_table, psdf)
         key = meshlib.mesh_cache_key(source, kind="sdf", **params)
         md = meshlib.load_cached_mesh(key)
         if md is not None:

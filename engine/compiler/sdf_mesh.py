@@ -10,13 +10,16 @@ MuJoCo's rule, followed here:
   zero crossing t = v_a / (v_a - v_b) from its lower end, computed in single precision in grid
   units, then mapped back with c_k - h_k + 2 h_k x / (n_k - 1) and rounded to single precision;
   vertices are shared by the cells around an edge, none repeated;
-- each cell's triangles join the crossings of its edges.
-The cells' triangulation is this module's own (`_TABLE`, built at import from the face rule
-below): on a cube face whose diagonal corners alternate in sign, the inside corners are kept
-apart, so neighbouring cells agree and the surface is closed; each loop of crossings is fanned
-from its first vertex, oriented with its normal toward the outside. MuJoCo's table triangulates
-some cells along other diagonals: the vertices are the same, the faces and the enclosed volume
-differ slightly (measured in test/engine/test_plugin_sdf.py).
+- cells are visited x fastest, then y, then z; each emits the triangles of its corner signs'
+  config from the table mujoco uses (engine/compiler/sdf_mc_table.py, measured from its meshes),
+  and a vertex is numbered when the first cell that uses it is visited (within a cell, in edge
+  order: measured in the interior, where the new edges are a cell's three edges at its (1, 1, 1)
+  corner, x before y before z). So the vertex and face arrays equal mujoco's, not only as sets.
+The 24 configs mujoco's meshes never showed (sdf_mc_table) are triangulated by this module's
+own rule (`_cell_triangles`): on a cube face whose diagonal corners alternate in sign, the
+inside corners are kept apart, so neighbouring cells agree and the surface is closed; each loop
+of crossings is fanned from its first vertex, oriented with its normal toward the outside. Every
+measured entry has this rule's topology; only the diagonals inside a loop may differ.
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ import numpy as np
 
 from .._jit import kernel
 from ..plugin.sdf import sdf_aabb, sdf_distance
+from .sdf_mc_table import MEASURED
 
 GRID_SAMPLES = 300.0    # samples along the three axes together
 
@@ -94,7 +98,12 @@ def _cell_triangles(config):
     return tris
 
 
-_TABLE = [_cell_triangles(c) for c in range(256)]
+def _measured(config):
+    """MEASURED[config] as edge-id triples."""
+    return [tuple(int(ch, 16) for ch in t) for t in MEASURED[config].split()]
+
+
+_TABLE = [_measured(c) if c in MEASURED else _cell_triangles(c) for c in range(256)]
 
 
 def grid_size(aabb):
@@ -116,16 +125,30 @@ def _fill_field(kind, attr, aabb, field):
                 field[k, j, i] = sdf_distance(kind, attr, x, y, z)
 
 
-def sdf_mesh(kind, attr):
-    """(vertices (nv, 3) float64 holding single-precision values, faces (nf, 3) int32) of SDF
-    plugin ``kind`` with numeric attributes ``attr``, in the plugin frame."""
+def sdf_field(kind, attr):
+    """(field (nz, ny, nx) float32, aabb (6,)): the plugin's distance at the grid samples."""
     aabb = np.asarray(sdf_aabb(kind, attr), float)
     nx, ny, nz = grid_size(aabb)
     field = np.empty((nz, ny, nx), np.float32)
     _fill_field(kind, np.asarray(attr, float), aabb, field)
+    return field, aabb
+
+
+def sdf_mesh(kind, attr):
+    """(vertices (nv, 3) float64 holding single-precision values, faces (nf, 3) int32) of SDF
+    plugin ``kind`` with numeric attributes ``attr``, in the plugin frame."""
+    vert, faces, _ = marching_cubes(*sdf_field(kind, attr))
+    return vert, faces
+
+
+def marching_cubes(field, aabb):
+    """(vertices, faces, grid edge of each vertex (nv, 4): axis 0/1/2 for x/y/z and the grid
+    index (i, j, k) of its lower end) of the surface field < 0 sampled over box ``aabb``."""
+    nz, ny, nx = field.shape
     inside = field < 0
     f32 = np.float32
-    ids, verts, nvert = [], [], 0
+    ncell = np.array([nx - 1, ny - 1, nz - 1])
+    ids, verts, keys, where, nvert = [], [], [], [], 0
     # one vertex per sign-changing grid edge, along x, then y, then z
     for axis in (2, 1, 0):      # array axes of x, y, z
         lo = [slice(None)] * 3
@@ -142,10 +165,28 @@ def sdf_mesh(kind, attr):
         g[2 - axis] = g[2 - axis] + va / (va - vb)
         verts.append(np.stack(g, 1))
         ids.append(idx)
+        # the first cell using this edge (module docstring) is the lowest around it: one lower
+        # along each other axis unless on the grid's low boundary; the edge's id in that cell
+        # counts the other axes' offsets (x before y before z) after the 4 ids of each axis
+        p = np.stack([i, j, k], 1)
+        where.append(np.concatenate([np.full((len(i), 1), 2 - axis), p], 1))
+        off = (p > 0).astype(np.int64)
+        off[:, 2 - axis] = 0
+        cell = p - off
+        o = [off[:, a] for a in range(3) if a != 2 - axis]
+        local = 4 * (2 - axis) + o[0] + 2 * o[1]
+        keys.append(((cell[:, 2] * ncell[1] + cell[:, 1]) * ncell[0] + cell[:, 0]) * 12 + local)
     gv = np.concatenate(verts)
     n = np.array([nx, ny, nz], float)
     vert = ((2 * aabb[3:6] * gv.astype(float) / (n - 1) + aabb[0:3]) - aabb[3:6])
     vert = vert.astype(f32).astype(float)
+    # renumber the vertices in mujoco's order (first use)
+    order = np.argsort(np.concatenate(keys), kind="stable")
+    rank = np.empty(nvert, np.int64)
+    rank[order] = np.arange(nvert)
+    vert = vert[order]
+    where = np.concatenate(where)[order]
+    ids = [np.where(x >= 0, rank[np.maximum(x, 0)], -1) for x in ids]
     # cells: config bits in corner order, and the global vertex of each cell edge
     c = inside
     config = (c[:-1, :-1, :-1] * 1 + c[:-1, :-1, 1:] * 2 + c[:-1, 1:, :-1] * 4
@@ -170,4 +211,4 @@ def sdf_mesh(kind, attr):
     faces = faces[np.argsort(np.concatenate(order), kind="stable")]
     if (faces < 0).any():
         raise AssertionError("marching cubes: a cell edge without a vertex")
-    return vert, faces.astype(np.int32)
+    return vert, faces.astype(np.int32), where

@@ -68,6 +68,11 @@ def _extrude(z, d2, h):
 
 @kernel
 def _smooth_union(a, b, k):
+    """Polynomial smooth minimum of a and b over width k; the plain minimum for k <= 0 (the
+    gear's root blend Rb - Ro + h is negative above ~115 teeth: mujoco 4.0.0's meshes of 120,
+    150 and 176-tooth gears have the hard minimum's vertices, measured)."""
+    if k <= 0.0:
+        return min(a, b)
     h = min(max(0.5 + 0.5 * (b - a) / k, 0.0), 1.0)
     return b * (1.0 - h) + a * h - k * h * (1.0 - h)
 
