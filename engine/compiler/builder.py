@@ -26,7 +26,7 @@ from . import flex as flex_mod
 from . import skin as skin_mod
 from . import inertia as inertia_mod
 from ._err import err
-from . import bvh, plugins, saved
+from . import bvh, mesh_normals, plugins, saved
 from ..plugin.registry import SDF as SDF_CAP
 from .assets import AssetPhases
 from .fluid import geom_fluid_coefficients
@@ -142,6 +142,7 @@ class Compiler(AssetPhases):
         plugins.attach(self, m)
         bvh.attach(self, m)
         saved.attach(self, m)
+        mesh_normals.attach(self, m)
         m.__dict__["names_map"] = make_names_map(m)
         m.__dict__["nnames_map"] = len(m.names_map)
         apply_xml(m.vis, self.spec.visual)
