@@ -1103,7 +1103,10 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
             hull_face = (ht[1][:, [0, 2, 1]] if mirrored else ht[1]).astype(np.int32)
             hull_vert = np.unique(hull_face)
     if pointcloud:
-        f = hull_face.astype(np.int64)
+        # mujoco copies the faces of its hull graph (mjCMesh::CopyGraph): qhull's triangles of
+        # the file's vertices, in qhull's facet order and corner order (measured: mesh_face of
+        # mujoco 4.0.0 equals the graph's faces); the second run's where there is no graph
+        f = (ht[1] if ht is not None and not mirrored else hull_face).astype(np.int64)
 
     # steps 5-6: mass properties and principal frame
     src = hull_face if inertia == "convex" else f

@@ -7,9 +7,7 @@ absolute, i.e. equal up to the float32 rounding of components that are mathemati
 principal frame's rotation differs from mujoco's in the last bits, measured up to 2.3e-10 on one
 vertex of the Barkour's 8949-vertex leg mesh); the meshes here are bit-exact.
 
-Meshes given as point clouds (no faces) take their faces from the convex hull, whose corner order
-differs from mujoco's (engine/compiler/hull.py): their mesh_facenormal is compared as a set of
-rows per face, the rest exactly.
+Meshes given as point clouds (no faces) take the faces of their hull graph, as mujoco does.
 """
 import struct
 
@@ -37,14 +35,11 @@ def _model(mesh_attrs, assets="", tmp=None):
     return xml
 
 
-def assert_fields_equal(m, mm, hull_faces=False):
-    for f in FIELDS:
+def assert_fields_equal(m, mm, fields=FIELDS):
+    for f in fields:
         x, y = np.asarray(getattr(m, f)), getattr(mm, f)
         assert x.shape == y.shape, f"mismatch: {f} shape {x.shape} vs {y.shape}"
-        if f == "mesh_facenormal" and hull_faces:
-            np.testing.assert_array_equal(np.sort(x, axis=1), np.sort(y, axis=1),
-                                          err_msg=f"mismatch: {f}")
-        elif y.dtype.kind in "iu":
+        if y.dtype.kind in "iu":
             np.testing.assert_array_equal(x, y, err_msg=f"mismatch: {f}")
         else:
             np.testing.assert_allclose(x, y, rtol=0, atol=1e-12, err_msg=f"mismatch: {f}")
@@ -79,9 +74,9 @@ def test_given_normals_and_texcoords_inline():
 
 
 def test_point_cloud():
-    """No faces: the hull's faces, normals computed on them."""
+    """No faces: the faces of the hull graph (qhull's order), normals computed on them."""
     m, mm = both(_model(f'vertex="{_VERT}" scale="1 .5 2"'))
-    assert_fields_equal(m, mm, hull_faces=True)
+    assert_fields_equal(m, mm, FIELDS + ("mesh_face", "mesh_vert"))
 
 
 def _stl(path, tris):
