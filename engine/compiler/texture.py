@@ -14,6 +14,7 @@ import sys
 import numpy as np
 
 from . import png
+from .mt64 import MT64
 
 TYPE = {"2d": 0, "cube": 1, "skybox": 2}
 COLORSPACE = {"auto": 0, "linear": 1, "sRGB": 2}
@@ -51,13 +52,14 @@ def _checker_face(h, w, rgb1, rgb2, invert=False):
 
 
 def _mark(face, a, rng=None):
-    """mark edge / cross / random. Random marks use our own fixed-seed generator: the pixels
-    chosen differ from MuJoCo's (whose generator the reference does not specify), their
-    density is the same."""
+    """mark edge / cross / random. Random marks draw one number per texel, row by row, from
+    mujoco's generator (engine/compiler/mt64.py: std::mt19937_64 seeded 42 per texture, the
+    faces of a cube texture one after another from ``rng``); a texel whose draw is below
+    ``random`` takes the mark colour."""
     h, w = face.shape[:2]
     m = np.asarray(a["markrgb"], face.dtype)
-    if a["mark"] == "random":
-        rng = rng if rng is not None else np.random.default_rng(1)
+    if a["mark"] == "random" and a["random"] > 0:
+        rng = rng if rng is not None else MT64(42)
         face[rng.random((h, w)) < a["random"]] = m
     if a["mark"] == "edge":
         face[0, :] = face[-1, :] = m
@@ -146,9 +148,9 @@ def builtin(a, ttype):
             d = np.sqrt(y[:, None] ** 2 + x[None, :] ** 2)
             img = _byte(_mix(np.where(d < 1, _gradient_weight(np.clip(1 - d, 0, 1)), 0.0),
                              a["rgb1"], a["rgb2"])).astype(np.uint8)
-        img = _mark(img, byte_mark, np.random.default_rng(1))
+        img = _mark(img, byte_mark, MT64(42))
         return h, w, img.ravel()
-    rng = np.random.default_rng(1)
+    rng = MT64(42)
     img = _cube_gradient(a, w) if kind == "gradient" else np.empty((6, w, w, 3), np.uint8)
     for f in range(6):
         if kind == "checker":
@@ -168,7 +170,7 @@ def builtin_cached(a, ttype):
     type, the attributes `builtin` reads, this module's source and numpy's version."""
     from . import cache
     key = cache.Key("texture")
-    key.add("code", cache.code_digest(cache, sys.modules[__name__]))
+    key.add("code", cache.code_digest(cache, sys.modules[MT64.__module__], sys.modules[__name__]))
     key.add("numpy", np.__version__)
     key.add("type", np.int64(ttype))
     for k in _BUILTIN_ATTRS:
