@@ -14,8 +14,9 @@ Process in src/user/user_mesh.cc) and measured on mujoco 4.0.0's compiled models
   taken out of that vertex's sum (sharp edges stay sharp); the sums are normalized, a zero sum
   becoming +z. A face with |cross product| below 1e-7 weighs nothing (mjuu_normvec's mjEPS),
   so double-sided faces cancel to +z. Under a mirroring scale the faces are those given, their
-  corners swapped only afterwards (measured on inline and STL meshes). Sums are single precision (the compiler's normals are ``float``), each term a
-  double product rounded on addition. mesh_facenormal is then mesh_face;
+  corners swapped only afterwards (measured on inline and STL meshes). Sums are single
+  precision (the compiler's normals are ``float``), each term a double product rounded on
+  addition. mesh_facenormal is then mesh_face;
 - a file's normals (OBJ ``vn``, MSH) and the ``normal`` attribute are kept, with their own
   face indices (OBJ) or the face's vertex indices;
 - all normals then follow the vertices into the mesh frame: refquat's rotation (transposed, as
@@ -25,7 +26,10 @@ Process in src/user/user_mesh.cc) and measured on mujoco 4.0.0's compiled models
 - texture coordinates are kept as given (OBJ's v flipped to 1 - v by the loader, the ``texcoord``
   attribute as is); mesh_facetexcoord holds the OBJ's texture indices, else the face's vertex
   indices when the mesh has texture coordinates, else zeros (mjModel's array has a row per face
-  either way). mesh_texcoordnum 0 and adr -1... see `attach`.
+  either way); a mesh without texture coordinates has mesh_texcoordadr -1.
+
+These arrays are kept beside the arena (`attach`, as engine/compiler/saved.py's): only
+mj_saveModel reads them so far.
 """
 from __future__ import annotations
 
