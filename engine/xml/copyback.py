@@ -10,9 +10,11 @@ field (types, ids, contype/conaffinity, derived quantities): the file has the so
 This engine copies back the KEPT fields that map one to one onto an element's attribute with
 no unit or frame conversion (BUILT); an edit of a KEPT field outside BUILT (a pose, a size, a
 joint range, qpos0, the inertia, an actuator shortcut's gains...) raises NotImplementedError
-naming it: those need the compiler's frames, angle units and shortcut mappings undone. Edits of fields mujoco drops are dropped. As mujoco, a dof value
-edited on some but not all dofs of a ball or free joint is refused: the joint's
-one attribute cannot give them (FatalError, as mujoco's).
+naming it: those need the compiler's frames, angle units and shortcut mappings undone. Edits
+of fields mujoco drops are dropped. As mujoco, a dof value edited on some but not all dofs of
+a ball or free joint is refused (FatalError, as mujoco's): the joint's one attribute cannot
+give them; edited on all of them, a <freejoint> is written as <joint type="free"> (mujoco
+writes the value on its <freejoint>, which its own reader then rejects).
 """
 from __future__ import annotations
 
@@ -97,7 +99,8 @@ def copy_back(spec, fresh, m):
     NotImplementedError names a kept field this engine does not copy back."""
     opt = [k for k in ("timestep", "gravity", "wind", "magnetic", "density", "viscosity",
                        "impratio", "tolerance", "o_margin")
-           if hasattr(m.opt, k) and not np.allclose(getattr(fresh.opt, k), getattr(m.opt, k), rtol=1e-9, atol=1e-12)]
+           if hasattr(m.opt, k) and not np.allclose(getattr(fresh.opt, k), getattr(m.opt, k),
+                                                    rtol=1e-9, atol=1e-12)]
     if opt:
         raise NotImplementedError(f"mj_saveLastXML of a model edited after compiling: copying "
                                   f"option {opt[0]} back into the XML is not supported yet")
