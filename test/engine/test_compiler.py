@@ -121,8 +121,10 @@ def test_hfield_file_with_nrow_is_an_error(tmp_path):
     'type="2d" builtin="checker" width="64" height="64" random="0.9"',
     'type="cube" builtin="flat" width="9" random="0.5"',
     'type="skybox" builtin="checker" width="40" random="0.02"',
-    'type="2d" builtin="flat" width="8" height="8" random="0"'])
-def test_random_marks_as_mujoco(tex):
+    'type="2d" builtin="flat" width="8" height="8" random="0"',
+    'type="skybox" builtin="gradient" width="33" random="0.05"',
+    'type="2d" builtin="gradient" width="1" height="5" random="0.5"'])
+def test_random_marks_and_gradients_as_mujoco(tex):
     """<texture mark="random">: mujoco's dots exactly (std::mt19937_64 seeded 42 per texture,
     one draw per texel, cube faces in turn; engine/compiler/mt64.py); two textures alike get the
     same dots."""
@@ -142,15 +144,13 @@ def _tex_rows(m, i):
 
 
 def test_texture_data(tmp_path):
-    """Checker, flat, edge/cross/random marks and PNG images byte for byte; the sigmoid gradient
-    within one level."""
+    """Checker, flat, gradient, edge/cross/random marks and PNG images byte for byte."""
     ours, theirs = _both(TEST_MODELS / "texture_builtin.xml")
     names = [theirs.tex(i).name for i in range(theirs.ntex)]
     for i, name in enumerate(names):
         x, y = _tex_rows(ours, i), _tex_rows(theirs, i)
         assert x.shape == y.shape, name
-        tol = 1 if name in ("", "radial") else 0
-        assert np.abs(x - y).max() <= tol, name
+        np.testing.assert_array_equal(x, y, err_msg=name)
     rng = np.random.default_rng(5)
     _png(tmp_path / "img.png", rng.integers(0, 256, (6, 10, 3)), 2)
     _png(tmp_path / "face.png", rng.integers(0, 256, (8, 8, 4)), 6)
