@@ -300,3 +300,13 @@ def test_sameframe_tolerance(frame):
     ours, theirs = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
     for f in ("geom_sameframe", "site_sameframe", "body_sameframe"):
         np.testing.assert_array_equal(getattr(ours, f), getattr(theirs, f), err_msg=f)
+
+
+@pytest.mark.parametrize("cam", ['focal="0.01 0.01" sensorsize="0.02 0.013"',
+                                 'focal="0.004 0.0035" sensorsize="0.0036 0.0027"'])
+def test_camera_fovy_from_sensor_bit_exact(cam):
+    """cam_fovy of a camera given by its sensor: the half angle in double from the float32
+    sizes, rounded to float32, doubled in double (mujoco 4.0.0's bits: MJB files equal)."""
+    xml = f'<mujoco><worldbody><camera name="c" {cam} resolution="640 480"/></worldbody></mujoco>'
+    ours, theirs = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+    np.testing.assert_array_equal(np.asarray(ours.cam_fovy), theirs.cam_fovy)
