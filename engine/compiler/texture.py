@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from . import png
+from . import png, texture_gradient
 from .mt64 import MT64
 
 TYPE = {"2d": 0, "cube": 1, "skybox": 2}
@@ -28,19 +28,6 @@ class TextureError(ValueError):
 def _byte(c):
     """A colour component as MuJoCo stores it: 255 * c truncated, wrapped to a byte."""
     return np.asarray(np.trunc(255.0 * np.asarray(c, float)), np.int64) & 0xFF
-
-
-def _interp(c1, c2, pos):
-    """Texel bytes (..., 3) of colours ``c1`` / ``c2`` mixed by the sigmoid of ``pos`` in
-    [-1, 1] (c1 at +1): alpha = (1 + sqrt(2) pos / sqrt(1 + pos^2)) / 2, clipped to [0, 1],
-    then 255 (alpha c1 + (1 - alpha) c2) truncated (MuJoCo's compiler, user_texture: measured
-    byte-exact on mujoco 4.0.0's 2d and cube gradients)."""
-    pos = np.asarray(pos, float)
-    with np.errstate(invalid="ignore"):     # a NaN position (a 1-texel side) gives byte 0
-        a = np.clip(0.5 * (1.0 + pos / np.sqrt(1.0 + pos * pos) / (1.0 / math.sqrt(2.0))),
-                    0.0, 1.0)[..., None]
-        mix = 255.0 * (a * np.asarray(c1, float) + (1.0 - a) * np.asarray(c2, float))
-        return (np.where(np.isnan(mix), 0, mix).astype(np.int64) & 0xFF).astype(np.uint8)
 
 
 def _checker_face(h, w, rgb1, rgb2, invert=False):
@@ -71,22 +58,10 @@ def _mark(face, a, rng=None):
 
 def _cube_gradient(a, w):
     """The six face images (6, w, w, 3) uint8 of a cube/skybox gradient texture (before
-    marks): texel (row r, column c) at x = 2c/(w-1) - 1, y = 1 - 2r/(w-1) on a face at distance
-    1; the side faces (right, left, front, back) by the elevation asin(y / |(x, y, 1)|) / (pi/2),
-    up by 1 - acos(1 / |(x, y, 1)|) / (pi/2), down by its negative (rgb1 at +1)."""
-    c = np.arange(w)[None, :]
-    r = np.arange(w)[:, None]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        # w = 1: 0/0 as in MuJoCo's C, the NaN texel becoming byte 0 as its cast does
-        x, y = 2.0 * c / float(w - 1) - 1.0, 1.0 - 2.0 * r / float(w - 1)
-    n = np.sqrt(1.0 + x * x + y * y)
-    rgb1, rgb2 = a["rgb1"], a["rgb2"]
+    marks): engine/compiler/texture_gradient.py."""
     out = np.empty((6, w, w, 3), np.uint8)
-    side = _interp(rgb1, rgb2, np.broadcast_to(np.arcsin(y / n) / (0.5 * math.pi), (w, w)))
-    out[0] = out[1] = out[4] = out[5] = side
-    up = 1.0 - np.arccos(1.0 / n) / (0.5 * math.pi)
-    out[2] = _interp(rgb1, rgb2, up)
-    out[3] = _interp(rgb1, rgb2, -up)
+    texture_gradient.cube_faces(int(w), np.asarray(a["rgb1"], float),
+                                np.asarray(a["rgb2"], float), out)
     return out
 
 
@@ -108,11 +83,11 @@ def builtin(a, ttype):
             img = _checker_face(h, w, b1, b2)
         elif kind == "flat":
             img = np.broadcast_to(b1, (h, w, 3)).copy()
-        else:  # gradient: radial, rgb1 at the centre, by the sigmoid of 2 |(x, y)| - 1
-            with np.errstate(invalid="ignore", divide="ignore"):   # 0/0 as in MuJoCo's C
-                x = 2.0 * np.arange(w)[None, :] / float(w - 1) - 1.0
-                y = 1.0 - 2.0 * np.arange(h)[:, None] / float(h - 1)
-            img = _interp(a["rgb2"], a["rgb1"], 2.0 * np.sqrt(x * x + y * y) - 1.0)
+        else:  # gradient: radial, rgb1 at the centre (engine/compiler/texture_gradient.py)
+            img = np.empty((1, h, w, 3), np.uint8)
+            texture_gradient.flat_2d(int(h), int(w), np.asarray(a["rgb1"], float),
+                                     np.asarray(a["rgb2"], float), img)
+            img = img[0]
         img = _mark(img, byte_mark, MT64(42))
         return h, w, img.ravel()
     rng = MT64(42)
@@ -135,7 +110,8 @@ def builtin_cached(a, ttype):
     type, the attributes `builtin` reads, this module's source and numpy's version."""
     from . import cache
     key = cache.Key("texture")
-    key.add("code", cache.code_digest(cache, sys.modules[MT64.__module__], sys.modules[__name__]))
+    key.add("code", cache.code_digest(cache, sys.modules[MT64.__module__], texture_gradient,
+                                        sys.modules[__name__]))
     key.add("numpy", np.__version__)
     key.add("type", np.int64(ttype))
     for k in _BUILTIN_ATTRS:
