@@ -131,3 +131,37 @@ def test_stl_mirrored(tmp_path):
     _stl(tmp_path / "b.stl", [v[t] for t in f])
     m, mm = both(_model('file="b.stl" scale="-1 1 1"', tmp=tmp_path))
     assert_fields_equal(m, mm)
+
+
+def test_mjb_of_visual_meshes_loads_in_mujoco_equal(tmp_path):
+    """A model with visual meshes (inline with faces and normals, STL, OBJ with texture
+    coordinates) compiled by the engine, saved as MJB: mujoco 4.0.0 loads it with every array
+    equal to its own compile (integers exact, reals 1e-12)."""
+    v = np.array(_VERT.split(), float).reshape(-1, 3)
+    f = np.array(_FACE.split(), int).reshape(-1, 3)
+    _stl(tmp_path / "b.stl", [v[t] for t in f])
+    (tmp_path / "a.obj").write_text(
+        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv .5 .5 1\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"
+        "f 1/1 4/4 3/3 2/2\nf 1/1 2/2 5/3\nf 2/2 3/3 5/4\nf 3/3 4/4 5/1\nf 4/4 1/1 5/2\n")
+    xml = f"""<mujoco><compiler meshdir="{tmp_path}"/><asset>
+      <mesh name="i" vertex="{_VERT}" face="{_FACE}" scale="1 2 1" smoothnormal="true"/>
+      <mesh name="s" file="b.stl" refquat="1 0 .3 0"/><mesh name="o" file="a.obj"/></asset>
+      <worldbody><body><freejoint/>
+        <geom type="mesh" mesh="i" contype="0" conaffinity="0"/>
+        <geom type="mesh" mesh="s" contype="0" conaffinity="0"/>
+        <geom type="mesh" mesh="o" contype="0" conaffinity="0"/>
+      </body></worldbody></mujoco>"""
+    (tmp_path / "m.xml").write_text(xml)
+    mm = mujoco.MjModel.from_xml_path(str(tmp_path / "m.xml"))
+    engine.mj_saveModel(engine.MjModel.from_xml_path(str(tmp_path / "m.xml")),
+                        str(tmp_path / "e.mjb"))
+    m2 = mujoco.MjModel.from_binary_path(str(tmp_path / "e.mjb"))
+    for name in dir(mm):
+        y = getattr(mm, name)
+        if not isinstance(y, np.ndarray) or name == "_sizes":
+            continue
+        x = getattr(m2, name)
+        if y.dtype.kind in "iub":
+            np.testing.assert_array_equal(x, y, err_msg=f"mismatch: {name}")
+        else:
+            np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-12, err_msg=f"mismatch: {name}")
