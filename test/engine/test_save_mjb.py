@@ -109,6 +109,13 @@ def test_engine_compiled_model_loads_in_mujoco(name, tmp_path):
     engine.mj_saveModel(engine.MjModel.from_xml_path(str(path)), str(tmp_path / "e.mjb"))
     assert (tmp_path / "e.mjb").stat().st_size == mujoco.mj_sizeModel(mm)
     m2 = mujoco.MjModel.from_binary_path(str(tmp_path / "e.mjb"))
+    assert_arrays_equal(m2, mm)
+    assert m2.narena == engine.data.DEFAULT_MEMORY
+
+
+def assert_arrays_equal(m2, mm):
+    """Every array of mujoco model ``m2`` equals mujoco model ``mm``'s (integers exact, reals
+    rtol/atol 1e-12)."""
     for f in dir(mm):
         y = getattr(mm, f)
         if not isinstance(y, np.ndarray) or f == "_sizes":
@@ -118,4 +125,3 @@ def test_engine_compiled_model_loads_in_mujoco(name, tmp_path):
             np.testing.assert_array_equal(x, y, err_msg=f"mismatch: {f}")
         else:
             np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-12, err_msg=f"mismatch: {f}")
-    assert m2.narena == engine.data.DEFAULT_MEMORY
