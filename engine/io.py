@@ -58,8 +58,9 @@ def mj_saveLastXML(filename, m):
     """Write the model last loaded from MJCF or URDF (MjModel.from_xml_path / _string) to
     ``filename`` as MJCF that compiles, in this engine and in mujoco 4.0.0, into the same model
     (engine.xml.writer). ``m`` is that model (its keyframes are written whole); values edited
-    in ``m`` after compiling are not copied back into the file (mujoco's copy-back of
-    real-valued fields is not built): such an ``m`` raises NotImplementedError."""
+    in ``m`` after compiling are copied back into the file where mujoco 4.0.0 copies them back
+    (engine.xml.copyback: edits of other fields are dropped, as mujoco drops them; a kept
+    field the engine does not copy back yet raises NotImplementedError naming it)."""
     from . import argcheck
     from .compiler import LAST_SOURCE, parse_file, parse_string
     from .xml.writer import spec_to_xml
@@ -78,22 +79,14 @@ def mj_saveLastXML(filename, m):
 
 
 def _check_unedited(spec, m):
-    """NotImplementedError unless ``m`` is what ``spec`` compiles to (every model field equal
-    to 1e-9 relative: the same source compiles to the same rounding):
-    the copy-back of edited values into the spec is not built."""
+    """Copy into ``spec`` the edits of ``m`` that mujoco keeps (engine.xml.copyback): ``m``
+    against what ``spec`` compiles to (the same source compiles to the same rounding)."""
     import copy
 
-    import numpy as np
-
-    from ._layout import MODEL_FIELDS
     from .compiler import compile_spec
+    from .xml.copyback import copy_back
     fresh = compile_spec(copy.deepcopy(spec))
     if fresh._sig != m._sig:
         raise ValueError("mj_saveLastXML: m is not the model last loaded from XML (sizes "
                          "differ)")
-    for name, *_ in MODEL_FIELDS:
-        a, b = getattr(fresh, name), getattr(m, name)
-        if a.shape != b.shape or not np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True):
-            raise NotImplementedError(
-                f"mj_saveLastXML of a model edited after compiling (field {name} differs): "
-                "copying model values back into the XML is not supported yet")
+    copy_back(spec, fresh, m)

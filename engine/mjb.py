@@ -18,8 +18,8 @@ field table (include/mujoco/mjxmacro.h of 4.0.0):
 Loading keeps the arrays this engine has (engine._layout.MODEL_FIELDS; every one of them is in
 the file) and the names. Saving needs all 489 arrays: those of the arena, those the compiler
 keeps beside it (the bounding-volume hierarchies, engine/compiler/bvh.py; the name hash table,
-engine/names.py; plugin fields); the ones this engine does not build yet (mesh normals and
-texture coordinates, file paths, sparse body/tendon structures, flex/skin data ...) make
+engine/names.py; mesh normals and texture coordinates, engine/compiler/mesh_normals.py; plugin
+fields); the ones this engine does not build yet (flex/skin data ...) make
 mj_saveModel raise NotImplementedError naming them, unless their size is zero.
 """
 from __future__ import annotations

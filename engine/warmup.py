@@ -35,6 +35,9 @@ WARMUP_XML = """
   <asset>
     <!-- a mesh: compiles the compiler's mesh kernels (engine/compiler/mesh_kernels.py) -->
     <mesh name="tet" vertex="0 0 0  .05 0 0  0 .05 0  0 0 .05"/>
+    <!-- gradient textures with random marks: engine/compiler/texture_gradient.py, mt64.py -->
+    <texture type="skybox" builtin="gradient" width="2" mark="random" random=".5"/>
+    <texture name="grad" type="2d" builtin="gradient" width="2" height="2"/>
   </asset>
   <worldbody>
     <light pos="0 0 3"/>

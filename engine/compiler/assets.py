@@ -132,16 +132,25 @@ class AssetPhases:
         else:
             raise err(mel, "mesh needs a 'file' or 'vertex' attribute", "file")
         params = dict(scale=a["scale"], refpos=a["refpos"], refquat=a["refquat"],
-                      inertia=inertia, maxhullvert=a["maxhullvert"])
-        key = meshlib.mesh_cache_key(source, kind=kind, **params)
+                      inertia=inertia, maxhullvert=a["maxhullvert"],
+                      smoothnormal=bool(a.get("smoothnormal")))
+        extra = (("normal", a.get("normal")), ("texcoord", a.get("texcoord")))
+        key = meshlib.mesh_cache_key(source, kind=kind, extra=extra, **params)
         md = meshlib.load_cached_mesh(key)
         if md is not None:
             return md
         if blob is not None:
             try:
-                vert, face, *_ = meshlib.load_mesh_bytes(blob, where, kind)
+                ld = meshlib.load_mesh_bytes(blob, where, kind)
             except meshlib.MeshError as e:
                 raise err(mel, str(e), "file") from None
+            vert, face = ld.vert, ld.face
+            params.update(normal=ld.normal, texcoord=ld.texcoord, facenormal=ld.facenormal,
+                          facetexcoord=ld.facetexcoord, obj_texcoord=ld.kind == "obj")
+        # the <mesh>'s own arrays (mujoco refuses them beside a file's: "repeated ...")
+        for name, val in extra:
+            if val is not None and len(val) and params.get(name) is None:
+                params[name] = val
         return vert, face, params, key
 
     def _lookup_sdf_mesh(self, mel, meshlib):

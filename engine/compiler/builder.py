@@ -26,7 +26,7 @@ from . import flex as flex_mod
 from . import skin as skin_mod
 from . import inertia as inertia_mod
 from ._err import err
-from . import bvh, plugins, saved
+from . import bvh, mesh_normals, plugins, saved
 from ..plugin.registry import SDF as SDF_CAP
 from .assets import AssetPhases
 from .fluid import geom_fluid_coefficients
@@ -142,6 +142,7 @@ class Compiler(AssetPhases):
         plugins.attach(self, m)
         bvh.attach(self, m)
         saved.attach(self, m)
+        mesh_normals.attach(self, m)
         m.__dict__["names_map"] = make_names_map(m)
         m.__dict__["nnames_map"] = len(m.names_map)
         apply_xml(m.vis, self.spec.visual)
@@ -314,9 +315,11 @@ class Compiler(AssetPhases):
         if np.any(principal_px := np.asarray(a["principalpixel"], float)):
             principal = principal_px * ss64 / res
         focal, principal = focal.astype(np.float32), principal.astype(np.float32)
+        # the half angle in double from the float32 sizes, stored as float32, then fovy in
+        # double (measured on mujoco 4.0.0: cam_fovy bit-exact)
         with np.errstate(divide="ignore"):
-            half = np.float32(np.arctan(ss[1] / (2 * focal[1])))
-        fovy = float(np.float32(2 * half) * np.float32(180 / math.pi))
+            half = np.float32(np.arctan(np.float64(ss[1]) / (2 * np.float64(focal[1]))))
+        fovy = float(2 * np.float64(half) * 180 / math.pi)
         return (*focal, *principal), tuple(ss), fovy
 
     @staticmethod

@@ -998,7 +998,8 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
                  refquat=(1.0, 0.0, 0.0, 0.0), inertia: str = "legacy",
                  maxhullvert: int = -1, need_hull: bool = True, name: str = "mesh",
                  normal=None, texcoord=None, facenormal=None, facetexcoord=None,
-                 single_precision: bool = True, keep_frame: bool = False) -> MeshData:
+                 single_precision: bool = True, keep_frame: bool = False,
+                 smoothnormal: bool = False, obj_texcoord: bool = False) -> MeshData:
     """Compile a mesh asset as MuJoCo does (seed asset/mesh, steps 3-6).
 
     Parameters
@@ -1019,6 +1020,12 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
         ``inertia="convex"`` and for point clouds.  Building it on a flat
         mesh raises the official compiler's "coplanar vertices" error.
     name : used in error messages.
+    normal, texcoord, facenormal, facetexcoord : the file's (or ``<mesh>``'s) normals and
+        texture coordinates with their per-corner indices, or None; normals are computed when
+        absent (engine/compiler/mesh_normals.py, ``smoothnormal`` the attribute), all are moved
+        to the mesh frame (computed on the faces as given: under a mirroring scale mujoco
+        4.0.0 swaps their corners after making the normals, measured on inline and STL
+        meshes); ``obj_texcoord``: they come from an OBJ file (v flipped).
     keep_frame : leave the vertices in their own frame (mesh pos 0, quat identity; the
         principal moments still in ``inertia``), as MuJoCo does for a mesh made by an SDF
         plugin (measured on mujoco 4.0.0's model/plugin/sdf models).
@@ -1066,12 +1073,6 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
     v_file = v
     Rref = _quat2mat(rq)
     v = ((v - refpos) @ Rref) * scale
-    nrm = None
-    if normal is not None:
-        nrm = np.asarray(normal, dtype=np.float64).reshape(-1, 3) @ Rref
-        nrm = nrm / np.where(scale == 0, 1, scale)        # normals: inverse-transpose
-        nn = np.linalg.norm(nrm, axis=1, keepdims=True)
-        nrm = nrm / np.where(nn > 0, nn, 1)
 
     if inertia == "exact" and f is not None and len(f):
         # on the file's faces and vertices, before scaling/mirroring
@@ -1080,6 +1081,7 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
     # a mirroring scale (odd number of negative factors) turns the faces
     # inside out: swap two corners to keep them counter-clockwise
     mirrored = bool(np.prod(np.sign(scale)) < 0)
+    f_user = f
     if mirrored and f is not None:
         f = f[:, [0, 2, 1]]
         if facenormal is not None:
@@ -1101,7 +1103,10 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
             hull_face = (ht[1][:, [0, 2, 1]] if mirrored else ht[1]).astype(np.int32)
             hull_vert = np.unique(hull_face)
     if pointcloud:
-        f = hull_face.astype(np.int64)
+        # mujoco copies the faces of its hull graph (mjCMesh::CopyGraph): qhull's triangles of
+        # the file's vertices, in qhull's facet order and corner order (measured: mesh_face of
+        # mujoco 4.0.0 equals the graph's faces); the second run's where there is no graph
+        f = (ht[1] if ht is not None and not mirrored else hull_face).astype(np.int64)
 
     # steps 5-6: mass properties and principal frame
     src = hull_face if inertia == "convex" else f
@@ -1112,8 +1117,6 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
     R = _quat2mat(quat)
     vloc = (v - com) @ R
     surface = src_area if src is f else _mass_properties(v, f, "shell", name)[3]
-    if nrm is not None:
-        nrm = nrm @ R
 
     lo, hi = vloc.min(axis=0), vloc.max(axis=0)
     aabb = np.concatenate([(lo + hi) / 2, (hi - lo) / 2])
@@ -1127,6 +1130,10 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
             graph = hull_graph(*ht)
             extrema = hull_extrema(vloc, graph)
     padr, pmnum, pmap = polygon_map(len(vloc), pverts, pnum)
+    from . import mesh_normals
+    nrm, facenormal, texcoord, facetexcoord = mesh_normals.build(
+        v_file, f, normal, facenormal, texcoord, facetexcoord, smoothnormal, refquat, scale, R,
+        obj=obj_texcoord, normal_face=None if pointcloud else f_user)
     return MeshData(
         name=name, vert=vloc, face=f.astype(np.int32), pos=com, quat=quat, scale=scale,
         inertia_type=inertia, volume=float(measure), inertia=np.asarray(evals, dtype=float),
@@ -1135,9 +1142,7 @@ def process_mesh(vert, face=None, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0),
         hull_face=hull_face, normal=nrm, poly_normal=pnrm, poly_vert=pverts,
         poly_vertnum=pnum, poly_mapadr=padr, poly_mapnum=pmnum, poly_map=pmap, graph=graph,
         extrema=extrema,
-        texcoord=None if texcoord is None else np.asarray(texcoord, dtype=np.float64),
-        facenormal=None if facenormal is None else np.asarray(facenormal, dtype=np.int32),
-        facetexcoord=None if facetexcoord is None else np.asarray(facetexcoord, dtype=np.int32),
+        texcoord=texcoord, facenormal=facenormal, facetexcoord=facetexcoord,
         aabb=aabb, rbound=rbound,
     )
 
@@ -1170,7 +1175,8 @@ def _qhull_version() -> bytes:
 
 
 def mesh_cache_key(source, *, kind: str, scale, refpos, refquat, inertia: str,
-                   maxhullvert: int, need_hull: bool = True, all_groups: bool = False):
+                   maxhullvert: int, need_hull: bool = True, all_groups: bool = False,
+                   smoothnormal: bool = False, extra=()):
     """The compile-cache key of a mesh asset: ``source`` is the mesh file's bytes (``kind`` its
     format, `mesh_kind`) or, for a mesh given inline, the pair (vertex, face) as the
     `process_mesh` arguments (``kind`` "inline"); the rest are the `process_mesh` parameters.
@@ -1178,7 +1184,8 @@ def mesh_cache_key(source, *, kind: str, scale, refpos, refquat, inertia: str,
     the numpy and scipy versions are part of it."""
     from . import cache, hull
     k = cache.Key("mesh")
-    k.add("code", cache.code_digest(cache, hull, _this_module()))
+    from . import mesh_normals
+    k.add("code", cache.code_digest(cache, hull, mesh_normals, _this_module()))
     k.add("versions", np.__version__.encode() + b"|" + _qhull_version())
     k.add("kind", kind)
     if kind == "inline":
@@ -1194,6 +1201,9 @@ def mesh_cache_key(source, *, kind: str, scale, refpos, refquat, inertia: str,
     k.add("maxhullvert", -1 if maxhullvert is None else int(maxhullvert))
     k.add("need_hull", b"1" if need_hull else b"0")
     k.add("all_groups", b"1" if all_groups else b"0")
+    k.add("smoothnormal", b"1" if smoothnormal else b"0")
+    for name, a in extra:      # the <mesh>'s own normal / texcoord arrays
+        k.add(name, None if a is None else np.asarray(a, np.float64))
     return k
 
 

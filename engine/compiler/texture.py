@@ -13,7 +13,8 @@ import sys
 
 import numpy as np
 
-from . import png
+from . import png, texture_gradient
+from .mt64 import MT64
 
 TYPE = {"2d": 0, "cube": 1, "skybox": 2}
 COLORSPACE = {"auto": 0, "linear": 1, "sRGB": 2}
@@ -29,20 +30,6 @@ def _byte(c):
     return np.asarray(np.trunc(255.0 * np.asarray(c, float)), np.int64) & 0xFF
 
 
-def _gradient_weight(t):
-    """Sigmoid interpolation weight of rgb1 for t in [0, 1] (1 = the rgb1 end). The reference
-    names a sigmoid without its constants: a logistic normalised to [0, 1] with slope 4.6
-    matches the oracle to within one or two levels (not byte-exact)."""
-    k = 4.6
-    s = lambda x: 1.0 / (1.0 + np.exp(-x))  # noqa: E731
-    return (s(k * (t - 0.5)) - s(-k / 2)) / (s(k / 2) - s(-k / 2))
-
-
-def _mix(w, rgb1, rgb2):
-    w = np.asarray(w, float)[..., None]
-    return w * np.asarray(rgb1, float) + (1 - w) * np.asarray(rgb2, float)
-
-
 def _checker_face(h, w, rgb1, rgb2, invert=False):
     r = np.arange(h)[:, None] < h // 2
     c = np.arange(w)[None, :] < w // 2
@@ -51,13 +38,14 @@ def _checker_face(h, w, rgb1, rgb2, invert=False):
 
 
 def _mark(face, a, rng=None):
-    """mark edge / cross / random. Random marks use our own fixed-seed generator: the pixels
-    chosen differ from MuJoCo's (whose generator the reference does not specify), their
-    density is the same."""
+    """mark edge / cross / random. Random marks draw one number per texel, row by row, from
+    mujoco's generator (engine/compiler/mt64.py: std::mt19937_64 seeded 42 per texture, the
+    faces of a cube texture one after another from ``rng``); a texel whose draw is below
+    ``random`` takes the mark colour."""
     h, w = face.shape[:2]
     m = np.asarray(a["markrgb"], face.dtype)
-    if a["mark"] == "random":
-        rng = rng if rng is not None else np.random.default_rng(1)
+    if a["mark"] == "random" and a["random"] > 0:
+        rng = rng if rng is not None else MT64(42)
         face[rng.random((h, w)) < a["random"]] = m
     if a["mark"] == "edge":
         face[0, :] = face[-1, :] = m
@@ -68,57 +56,12 @@ def _mark(face, a, rng=None):
     return face
 
 
-# The direction (x, y, z) from the cube's centre through texel (row V, column U) of each face,
-# V and U in [-1, 1]; for the side faces +Y is up (row 0), as the gradient runs along +Y:
-#   0 (+X): (1, -V, -U)   1 (-X): (-1, -V, U)   2 (+Y): (U, 1, V)
-#   3 (-Y): (U, -1, -V)   4 (+Z): (U, -V, 1)    5 (-Z): (-U, -V, -1)
-# Only y / |d| enters the weight: -V / sqrt(1 + V^2 + U^2) on faces 0, 1, 4 and 5 (one image,
-# the same left to right as it depends on U^2), +-1 / sqrt(1 + U^2 + V^2) on faces 2 and 3
-# (symmetric in both axes; face 3's weight is 1 - face 2's, as the normalised sigmoid is odd
-# about t = 1/2). The weights are computed for half of face 0 and a quarter of face 2; the rest
-# are mirror copies. (Summation orders differ from a per-face evaluation by rounding only:
-# within the one level the sigmoid's constants already allow.)
-
-# rows of a face computed at once: temporaries of 64 x 512 doubles stay in the cache and are
-# reused by the allocator (whole-face temporaries cost more in page faults than in arithmetic)
-_ROW_BLOCK = 64
-
-
-def _gradient_bytes(dst, y, c1, c2):
-    """Write the bytes of weight-of-``c1`` texels with direction y-components ``y`` into
-    ``dst`` (..., 3): `_mix` and `_byte` one channel at a time (a float to int64 cast
-    truncates as np.trunc; storing the int64 into uint8 keeps its low byte as ``& 0xFF``)."""
-    wt = _gradient_weight(1 - np.arccos(np.clip(y, -1, 1)) / math.pi)
-    wt1 = 1 - wt
-    for ch in range(3):
-        dst[..., ch] = (255.0 * (wt * c1[ch] + wt1 * c2[ch])).astype(np.int64)
-
-
 def _cube_gradient(a, w):
     """The six face images (6, w, w, 3) uint8 of a cube/skybox gradient texture (before
-    marks): rgb1 towards +Y, rgb2 towards -Y, by the sigmoid of each texel direction's angle to
-    +Y (see the table above for which texels are computed and which copied)."""
+    marks): engine/compiler/texture_gradient.py."""
     out = np.empty((6, w, w, 3), np.uint8)
-    u = np.linspace(-1.0, 1.0, w) if w > 1 else np.zeros(1)
-    u2 = u * u
-    h = (w + 1) // 2                 # columns (rows) up to the centre, inclusive
-    n = w - h                        # the mirrored ones
-    rgb1, rgb2 = np.asarray(a["rgb1"], float), np.asarray(a["rgb2"], float)
-    U2 = u2[None, :h]
-    for r0 in range(0, w, _ROW_BLOCK):
-        r = slice(r0, min(w, r0 + _ROW_BLOCK))
-        _gradient_bytes(out[0, r, :h], -u[r, None] / np.sqrt((1.0 + u2[r, None]) + U2),
-                        rgb1, rgb2)
-        if r0 < h:
-            r = slice(r0, min(h, r0 + _ROW_BLOCK))
-            y = 1.0 / np.sqrt((U2 + 1.0) + u2[r, None])
-            _gradient_bytes(out[2, r, :h], y, rgb1, rgb2)
-            _gradient_bytes(out[3, r, :h], y, rgb2, rgb1)
-    out[0, :, h:] = out[0, :, :n][:, ::-1]
-    for f in (2, 3):
-        out[f, :h, h:] = out[f, :h, :n][:, ::-1]
-        out[f, h:] = out[f, :n][::-1]
-    out[1] = out[4] = out[5] = out[0]
+    texture_gradient.cube_faces(int(w), np.asarray(a["rgb1"], float),
+                                np.asarray(a["rgb2"], float), out)
     return out
 
 
@@ -140,15 +83,14 @@ def builtin(a, ttype):
             img = _checker_face(h, w, b1, b2)
         elif kind == "flat":
             img = np.broadcast_to(b1, (h, w, 3)).copy()
-        else:  # gradient: radial, rgb1 at the centre, rgb2 at distance 1 (the edge midpoints)
-            y = (np.arange(h) - (h - 1) / 2) / max((h - 1) / 2, 1e-12)
-            x = (np.arange(w) - (w - 1) / 2) / max((w - 1) / 2, 1e-12)
-            d = np.sqrt(y[:, None] ** 2 + x[None, :] ** 2)
-            img = _byte(_mix(np.where(d < 1, _gradient_weight(np.clip(1 - d, 0, 1)), 0.0),
-                             a["rgb1"], a["rgb2"])).astype(np.uint8)
-        img = _mark(img, byte_mark, np.random.default_rng(1))
+        else:  # gradient: radial, rgb1 at the centre (engine/compiler/texture_gradient.py)
+            img = np.empty((1, h, w, 3), np.uint8)
+            texture_gradient.flat_2d(int(h), int(w), np.asarray(a["rgb1"], float),
+                                     np.asarray(a["rgb2"], float), img)
+            img = img[0]
+        img = _mark(img, byte_mark, MT64(42))
         return h, w, img.ravel()
-    rng = np.random.default_rng(1)
+    rng = MT64(42)
     img = _cube_gradient(a, w) if kind == "gradient" else np.empty((6, w, w, 3), np.uint8)
     for f in range(6):
         if kind == "checker":
@@ -168,7 +110,8 @@ def builtin_cached(a, ttype):
     type, the attributes `builtin` reads, this module's source and numpy's version."""
     from . import cache
     key = cache.Key("texture")
-    key.add("code", cache.code_digest(cache, sys.modules[__name__]))
+    key.add("code", cache.code_digest(cache, sys.modules[MT64.__module__], texture_gradient,
+                                        sys.modules[__name__]))
     key.add("numpy", np.__version__)
     key.add("type", np.int64(ttype))
     for k in _BUILTIN_ATTRS:

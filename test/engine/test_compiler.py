@@ -116,23 +116,41 @@ def test_hfield_file_with_nrow_is_an_error(tmp_path):
         engine.MjModel.from_xml_path(str(tmp_path / "m.xml"))
 
 
+@pytest.mark.parametrize("tex", [
+    'type="2d" builtin="flat" width="37" height="5" random="0.3"',
+    'type="2d" builtin="checker" width="64" height="64" random="0.9"',
+    'type="cube" builtin="flat" width="9" random="0.5"',
+    'type="skybox" builtin="checker" width="40" random="0.02"',
+    'type="2d" builtin="flat" width="8" height="8" random="0"',
+    'type="skybox" builtin="gradient" width="33" random="0.05"',
+    'type="2d" builtin="gradient" width="1" height="5" random="0.5"'])
+def test_random_marks_and_gradients_as_mujoco(tex):
+    """<texture mark="random">: mujoco's dots exactly (std::mt19937_64 seeded 42 per texture,
+    one draw per texel, cube faces in turn; engine/compiler/mt64.py); two textures alike get the
+    same dots."""
+    one = (f'<texture name="a" {tex} rgb1=".1 .2 .3" rgb2=".4 .5 .6" mark="random" '
+           'markrgb="1 .5 0"/>')
+    two = one.replace('name="a"', 'name="b"')
+    xml = f"<mujoco><asset>{one}{two}</asset><worldbody/></mujoco>"
+    ours, theirs = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+    np.testing.assert_array_equal(np.asarray(ours.tex_data), theirs.tex_data)
+    n = int(theirs.tex_adr[1])
+    np.testing.assert_array_equal(theirs.tex_data[:n], theirs.tex_data[n:])
+
+
 def _tex_rows(m, i):
     a, n = int(m.tex_adr[i]), int(m.tex_height[i] * m.tex_width[i] * m.tex_nchannel[i])
     return np.asarray(m.tex_data[a:a + n], int)
 
 
 def test_texture_data(tmp_path):
-    """Checker, flat, edge/cross marks and PNG images byte for byte; the sigmoid gradient within
-    one level; random marks (a generator MuJoCo does not document) only in size."""
+    """Checker, flat, gradient, edge/cross/random marks and PNG images byte for byte."""
     ours, theirs = _both(TEST_MODELS / "texture_builtin.xml")
     names = [theirs.tex(i).name for i in range(theirs.ntex)]
     for i, name in enumerate(names):
         x, y = _tex_rows(ours, i), _tex_rows(theirs, i)
         assert x.shape == y.shape, name
-        if name == "stars":
-            continue
-        tol = 1 if name in ("", "radial") else 0
-        assert np.abs(x - y).max() <= tol, name
+        np.testing.assert_array_equal(x, y, err_msg=name)
     rng = np.random.default_rng(5)
     _png(tmp_path / "img.png", rng.integers(0, 256, (6, 10, 3)), 2)
     _png(tmp_path / "face.png", rng.integers(0, 256, (8, 8, 4)), 6)
@@ -282,3 +300,13 @@ def test_sameframe_tolerance(frame):
     ours, theirs = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
     for f in ("geom_sameframe", "site_sameframe", "body_sameframe"):
         np.testing.assert_array_equal(getattr(ours, f), getattr(theirs, f), err_msg=f)
+
+
+@pytest.mark.parametrize("cam", ['focal="0.01 0.01" sensorsize="0.02 0.013"',
+                                 'focal="0.004 0.0035" sensorsize="0.0036 0.0027"'])
+def test_camera_fovy_from_sensor_bit_exact(cam):
+    """cam_fovy of a camera given by its sensor: the half angle in double from the float32
+    sizes, rounded to float32, doubled in double (mujoco 4.0.0's bits: MJB files equal)."""
+    xml = f'<mujoco><worldbody><camera name="c" {cam} resolution="640 480"/></worldbody></mujoco>'
+    ours, theirs = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+    np.testing.assert_array_equal(np.asarray(ours.cam_fovy), theirs.cam_fovy)
