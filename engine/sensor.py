@@ -10,7 +10,7 @@ sensordata is identical with and without noise), so neither does this engine.
 
 Sensors that need what this engine does not compute yet raise NotImplementedError from
 `check_sensors_supported` (tactile, plugin, user sensors without a
-callback, delayed/interval sensors, collision sensors on sdf geoms). The limit sensors read the
+callback, collision sensors on mesh sdfs and mesh-sdf pairs). The limit sensors read the
 joint's or tendon's limit row (0 when the limit is inactive), touch sums the normal forces of the
 contacts in the site's zone, rangefinder casts rays from a site or a camera (engine.ray).
 <contact> (XML reference "sensor/contact") matches, reduces and extracts d.contact and its
@@ -32,7 +32,7 @@ from ._layout import DF, MF
 from .smooth import rne_post_constraint, subtree_vel  # the smooth stages own these
 from .constraint import contact_force
 from .ray import ray, ray_geom, ray_normal
-from .collision.distance import geom_distance
+from .collision.distance import geom_distance, sdf_unsupported
 from .support import object_acceleration, object_velocity
 from . import sleep
 
@@ -986,13 +986,17 @@ def check_sensors_supported(m):
         # delay and interval: engine.history (an interval without a history buffer changes
         # nothing in mujoco 4.0.0: measured)
         if t in (GEOMDIST, GEOMNORMAL, GEOMFROMTO):
+            sets = []
             for ot, oi in ((m.sensor_objtype[s], m.sensor_objid[s]),
                            (m.sensor_reftype[s], m.sensor_refid[s])):
-                geoms = ([int(oi)] if int(ot) == OBJ_GEOM else
-                         range(int(m.body_geomadr[oi]), int(m.body_geomadr[oi] + m.body_geomnum[oi])))
-                if any(int(m.geom_type[g]) == 8 for g in geoms):
-                    raise NotImplementedError(f"sensor {s}: <{_COLLISION_TAG[t]}> on sdf geoms is "
-                                              "not supported yet")
+                sets.append([int(oi)] if int(ot) == OBJ_GEOM else
+                            range(int(m.body_geomadr[oi]),
+                                  int(m.body_geomadr[oi] + m.body_geomnum[oi])))
+            for g1 in sets[0]:
+                for g2 in sets[1]:
+                    why = sdf_unsupported(m, g1, g2)
+                    if why:
+                        raise NotImplementedError(f"sensor {s}: <{_COLLISION_TAG[t]}>: {why}")
 
 
 def mj_sensorPos(m, d):

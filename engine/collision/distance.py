@@ -102,6 +102,19 @@ def _first_party_sdf(m, g):
     return p >= 0 and 0 <= int(m.plugin[p]) - psdf.SLOT0 < psdf.NKIND
 
 
+def sdf_unsupported(m, g1, g2):
+    """Why the distance of geoms g1, g2 is not computed here (an sdf geom without a first-party
+    SDF plugin: mesh sdfs, user plugins; a mesh-sdf pair, mujoco's mjc_MeshSDF), or None.
+    mj_geomDistance and the distance / normal / fromto sensors refuse those pairs."""
+    for g in (g1, g2):
+        if int(m.geom_type[g]) == npx.SDF and not _first_party_sdf(m, g):
+            return (f"sdf geom {g} has no first-party SDF plugin (mesh sdfs and user plugins are "
+                    "not supported yet)")
+    if sorted((int(m.geom_type[g1]), int(m.geom_type[g2]))) == [npx.MESH, npx.SDF]:
+        return "mesh-sdf pairs (mujoco's mjc_MeshSDF) are not supported yet"
+    return None
+
+
 def mj_geomDistance(m, d, geom1, geom2, distmax, fromto=None):
     """Smallest signed distance between two geoms (mujoco's mj_geomDistance): length units,
     negative for penetration, ``distmax`` when none is found below it; ``fromto`` (6,), when
@@ -112,15 +125,9 @@ def mj_geomDistance(m, d, geom1, geom2, distmax, fromto=None):
     import numpy as np
     g1 = argcheck.index(geom1, m.ngeom, "geom1", fn)
     g2 = argcheck.index(geom2, m.ngeom, "geom2", fn)
-    types = sorted((int(m.geom_type[g1]), int(m.geom_type[g2])))
-    for g in (g1, g2):
-        if int(m.geom_type[g]) == npx.SDF and not _first_party_sdf(m, g):
-            raise NotImplementedError(f"mj_geomDistance: sdf geom {g} has no first-party SDF "
-                                      "plugin (mesh sdfs and user plugins are not supported "
-                                      "yet)")
-    if types == [npx.MESH, npx.SDF]:
-        raise NotImplementedError("mj_geomDistance: mesh-sdf pairs (mujoco's mjc_MeshSDF) are "
-                                  "not supported yet")
+    why = sdf_unsupported(m, g1, g2)
+    if why:
+        raise NotImplementedError(f"mj_geomDistance: {why}")
     fromto = argcheck.out_array(fromto, (6,), "fromto", fn, optional=True)
     buf = np.zeros(6)
     dist = _geom_distance_entry(m._A, d._A, g1, g2, float(distmax), buf)
