@@ -299,9 +299,7 @@ def test_delay_without_buffer_rejected_and_cubic_not_built():
 
 @pytest.mark.parametrize("path,what", [
     (TESTDATA + "derivative/dcmotor.xml", "dcmotor"),
-    (TESTDATA + "actuation/orientation.xml", "orientation"),
-    ("mujoco/model/adhesion/sand_castle.xml", "geom adhesion"),
-    ("mujoco/model/adhesion/fridge_door.xml", "geom adhesion")])
+    (TESTDATA + "actuation/orientation.xml", "orientation")])
 def test_not_built_yet_named(path, what):
     mujoco.MjModel.from_xml_path(str(shared_model(path)))   # a model mujoco loads
     with pytest.raises(NotImplementedError, match=what):
