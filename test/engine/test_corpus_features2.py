@@ -282,15 +282,11 @@ def test_delay_read_and_init_api_as_mujoco():
     np.testing.assert_allclose(d.history, md.history, rtol=1e-12, atol=1e-12)
 
 
-def test_delay_without_buffer_rejected_and_cubic_not_built():
+def test_delay_without_buffer_rejected():
     with pytest.raises(ValueError, match="delay > 0 without a history buffer"):
         mujoco.MjModel.from_xml_string(_delay_xml("0.01", 'delay="0.02"', ""))
     with pytest.raises(Exception, match="delay > 0 without a history buffer"):
         engine.MjModel.from_xml_string(_delay_xml("0.01", 'delay="0.02"', ""))
-    m = engine.MjModel.from_xml_string(_delay_xml("0.01", 'delay="0.02" nsample="3" '
-                                                  'interp="cubic"', ""))
-    with pytest.raises(NotImplementedError, match="cubic"):
-        engine.mj_step(m, engine.MjData(m))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -106,3 +106,121 @@ def test_adhesion_corpus(rel):
     run_both(ours, theirs, nstep=50, fields=("qpos", "qvel"),
              tol=1e-6 if "sand" in rel else 1e-7)
 
+
+# ---------------------------------------------------------------------------------------------
+# delay lines: cubic reads, mj_step1 / mj_step2 (engine/history.py)
+# ---------------------------------------------------------------------------------------------
+from test_corpus_features2 import HISTORY_FIELDS, _delay_xml  # noqa: E402
+
+CUBIC = [('delay="0.025" nsample="4" interp="cubic"', 'delay="0.013" nsample="4" interp="cubic"'),
+         ('delay="0.005" nsample="2" interp="cubic"', 'delay="0.02" nsample="5" interp="cubic"'),
+         ('delay="0.03" nsample="3" interp="cubic"', 'delay="0.007" nsample="3" interp="linear"')]
+
+
+@pytest.mark.parametrize("dt", ["0.01", "0.002"])
+@pytest.mark.parametrize("act,sen", CUBIC)
+def test_cubic_delay_lines_as_mujoco(dt, act, sen):
+    """interp="cubic" (Catmull-Rom, zero tangents at the buffer's ends): compiled fields exact,
+    60 steps with random controls: qpos, actuator_force, sensordata, history within 1e-12."""
+    ours, theirs = both(_delay_xml(dt, act, sen))
+    for f in HISTORY_FIELDS:
+        np.testing.assert_array_equal(np.asarray(getattr(ours, f)),
+                                      np.asarray(getattr(theirs, f)), err_msg=f"mismatch: {f}")
+    d, md = engine.MjData(ours), mujoco.MjData(theirs)
+    rng = np.random.default_rng(3)
+    for k in range(60):
+        d.ctrl[:] = md.ctrl[:] = rng.normal(size=2)
+        engine.mj_step(ours, d)
+        mujoco.mj_step(theirs, md)
+        for f in ("qpos", "actuator_force", "sensordata", "history"):
+            np.testing.assert_allclose(getattr(d, f), getattr(md, f), rtol=1e-12, atol=1e-12,
+                                       err_msg=f"mismatch: {f} after step {k + 1}")
+
+
+def test_cubic_read_api_as_mujoco():
+    """mj_readCtrl / mj_readSensor with interp 2 on nonuniform samples (mj_initCtrlHistory):
+    before, on, between and after the samples, first, inner and last intervals, 1e-12."""
+    ours, theirs = both(_delay_xml("0.1", 'nsample="5"', 'nsample="4"'))
+    d, md = engine.MjData(ours), mujoco.MjData(theirs)
+    times, vals = np.array([0.0, 1.0, 3.0, 4.5, 5.0]), np.array([1.0, 3.0, -2.0, 5.0, 4.0])
+    for mm, dd in ((engine, d), (mujoco, md)):
+        mm.mj_initCtrlHistory(ours if mm is engine else theirs, dd, 0, times, vals)
+        mm.mj_initSensorHistory(ours if mm is engine else theirs, dd, 1,
+                                np.array([0.0, 0.5, 2.0, 2.2]),
+                                np.arange(12.0).reshape(4, 3) ** 1.5, 0.0)
+    for t in (-1.0, 0.0, 0.25, 0.5, 0.9, 1.0, 1.5, 2.0, 2.1, 2.9, 3.0, 3.7, 4.75, 5.0, 6.0):
+        a = np.array(engine.mj_readCtrl(ours, d, 0, t, np.zeros(1), 2))
+        b = np.array(mujoco.mj_readCtrl(theirs, md, 0, t, np.zeros(1), 2))
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15, err_msg=f"mj_readCtrl t={t}")
+        a = np.array(engine.mj_readSensor(ours, d, 1, t, np.zeros(3), 2))
+        b = np.array(mujoco.mj_readSensor(theirs, md, 1, t, np.zeros(3), 2))
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15, err_msg=f"mj_readSensor t={t}")
+
+
+@pytest.mark.parametrize("act,sen", [CUBIC[0], ('delay="0.02" nsample="3" interp="linear"',
+                                                'delay="0.01" nsample="3"')])
+def test_step1_step2_with_delay_lines_as_mujoco(act, sen):
+    """mj_step1, controls set, mj_step2, 40 times, against mujoco's same calls: sensordata after
+    mj_step1 (the delayed position/velocity sensors) and after mj_step2, qpos, actuator_force
+    and history within 1e-12; and it equals mj_step with the same controls."""
+    ours, theirs = both(_delay_xml("0.01", act, sen))
+    d, md, d2 = engine.MjData(ours), mujoco.MjData(theirs), engine.MjData(ours)
+    rng = np.random.default_rng(4)
+    for k in range(40):
+        engine.mj_step1(ours, d)
+        mujoco.mj_step1(theirs, md)
+        np.testing.assert_allclose(d.sensordata, md.sensordata, rtol=1e-12, atol=1e-12,
+                                   err_msg=f"mismatch: sensordata after mj_step1 {k + 1}")
+        d.ctrl[:] = md.ctrl[:] = d2.ctrl[:] = rng.normal(size=2)
+        engine.mj_step2(ours, d)
+        mujoco.mj_step2(theirs, md)
+        engine.mj_step(ours, d2)
+        for f in ("qpos", "actuator_force", "sensordata", "history"):
+            np.testing.assert_allclose(getattr(d, f), getattr(md, f), rtol=1e-12, atol=1e-12,
+                                       err_msg=f"mismatch: {f} after step {k + 1}")
+        np.testing.assert_allclose(d2.history, d.history, rtol=1e-12, atol=1e-12)
+
+
+INTERVALS = [('interval="0.025"', 'linear'), ('interval="0.025 -0.013"', 'zoh'),
+             ('interval="0.03" delay="0.02"', 'linear'), ('interval="0.025" delay="0.013"', 'cubic'),
+             ('interval="0.005"', 'zoh')]
+
+
+@pytest.mark.parametrize("attrs,interp", INTERVALS)
+def test_sensor_interval_with_history_as_mujoco(attrs, interp):
+    """Sensors updated every period (phase given or not, with and without delay; a period under
+    the timestep: every step): d.history at creation (timestamps rounded up to the timestep)
+    within 1e-15, then 40 steps of sensordata and history within 1e-12, mj_forward between steps
+    (a due sensor computed, nothing appended), mj_step1/mj_step2 for the last 10."""
+    sen = f'nsample="3" interp="{interp}" {attrs}'
+    xml = f"""<mujoco><option timestep="0.01"/><worldbody><body>
+      <joint name="j" type="slide" axis="0 .3 1"/><geom size=".1"/>
+      <body pos="0 0 .3"><joint name="h" axis="1 0 0"/><geom size=".05" pos=".1 0 0"/></body>
+      </body></worldbody><actuator><motor name="a" joint="h"/></actuator>
+      <sensor><jointpos joint="j" {sen}/><jointvel joint="h" {sen}/>
+        <actuatorfrc actuator="a" {sen}/><framepos objtype="body" objname="world" {sen}/>
+        <jointpos joint="h"/></sensor></mujoco>"""
+    ours, theirs = both(xml)
+    np.testing.assert_array_equal(ours.sensor_interval, theirs.sensor_interval)
+    d, md = engine.MjData(ours), mujoco.MjData(theirs)
+    np.testing.assert_allclose(d.history, md.history, rtol=1e-15, atol=1e-15,
+                               err_msg="mismatch: history at start")
+    rng = np.random.default_rng(5)
+    for k in range(40):
+        d.ctrl[:] = md.ctrl[:] = rng.normal(size=1)
+        if k < 30:
+            engine.mj_step(ours, d)
+            mujoco.mj_step(theirs, md)
+        else:
+            engine.mj_step1(ours, d)
+            mujoco.mj_step1(theirs, md)
+            engine.mj_step2(ours, d)
+            mujoco.mj_step2(theirs, md)
+        for f in ("qpos", "sensordata", "history"):
+            np.testing.assert_allclose(getattr(d, f), getattr(md, f), rtol=1e-12, atol=1e-12,
+                                       err_msg=f"mismatch: {f} after step {k + 1}")
+        if k % 7 == 3:
+            engine.mj_forward(ours, d)
+            mujoco.mj_forward(theirs, md)
+            np.testing.assert_allclose(d.sensordata, md.sensordata, rtol=1e-12, atol=1e-12,
+                                       err_msg=f"mismatch: sensordata after mj_forward {k + 1}")
