@@ -224,3 +224,16 @@ def test_sensor_interval_with_history_as_mujoco(attrs, interp):
             mujoco.mj_forward(theirs, md)
             np.testing.assert_allclose(d.sensordata, md.sensordata, rtol=1e-12, atol=1e-12,
                                        err_msg=f"mismatch: sensordata after mj_forward {k + 1}")
+
+
+# ---------------------------------------------------------------------------------------------
+# <size memory>: contacts and rows share it (engine/data.py capacity)
+# ---------------------------------------------------------------------------------------------
+
+def test_size_memory_shared_by_contacts_and_rows_cube():
+    """cube_3x3x3's <size memory="600K"> holds its 162 constraint rows (mujoco's peak over 100
+    steps): no ArenaFullError, qpos within 1e-9 of mujoco after every step."""
+    from engine.data import capacity
+    ours, theirs = both("mujoco/model/cube/cube_3x3x3.xml")
+    d, md = run_both(ours, theirs, nstep=100, fields=("qpos",), tol=1e-9)
+    assert capacity(ours)[1] >= md.maxuse_efc > 100
