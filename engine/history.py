@@ -284,15 +284,21 @@ def _hold(m, d, p, t, stages=(1, 2, 3)):
 def forward(m, d, run_forward):
     """mj_forward with delayed reads (nothing appended; a due interval sensor is computed but
     its last-computation time is not advanced)."""
-    p = _plan_of(m)
+    _run_delayed(m, d, _plan_of(m), d.time, run_forward, (1, 2, 3))
+
+
+def _run_delayed(m, d, p, t, run, stages):
+    """``run()`` (stages of the pipeline) with the delayed controls in d.ctrl (the user's put
+    back after), then the sensors of those stages (sensor_needstage) not due for their update
+    interval held and the delayed ones read at t - delay."""
     d._hist_held[:] = d.sensordata
     _delay_ctrl(m, d, p)
     try:
-        run_forward()
+        run()
     finally:
         d.ctrl[:] = d._hist_ctrl
-    _hold(m, d, p, d.time)
-    _fresh_and_delayed(m, d, p, d.time)
+    _hold(m, d, p, t, stages)
+    _fresh_and_delayed(m, d, p, t, stages)
 
 
 def step(m, d, nstep, step1):
@@ -301,14 +307,7 @@ def step(m, d, nstep, step1):
     p = _plan_of(m)
     for _ in range(nstep):
         t = d.time
-        d._hist_held[:] = d.sensordata
-        _delay_ctrl(m, d, p)
-        try:
-            step1()
-        finally:
-            d.ctrl[:] = d._hist_ctrl
-        _hold(m, d, p, t)
-        _fresh_and_delayed(m, d, p, t)
+        _run_delayed(m, d, p, t, step1, (1, 2, 3))
         _append_all(m, d, p, t)
 
 
@@ -362,14 +361,7 @@ def step2(m, d, run_step2):
     velocity ones kept by mj_step1): mj_step1 + mj_step2 = mj_step (measured)."""
     p = _plan_of(m)
     t = d.time
-    d._hist_held[:] = d.sensordata
-    _delay_ctrl(m, d, p)
-    try:
-        run_step2()
-    finally:
-        d.ctrl[:] = d._hist_ctrl
-    _hold(m, d, p, t, (3,))
-    _fresh_and_delayed(m, d, p, t, (3,))
+    _run_delayed(m, d, p, t, run_step2, (3,))
     _append_all(m, d, p, t)
 
 
