@@ -177,10 +177,14 @@ DELAYS = [('delay="0.025" nsample="4"', 'delay="0.02" nsample="3"'),
           ('delay="0.005" nsample="2" interp="linear"', 'delay="0.005" nsample="2"'),
           ('nsample="3"', 'nsample="2"'),
           ('delay="0.03" nsample="2"', 'delay="0.007" nsample="5" interp="linear"')]
+# interp="cubic": Catmull-Rom, zero tangents at the buffer's ends (engine.history._cubic)
+CUBIC = [('delay="0.025" nsample="4" interp="cubic"', 'delay="0.013" nsample="4" interp="cubic"'),
+         ('delay="0.005" nsample="2" interp="cubic"', 'delay="0.02" nsample="5" interp="cubic"'),
+         ('delay="0.03" nsample="3" interp="cubic"', 'delay="0.007" nsample="3" interp="linear"')]
 
 
 @pytest.mark.parametrize("dt", ["0.01", "0.002"])
-@pytest.mark.parametrize("act,sen", DELAYS)
+@pytest.mark.parametrize("act,sen", DELAYS + CUBIC)
 def test_delay_lines_as_mujoco(dt, act, sen):
     """Compiled fields exact; d.history at creation exact; 60 steps with random controls:
     qpos, actuator_force, sensordata and history within 1e-12 (the same samples read at the

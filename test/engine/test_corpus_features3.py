@@ -110,31 +110,8 @@ def test_adhesion_corpus(rel):
 # ---------------------------------------------------------------------------------------------
 # delay lines: cubic reads, mj_step1 / mj_step2 (engine/history.py)
 # ---------------------------------------------------------------------------------------------
-from test_corpus_features2 import HISTORY_FIELDS, _delay_xml  # noqa: E402
-
-CUBIC = [('delay="0.025" nsample="4" interp="cubic"', 'delay="0.013" nsample="4" interp="cubic"'),
-         ('delay="0.005" nsample="2" interp="cubic"', 'delay="0.02" nsample="5" interp="cubic"'),
-         ('delay="0.03" nsample="3" interp="cubic"', 'delay="0.007" nsample="3" interp="linear"')]
-
-
-@pytest.mark.parametrize("dt", ["0.01", "0.002"])
-@pytest.mark.parametrize("act,sen", CUBIC)
-def test_cubic_delay_lines_as_mujoco(dt, act, sen):
-    """interp="cubic" (Catmull-Rom, zero tangents at the buffer's ends): compiled fields exact,
-    60 steps with random controls: qpos, actuator_force, sensordata, history within 1e-12."""
-    ours, theirs = both(_delay_xml(dt, act, sen))
-    for f in HISTORY_FIELDS:
-        np.testing.assert_array_equal(np.asarray(getattr(ours, f)),
-                                      np.asarray(getattr(theirs, f)), err_msg=f"mismatch: {f}")
-    d, md = engine.MjData(ours), mujoco.MjData(theirs)
-    rng = np.random.default_rng(3)
-    for k in range(60):
-        d.ctrl[:] = md.ctrl[:] = rng.normal(size=2)
-        engine.mj_step(ours, d)
-        mujoco.mj_step(theirs, md)
-        for f in ("qpos", "actuator_force", "sensordata", "history"):
-            np.testing.assert_allclose(getattr(d, f), getattr(md, f), rtol=1e-12, atol=1e-12,
-                                       err_msg=f"mismatch: {f} after step {k + 1}")
+# (interp="cubic" in mj_step: test_corpus_features2.DELAYS, test_delay_lines_as_mujoco)
+from test_corpus_features2 import CUBIC, _delay_xml  # noqa: E402
 
 
 def test_cubic_read_api_as_mujoco():
