@@ -229,11 +229,30 @@ def test_frame_composition_rounds_as_mujoco():
       </body></frame></worldbody></mujoco>"""
     ours, theirs = both(xml)
     np.testing.assert_array_equal(ours.body_pos, theirs.body_pos)
-    np.testing.assert_allclose(ours.body_quat, theirs.body_quat, rtol=0, atol=2.3e-16)
+    np.testing.assert_array_equal(ours.body_quat, theirs.body_quat)
+
+
+def test_degrees_to_radians_round_as_mujoco():
+    """Euler angles and axis-angles in degrees (a / 180 * pi, MuJoCo's rounding) and replicate
+    turns: body_quat and body_pos bit-equal to mujoco's over 48 orientations and 8 copies."""
+    rng = np.random.default_rng(0)
+    angs = ([(17 * k, 0, 0) for k in range(1, 10)] + [(0, 0, 17 * k) for k in range(1, 10)]
+            + [tuple(np.round(rng.uniform(-180, 180, 3), 3)) for _ in range(30)])
+    bodies = "".join(f'<body pos="0 0 {i}" euler="{a} {b} {c}"><geom size=".1"/></body>'
+                     f'<body pos="1 0 {i}" axisangle=".3 .4 .5 {c}"><geom size=".1"/></body>'
+                     for i, (a, b, c) in enumerate(angs))
+    xml = f"""<mujoco><worldbody>{bodies}<replicate count="8" euler="0 0 17" offset=".6 .1 .05">
+      <body pos=".1 .2 1.282" euler="10 20 30"><freejoint/><geom size=".1"/></body>
+      </replicate></worldbody></mujoco>"""
+    ours, theirs = both(xml)
+    np.testing.assert_array_equal(ours.body_quat, theirs.body_quat)
+    np.testing.assert_array_equal(ours.body_pos, theirs.body_pos)
 
 
 @pytest.mark.parametrize("rel", ["mujoco/test/engine/testdata/sleep/perf/2humanoid100.xml",
-                                 "mujoco/model/humanoid/22_humanoids.xml"])
+                                 "mujoco/model/humanoid/22_humanoids.xml",
+                                 "mujoco/model/humanoid/100_humanoids.xml",
+                                 "mujoco/model/replicate/stonehenge.xml"])
 def test_attached_and_replicated_humanoids_stand_as_mujoco(rel):
     """Humanoids attached or replicated under turned frames, feet exactly on the floor: the
     same contacts from the first step (an ulp of body_pos decided them), qpos within 1e-9 over
