@@ -259,3 +259,37 @@ def test_attached_and_replicated_humanoids_stand_as_mujoco(rel):
     50 steps."""
     ours, theirs = both(rel)
     run_both(ours, theirs, nstep=50, fields=("qpos",), tol=1e-9)
+
+
+# ---------------------------------------------------------------------------------------------
+# tendon wrapping: a segment through the wrap geom's centre takes the side site's side
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("side", ["-.15 0 .5", ".15 0 .5", "0 .15 .5"])
+def test_wrap_through_centre_takes_side_sites_side(side):
+    """The straight segment passes exactly through the cylinder's (and sphere's) centre: both
+    wraps are as long, mujoco takes the one on the side site's side; wrap_xpos and ten_J as
+    mujoco's (1e-12)."""
+    xml = f"""<mujoco><worldbody><site name="a" pos="0 0 .8"/><site name="b" pos="0 0 .2"/>
+      <site name="side" pos="{side}"/>
+      <body pos="0 0 .5"><joint type="slide" axis="1 0 0"/><joint type="slide" axis="0 1 0"/>
+        <geom name="c" type="cylinder" size=".07 .1" zaxis="0 1 0"/>
+        <geom name="s" type="sphere" size=".05" pos="0 0 0"/></body></worldbody>
+      <tendon><spatial><site site="a"/><geom geom="c" sidesite="side"/><site site="b"/></spatial>
+        <spatial><site site="a"/><geom geom="s" sidesite="side"/><site site="b"/></spatial>
+      </tendon></mujoco>"""
+    ours, theirs = both(xml)
+    d, md = engine.MjData(ours), mujoco.MjData(theirs)
+    engine.mj_forward(ours, d)
+    mujoco.mj_forward(theirs, md)
+    # (every entry of ten_J is a structural nonzero here: mujoco's sparse rows are the dense)
+    for f in ("ten_length", "ten_J", "wrap_xpos"):
+        np.testing.assert_allclose(np.ravel(getattr(d, f)), np.ravel(getattr(md, f)),
+                                   rtol=1e-12, atol=1e-12, err_msg=f"mismatch: {f}")
+
+
+def test_tendon_wrap_corpus():
+    """island/tendon_wrap.xml: the wrapped tendon reaches its limit at step 50 with the
+    cylinders centred on it: 80 steps of qpos within 1e-9."""
+    ours, theirs = both("mujoco/test/engine/testdata/island/tendon_wrap.xml")
+    run_both(ours, theirs, nstep=80, fields=("qpos",), tol=1e-9)
