@@ -749,6 +749,18 @@ col_flex i nconcap 6
 flexcon_cols i 2 nv
 """
 
+# Contact adhesion (MuJoCo 4: <geom adhesion>, <pair adhesion>; the adhesive force of a contact,
+# mjContact.adhesion, and its passive term qfrc_adhesion), after the flex tables so that the
+# other fields keep their indices.
+ADHESION_MODEL_TABLE = """
+geom_adhesion f ngeom 1
+pair_adhesion f npair 1
+"""
+ADHESION_DATA_TABLE = """
+contact_adhesion f nconcap 1
+qfrc_adhesion f nv 1
+"""
+
 
 def _parse(table):
     out = []
@@ -760,8 +772,10 @@ def _parse(table):
     return out
 
 
-MODEL_FIELDS = _parse(MODEL_TABLE) + _parse(OPTION_TABLE) + _parse(FLEX_MODEL_TABLE)
-DATA_FIELDS = _parse(DATA_TABLE) + _parse(SCRATCH_TABLE) + _parse(FLEX_DATA_TABLE)
+MODEL_FIELDS = (_parse(MODEL_TABLE) + _parse(OPTION_TABLE) + _parse(FLEX_MODEL_TABLE)
+                + _parse(ADHESION_MODEL_TABLE))
+DATA_FIELDS = (_parse(DATA_TABLE) + _parse(SCRATCH_TABLE) + _parse(FLEX_DATA_TABLE)
+               + _parse(ADHESION_DATA_TABLE))
 
 # Field indices for compiled kernels: `MF.body_pos`, `DF.xpos`. Sizes: `MS.nbody`.
 MF = IntEnum("MF", [f[0] for f in MODEL_FIELDS], start=0)

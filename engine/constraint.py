@@ -44,6 +44,7 @@ from ._layout import DF, MF
 from .enums import mjtDisableBit, mjtEq, mjtObj, mjtWarning
 from .jacobian import is_sparse, jac, row_dot
 from .support import add_jac_rows, last_dof
+from .adhesion import adhesion_bias
 from . import sleep
 from . import flexcon
 
@@ -1105,6 +1106,7 @@ def reference_constraint(M, D):
                      f1(D, DF.qvel), nefc, f1(D, DF.efc_vel), f1(D, DF.efc_aref))
     equality_jdot_correction(M, D, nefc)
     surface_velocity(M, D)
+    adhesion_bias(M, D)
 
 
 @kernel
@@ -1180,13 +1182,15 @@ def contact_force(
     # Model:
     opt_cone,
     # Data in:
-    contact_dim, contact_friction, contact_efc_address, efc_force, id,
+    contact_dim, contact_friction, contact_efc_address, contact_adhesion, efc_force, id,
     # Data out:
     result,
 ):
     """mj_contactForce: the force of contact ``id`` in its frame (normal, tangent1, tangent2,
     then torsional and rolling torques): 6 numbers, zeros beyond the contact's dim. Pyramidal
-    edge forces are converted: normal = sum of all edges, friction j = (f+ - f-) friction[j]."""
+    edge forces are converted: normal = sum of all edges, friction j = (f+ - f-) friction[j].
+    The normal is the net interface force: the contact's adhesion is subtracted (engine.adhesion;
+    negative under tension)."""
     for j in range(6):
         result[j] = 0.0
     adr = contact_efc_address[id]
@@ -1202,6 +1206,7 @@ def contact_force(
             fn = efc_force[adr + 2 * j - 1]
             result[0] += fp + fn
             result[j] = (fp - fn) * contact_friction[id, j - 1]
+    result[0] -= contact_adhesion[id]
 
 
 # =================================================================================================
@@ -1255,6 +1260,7 @@ def mj_contactForce(m, d, id, result):
     argcheck.pair(m, d, fn)
     i = argcheck.index(id, d.ncon, "id", fn)
     contact_force(int(m.opt.cone), d.contact_dim, d.contact_friction, d.contact_efc_address,
+                  d.contact_adhesion,
                   d.__dict__["efc_force"], i, argcheck.out_array(result, (6,), "result", fn))
 
 

@@ -91,9 +91,10 @@ def capacity(model):
     """How many contacts and constraint rows an MjData of this model can hold: (nconcap, njcap).
 
     Seed 001 "Memory allocation": the dynamic arrays are allocated once, sized by
-    ``<size memory>`` (bytes; here split evenly between contacts and constraint rows, a row
-    costing its scalars plus its share of the Jacobian and solver pools: nv entries per array
-    when the Jacobian is dense, a fixed average of nonzeros when it is sparse, _layout.row_bytes);
+    ``<size memory>`` (bytes; each of contacts and constraint rows may take all of it, as in
+    MuJoCo's shared stack, a row costing its scalars plus its share of the Jacobian and solver
+    pools: nv entries per array when the Jacobian is dense, a fixed average of nonzeros when it
+    is sparse, _layout.row_bytes; without it the default budget is split evenly);
     the legacy ``nconmax``/``njmax`` set the counts directly. With neither, the budget is
     DEFAULT_MEMORY (MuJoCo's compiler guesses 13-16 MiB for models of up to ~60 dofs; a scene
     of long planks needs ~750 contacts), and never fewer than max(100, 4*ngeom) contacts.
@@ -107,8 +108,12 @@ def capacity(model):
     memory = model.__dict__.get("narena", -1)
     given = memory is not None and memory > 0
     budget = memory if given else DEFAULT_MEMORY
-    ncon_mem = max(1, budget // 2 // _CONTACT_BYTES)
-    nj_mem = max(1, budget // 2 // (_EFC_BYTES + row_bytes(nv, is_sparse(model))))
+    # MuJoCo's arena is one stack that contacts and rows share: with <size memory> either may
+    # take all of it (cube_3x3x3: 162 rows of its 600K, where half of it held 152 rows of this
+    # engine's estimated cost; mujoco's own peak use there is 148K)
+    share = 1 if given else 2
+    ncon_mem = max(1, budget // share // _CONTACT_BYTES)
+    nj_mem = max(1, budget // share // (_EFC_BYTES + row_bytes(nv, is_sparse(model))))
     if model.nconmax > 0:
         ncon = model.nconmax
     elif given:

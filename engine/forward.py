@@ -1359,8 +1359,18 @@ def mj_step1(m, d):
     """First half of a step: checks, position and velocity stages (then set ctrl)."""
     argcheck.pair(m, d, "mj_step1")
     if m.__dict__.get("_history") is not None:
-        raise NotImplementedError("mj_step1 with actuator or sensor history buffers (nsample): "
-                                  "use mj_step")
+        # delay lines (engine.history): the delayed position and velocity sensors
+        from . import history
+        history.step1(m, d, lambda: _step1(m, d))
+    else:
+        _step1(m, d)
+    cb = callbacks.get_mjcb_control()
+    if cb is not None:
+        cb(m, d)
+
+
+def _step1(m, d):
+    """mj_step1 before the control callback."""
     _prepare(m, d)
     if callbacks.python_stages(m):
         from .plugin import pipeline
@@ -1370,9 +1380,6 @@ def mj_step1(m, d):
         pipeline.position_velocity(m, d)
     else:
         _run(m, d, OP_STEP1)
-    cb = callbacks.get_mjcb_control()
-    if cb is not None:
-        cb(m, d)
 
 
 def mj_step2(m, d):
@@ -1380,8 +1387,15 @@ def mj_step2(m, d):
     implicit integrator (see step2_integrate)."""
     argcheck.pair(m, d, "mj_step2")
     if m.__dict__.get("_history") is not None:
-        raise NotImplementedError("mj_step2 with actuator or sensor history buffers (nsample): "
-                                  "use mj_step")
+        # delay lines (engine.history): delayed controls and acceleration sensors, appends
+        from . import history
+        history.step2(m, d, lambda: _step2(m, d))
+    else:
+        _step2(m, d)
+
+
+def _step2(m, d):
+    """mj_step2 (the checks done)."""
     _prepare(m, d)
     d.fw_status[0] = 0
     python = callbacks.python_stages(m)

@@ -21,8 +21,16 @@ Each mj_step, with ``t`` the time the step starts at (all measured against mujoc
 
 mj_forward reads the same way but appends nothing. Reading: the newest sample at or after the
 newest time, the oldest at or before the oldest time, else the sample at or before the time
-(``zoh``) or the line between the two samples around it (``linear``). Cubic interpolation and
-sensor update intervals with a buffer raise NotImplementedError.
+(``zoh``) or the line between the two samples around it (``linear``) or the
+Catmull-Rom spline through the samples around it (``cubic``; _cubic).
+
+A sensor with an update interval (``interval``: period, phase) is computed only when due (one
+period after its last computation, the user slot, which then advances by one period) and appends
+then only; otherwise its sensordata keeps its value from before the step (delay 0) or is the
+delayed read (delay > 0).
+
+mj_step1 reads the delayed position and velocity sensors; mj_step2 the delayed controls and
+acceleration sensors, then appends every buffer at the step's start time (step1, step2).
 
 The delay lines run from Python around the compiled step (one compiled step per mj_step
 iteration): models without history buffers take the compiled loop unchanged.
@@ -96,28 +104,19 @@ def _plan(m):
     """Per-model tables the step reads: the delayed actuators and sensors."""
     acts = [i for i in range(m.nu) if m.actuator_historyadr[i] >= 0]
     sens = [i for i in range(m.nsensor) if m.sensor_historyadr[i] >= 0]
-    for i in sens:
-        if m.sensor_interval[i, 0] > 0:
-            return NotImplementedError(
-                f"sensor {i}: <sensor interval> with a history buffer (sensors updated every "
-                "interval seconds) is not supported yet")
-    for what, ids, hist in (("actuator", acts, m.actuator_history),
-                            ("sensor", sens, m.sensor_history)):
-        for i in ids:
-            if int(hist[i, 1]) == 2:
-                return NotImplementedError(f"{what} {i}: interp=\"cubic\" (cubic spline reads "
-                                           "of a history buffer) is not supported yet")
     return {"acts": [i for i in acts if m.actuator_delay[i] != 0],
             "acts_all": acts,
             "sens": sens,
-            "sens_delayed": [i for i in sens if m.sensor_delay[i] != 0]}
+            "sens_interval": [i for i in sens if m.sensor_interval[i, 0] > 0]}
 
 
 # ---- data ---------------------------------------------------------------------------------------
 
 def init_data(m, d):
     """d.history at creation and reset: zero samples at times -n dt ... -dt, the newest last;
-    a sensor's user slot -dt."""
+    a sensor's user slot -dt. A sensor with an update interval (period, phase; phase 0 meaning
+    -period): samples at phase - (n-1) period ... phase, each rounded up to a multiple of dt
+    (when it could have been computed), its user slot the phase (modeling guide "Delays")."""
     n = int(m.__dict__.get("nhistory", 0) or 0)
     h = d.__dict__.get("history")
     if h is None or h.shape != (n,):
@@ -126,6 +125,8 @@ def init_data(m, d):
         # scratch for the step (no allocation per step): the user's controls, fresh sensor values
         d.__dict__["_hist_ctrl"] = np.zeros(m.nu)
         d.__dict__["_hist_sens"] = np.zeros(m.nsensordata)
+        # sensordata before a step: what a sensor not due for its update interval keeps
+        d.__dict__["_hist_held"] = np.zeros(m.nsensordata)
         d.__dict__["_hist_out"] = np.zeros(1)
     h[:] = 0.0
     if not n:
@@ -140,6 +141,16 @@ def init_data(m, d):
             h[adr] = -dt if is_sensor else 0.0
             h[adr + 1] = ns - 1
             h[adr + 2:adr + 2 + ns] = -dt * np.arange(ns, 0, -1)
+            period = float(m.sensor_interval[i, 0]) if is_sensor else 0.0
+            if period > 0:
+                phase = float(m.sensor_interval[i, 1]) or -period
+                h[adr] = phase
+            if period > dt:
+                # (a period of at most dt computes every step: the samples stay dt apart)
+                # rounded up, with a tolerance: -0.09 / 0.01 is -8.999999999999998 (mujoco
+                # 4.0.0 puts that sample at -0.09)
+                h[adr + 2:adr + 2 + ns] = dt * np.ceil(
+                    (phase - period * np.arange(ns - 1, -1, -1)) / dt - 1e-9)
 
 
 # ---- reading ------------------------------------------------------------------------------------
@@ -170,8 +181,36 @@ def _read(h, adr, n, dim, t, interp, out):
             out[:dim] = vals[k * dim:(k + 1) * dim] + w * (vals[k1 * dim:(k1 + 1) * dim]
                                                          - vals[k * dim:(k + 1) * dim])
             return -1
+        if abs(times[k] - t) > MINVAL and interp == 2:
+            _cubic(times, vals, n, dim, k, old, cur, t, out)
+            return -1
     out[:dim] = vals[k * dim:(k + 1) * dim]
     return k
+
+
+def _slope(times, vals, dim, j, a, b):
+    """(vals[b] - vals[a]) / (times[b] - times[a]), the finite-difference tangent at sample j
+    (value units per second); zero at the buffer's ends (a or b None)."""
+    if a is None or b is None:
+        return np.zeros(dim)
+    return (vals[b * dim:(b + 1) * dim] - vals[a * dim:(a + 1) * dim]) / (times[b] - times[a])
+
+
+def _cubic(times, vals, n, dim, k, old, cur, t, out):
+    """Catmull-Rom read between samples k and k + 1 (MuJoCo's interp "cubic", modeling guide
+    "Delays"): the cubic Hermite spline through the two samples with tangents the central
+    differences of their neighbours, in time (nonuniform samples); a tangent at the oldest or
+    newest sample is zero (measured on mujoco 4.0.0's mj_readCtrl)."""
+    k1 = (k + 1) % n
+    m0 = _slope(times, vals, dim, k, None if k == old else (k - 1) % n, k1)
+    m1 = _slope(times, vals, dim, k1, k, None if k1 == cur else (k1 + 1) % n)
+    h = times[k1] - times[k]
+    s = (t - times[k]) / h
+    s2, s3 = s * s, s * s * s
+    out[:dim] = ((2 * s3 - 3 * s2 + 1) * vals[k * dim:(k + 1) * dim]
+                 + (s3 - 2 * s2 + s) * h * m0
+                 + (-2 * s3 + 3 * s2) * vals[k1 * dim:(k1 + 1) * dim]
+                 + (s3 - s2) * h * m1)
 
 
 def _append(h, adr, n, dim, t, value):
@@ -224,50 +263,106 @@ def _delay_ctrl(m, d, p):
         d.ctrl[i] = out[0]
 
 
-def _delay_sensors(m, d, p, t):
-    """sensordata of the delayed sensors <- the buffer read at t - delay (before this step's
-    sample is appended); the fresh values kept in d._hist_sens."""
-    fresh = d._hist_sens
-    fresh[:] = d.sensordata
-    h = d.history
-    for i in p["sens_delayed"]:
-        a, dim = int(m.sensor_adr[i]), int(m.sensor_dim[i])
-        _read(h, int(m.sensor_historyadr[i]), int(m.sensor_history[i, 0]), dim,
-              t - m.sensor_delay[i], int(m.sensor_history[i, 1]), d.sensordata[a:a + dim])
+def _due(m, d, i, t):
+    """Whether sensor i (with an update interval) is computed at time t: one period after its
+    last computation (the user slot; measured: a period of 2.5 dt computes at 0, 3, 5, 8, 10
+    dt... as the modeling guide's "interval" says)."""
+    # no tolerance (measured: at a time of 0.09999999999999999 a sensor computed last at
+    # 0.07500000000000001 with a period of 0.025 is not due)
+    return t >= d.history[int(m.sensor_historyadr[i])] + m.sensor_interval[i, 0]
+
+
+def _hold(m, d, p, t, stages=(1, 2, 3)):
+    """Sensors with an update interval that are not due at t keep their sensordata from before
+    the step (d._hist_held): MuJoCo does not compute them."""
+    for i in p["sens_interval"]:
+        if int(m.sensor_needstage[i]) in stages and not _due(m, d, i, t):
+            a, dim = int(m.sensor_adr[i]), int(m.sensor_dim[i])
+            d.sensordata[a:a + dim] = d._hist_held[a:a + dim]
 
 
 def forward(m, d, run_forward):
-    """mj_forward with delayed reads (nothing appended)."""
-    p = _plan_of(m)
+    """mj_forward with delayed reads (nothing appended; a due interval sensor is computed but
+    its last-computation time is not advanced)."""
+    _run_delayed(m, d, _plan_of(m), d.time, run_forward, (1, 2, 3))
+
+
+def _run_delayed(m, d, p, t, run, stages):
+    """``run()`` (stages of the pipeline) with the delayed controls in d.ctrl (the user's put
+    back after), then the sensors of those stages (sensor_needstage) not due for their update
+    interval held and the delayed ones read at t - delay."""
+    d._hist_held[:] = d.sensordata
     _delay_ctrl(m, d, p)
     try:
-        run_forward()
+        run()
     finally:
         d.ctrl[:] = d._hist_ctrl
-    _delay_sensors(m, d, p, d.time)
+    _hold(m, d, p, t, stages)
+    _fresh_and_delayed(m, d, p, t, stages)
 
 
 def step(m, d, nstep, step1):
     """``nstep`` steps, each the compiled step (``step1()``) between the delayed reads and the
     appends of this step's controls and sensor values at the time it started."""
     p = _plan_of(m)
-    h = d.history
     for _ in range(nstep):
         t = d.time
-        _delay_ctrl(m, d, p)
-        try:
-            step1()
-        finally:
-            d.ctrl[:] = d._hist_ctrl
-        _delay_sensors(m, d, p, t)
-        for i in p["acts_all"]:
-            _append(h, int(m.actuator_historyadr[i]), int(m.actuator_history[i, 0]), 1, t,
-                    d.ctrl[i])
-        fresh = d._hist_sens
-        for i in p["sens"]:
-            a, dim = int(m.sensor_adr[i]), int(m.sensor_dim[i])
-            _append(h, int(m.sensor_historyadr[i]), int(m.sensor_history[i, 0]), dim, t,
-                    fresh[a:a + dim])
+        _run_delayed(m, d, p, t, step1, (1, 2, 3))
+        _append_all(m, d, p, t)
+
+
+def _append_all(m, d, p, t):
+    """Append every buffer's sample at time t: the user's controls (d.ctrl) and the sensors'
+    fresh values (d._hist_sens); a sensor with an update interval only when due, its last
+    computation time then advanced by one period."""
+    h, fresh = d.history, d._hist_sens
+    for i in p["acts_all"]:
+        _append(h, int(m.actuator_historyadr[i]), int(m.actuator_history[i, 0]), 1, t,
+                d.ctrl[i])
+    for i in p["sens"]:
+        adr, a, dim = int(m.sensor_historyadr[i]), int(m.sensor_adr[i]), int(m.sensor_dim[i])
+        if m.sensor_interval[i, 0] > 0:
+            if not _due(m, d, i, t):
+                continue
+            h[adr] += m.sensor_interval[i, 0]
+        _append(h, adr, int(m.sensor_history[i, 0]), dim, t, fresh[a:a + dim])
+
+
+def _fresh_and_delayed(m, d, p, t, stages=(1, 2, 3)):
+    """For the buffered sensors of the given stages (sensor_needstage): keep the fresh values in
+    d._hist_sens, then the delayed ones' sensordata <- the buffer read at t - delay (before this
+    step's sample is appended)."""
+    fresh, h = d._hist_sens, d.history
+    for i in p["sens"]:
+        if int(m.sensor_needstage[i]) not in stages:
+            continue
+        a, dim = int(m.sensor_adr[i]), int(m.sensor_dim[i])
+        fresh[a:a + dim] = d.sensordata[a:a + dim]
+        if m.sensor_delay[i] != 0:
+            _read(h, int(m.sensor_historyadr[i]), int(m.sensor_history[i, 0]), dim,
+                  t - m.sensor_delay[i], int(m.sensor_history[i, 1]), d.sensordata[a:a + dim])
+
+
+def step1(m, d, run_step1):
+    """mj_step1 with delay lines (measured against mujoco 4.0.0): the position and velocity
+    stages (``run_step1()``), then the delayed position/velocity sensors read at the current
+    time; nothing is appended (mj_step2 appends)."""
+    p = _plan_of(m)
+    d._hist_held[:] = d.sensordata
+    run_step1()
+    _hold(m, d, p, d.time, (1, 2))
+    _fresh_and_delayed(m, d, p, d.time, (1, 2))
+
+
+def step2(m, d, run_step2):
+    """mj_step2 with delay lines: the delayed controls read at the step's start time ``t``, the
+    rest of the step (``run_step2()``), the delayed acceleration sensors read at ``t``, then every
+    buffer appended at ``t`` (the user's controls; the sensors' fresh values, the position and
+    velocity ones kept by mj_step1): mj_step1 + mj_step2 = mj_step (measured)."""
+    p = _plan_of(m)
+    t = d.time
+    _run_delayed(m, d, p, t, run_step2, (3,))
+    _append_all(m, d, p, t)
 
 
 # ---- API ----------------------------------------------------------------------------------------
@@ -280,14 +375,13 @@ def _check_id(m, id, n, what):
 
 def mj_readCtrl(m, d, id, time, result, interp):
     """Actuator ``id``'s control at ``time`` minus its delay, read from its history buffer with
-    interpolation ``interp`` (0 zero-order hold, 1 linear); without a buffer, d.ctrl[id].
+    interpolation ``interp`` (0 zero-order hold, 1 linear, 2 cubic); without a buffer,
+    d.ctrl[id].
     Returns the sample (a view of d.history or d.ctrl) or ``result`` holding an interpolation."""
     i = _check_id(m, id, m.nu, "actuator")
     adr = int(m.actuator_historyadr[i])
     if adr < 0:
         return d.ctrl[i:i + 1]
-    if int(interp) == 2:
-        raise NotImplementedError("mj_readCtrl: cubic interpolation is not supported yet")
     n = int(m.actuator_history[i, 0])
     k = _read(d.history, adr, n, 1, float(time) - m.actuator_delay[i], int(interp), result)
     if k < 0:
@@ -302,8 +396,6 @@ def mj_readSensor(m, d, id, time, result, interp):
     adr, a, dim = int(m.sensor_historyadr[i]), int(m.sensor_adr[i]), int(m.sensor_dim[i])
     if adr < 0:
         return d.sensordata[a:a + dim]
-    if int(interp) == 2:
-        raise NotImplementedError("mj_readSensor: cubic interpolation is not supported yet")
     n = int(m.sensor_history[i, 0])
     k = _read(d.history, adr, n, dim, float(time) - m.sensor_delay[i], int(interp), result)
     if k < 0:

@@ -24,6 +24,7 @@ from . import argcheck
 from ._access import f1, f2, fs, i1, i2, is_, u1
 from ._jit import kernel
 from ._layout import DF, MF
+from .adhesion import adhesion_passive
 from .flex import flex_edge_passive
 
 from .enums import (mjJNT_FREE as _JNT_FREE, mjJNT_BALL as _JNT_BALL,  # noqa
@@ -531,13 +532,16 @@ def gravcomp_active(M):
 
 @kernel
 def passive(M, D):
-    """mj_passive: fill qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive."""
+    """mj_passive: fill qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_adhesion,
+    qfrc_passive."""
     disable = is_(M, MF.opt_disableflags)
     qfrc_spring = f1(D, DF.qfrc_spring)
     qfrc_damper = f1(D, DF.qfrc_damper)
     qfrc_gravcomp = f1(D, DF.qfrc_gravcomp)
     qfrc_fluid = f1(D, DF.qfrc_fluid)
     qfrc_passive = f1(D, DF.qfrc_passive)
+    qfrc_adhesion = f1(D, DF.qfrc_adhesion)
+    qfrc_adhesion[:] = 0.0
     qfrc_spring[:] = 0.0
     qfrc_damper[:] = 0.0
     qfrc_gravcomp[:] = 0.0
@@ -588,8 +592,10 @@ def passive(M, D):
               f2(M, MF.geom_fluid), density, viscosity, f1(M, MF.opt_wind),
               f2(D, DF.xipos), f2(D, DF.ximat), f2(D, DF.geom_xpos), f2(D, DF.geom_xmat),
               f2(D, DF.cvel), cdof, subtree_com, qfrc_fluid, f2(D, DF.pa_work))
+    # contact adhesion's constant attraction (engine.adhesion), from the collision stage
+    adhesion_passive(M, D, qfrc_adhesion)
     for i in range(nv):
-        qfrc_passive[i] = qfrc_spring[i] + qfrc_damper[i] + qfrc_fluid[i]
+        qfrc_passive[i] = qfrc_spring[i] + qfrc_damper[i] + qfrc_fluid[i] + qfrc_adhesion[i]
     if has_gc:
         jnt_type = i1(M, MF.jnt_type)
         jnt_dofadr = i1(M, MF.jnt_dofadr)

@@ -97,7 +97,7 @@ def _touch(M, D, site, res):
         if adr[c] < 0 or (b1 != body and b2 != body):
             continue
         contact_force(i1(M, MF.opt_cone)[0], i1(D, DF.contact_dim), f2(D, DF.contact_friction),
-                      adr, f1(D, DF.efc_force), c, res)
+                      adr, f1(D, DF.contact_adhesion), f1(D, DF.efc_force), c, res)
         fn = res[0]
         if fn <= 0.0:
             continue
@@ -210,7 +210,8 @@ def match_contact(M, D, c, type1, id1, type2, id2):
 @kernel
 def _cforce(M, D, c, res):
     contact_force(i1(M, MF.opt_cone)[0], i1(D, DF.contact_dim), f2(D, DF.contact_friction),
-                  i1(D, DF.contact_efc_address), f1(D, DF.efc_force), c, res)
+                  i1(D, DF.contact_efc_address), f1(D, DF.contact_adhesion), f1(D, DF.efc_force),
+                  c, res)
 
 
 @kernel

@@ -1090,7 +1090,8 @@ def constraint_forces_ext(M, D):
     cone = is_(M, MF.opt_cone)
     for c in range(i1(D, DF.ncon)[0]):
         contact_force(cone, i1(D, DF.contact_dim), f2(D, DF.contact_friction),
-                      i1(D, DF.contact_efc_address), f1(D, DF.efc_force), c, res)
+                      i1(D, DF.contact_efc_address), f1(D, DF.contact_adhesion), f1(D, DF.efc_force),
+                      c, res)
         fr = frame[c]
         force = mm.mat_t_vec(fr, (res[0], res[1], res[2]))
         torque = mm.mat_t_vec(fr, (res[3], res[4], res[5]))

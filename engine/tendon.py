@@ -86,7 +86,8 @@ def wrap_circle(d0, d1, sd, has_side, rad):
     scaled to the circle: see `wrap`), when the side point lies behind the circle as seen from
     the segment: -sd inside the angle d0-centre-d1. Of the two wraps (clockwise and
     counter-clockwise tangent pairs) the one whose tangent points' sum has the larger dot product
-    with the side point wins when the side point is behind, else the one with the shorter chord;
+    with the side point wins when the side point is behind or the chords are equal, else the one
+    with the shorter chord;
     a wrap whose two straight pieces meet loses, and when the winner's pieces meet the segment
     stays straight.
 
@@ -116,13 +117,15 @@ def wrap_circle(d0, d1, sd, has_side, rad):
     w1 = _tangent(d1, sqrad, rad, -1.0)
     ang_cw = _ccw_angle(c1, c0)
     ang_ccw = _ccw_angle(w0, w1)
-    if behind:
-        # not normalised: the sum's length matters when both wraps are long (measured)
-        good_cw = (c0[0] + c1[0]) * sd[0] + (c0[1] + c1[1]) * sd[1]
-        good_ccw = (w0[0] + w1[0]) * sd[0] + (w0[1] + w1[1]) * sd[1]
-    else:
+    if not behind:
         good_cw = -((c0[0] - c1[0]) ** 2 + (c0[1] - c1[1]) ** 2)
         good_ccw = -((w0[0] - w1[0]) ** 2 + (w0[1] - w1[1]) ** 2)
+    if behind or (has_side and good_cw == good_ccw):
+        # not normalised: the sum's length matters when both wraps are long (measured); equal
+        # chords (a segment through the centre) also go to the side point's side (measured:
+        # island/tendon_wrap.xml's cylinders centred on the tendon)
+        good_cw = (c0[0] + c1[0]) * sd[0] + (c0[1] + c1[1]) * sd[1]
+        good_ccw = (w0[0] + w1[0]) * sd[0] + (w0[1] + w1[1]) * sd[1]
     meet_cw = _segments_meet(d0, c0, d1, c1)
     meet_ccw = _segments_meet(d0, w0, d1, w1)
     if meet_cw:

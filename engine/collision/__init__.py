@@ -48,6 +48,7 @@ from .. import argcheck
 from .._access import f1, f2, i1, i2, is_, fs
 from .._layout import DF, MF
 from .. import sleep
+from ..adhesion import contact_adhesion
 from . import broadphase as bp
 from . import hfield as hf
 from . import narrowphase as npx
@@ -520,6 +521,9 @@ def _write_contacts(M, D, perm, ncon, override):
     vert = i2(D, DF.contact_vert)
     excl = i1(D, DF.contact_exclude)
     efc = i1(D, DF.contact_efc_address)
+    cadh = f1(D, DF.contact_adhesion)
+    geom_adhesion = f1(M, MF.geom_adhesion)
+    pair_adhesion = f1(M, MF.pair_adhesion)
     geom_priority = i1(M, MF.geom_priority)
     geom_condim = i1(M, MF.geom_condim)
     geom_bodyid = i1(M, MF.geom_bodyid)
@@ -585,6 +589,12 @@ def _write_contacts(M, D, perm, ncon, override):
             excl[k] = 3
         else:
             excl[k] = 1 if cdist[s] >= m_ else 0
+        # adhesion (engine.adhesion): an adhesive contact in the gap band stays in the
+        # constraint, frictionless, and pulls across the gap
+        cadh[k] = contact_adhesion(geom_priority, geom_adhesion, pair_adhesion, g1, g2, pid)
+        if excl[k] == 1 and cadh[k] > 0.0:
+            excl[k] = 0
+            dim[k] = 1
         mu[k] = 0.0
         for j in range(36):
             H[k, j] = 0.0

@@ -495,10 +495,6 @@ class Compiler(AssetPhases):
                 if not a.get("mesh"):
                     raise err(el, "sdf geom needs a 'mesh' attribute", "mesh")
                 gplug[i] = plugins.instance_of(self, el, SDF_CAP)
-            if a.get("adhesion"):
-                raise NotImplementedError(
-                    f"{el.file}:{el.line}: geom adhesion (MuJoCo 4 contact adhesion: a shifted "
-                    "friction cone and tensile contact forces, geom_adhesion) is not supported yet")
             size = np.array(a["size"], float)
             p, q = self.local_pose(el)
             if a.get("fromto") is not None:
@@ -595,7 +591,7 @@ class Compiler(AssetPhases):
             geom_bodyid=[self.body_id[id(el.parent)] for el in g],
             geom_plugin=gplug,
             **self._columns("geom_", g, "contype conaffinity condim group priority solmix solref "
-                                        "solimp friction margin gap rgba surfacevel"),
+                                        "solimp friction margin gap rgba surfacevel adhesion"),
         )
         for el in g:
             if el.attrs["condim"] not in (1, 3, 4, 6):
@@ -1346,7 +1342,7 @@ class Compiler(AssetPhases):
         v.update(pair_geom1=g1, pair_geom2=g2, pair_signature=sig,
                  pair_dim=[el.attrs["condim"] for el in pairs],
                  **self._columns("pair_", pairs, "solref solreffriction solimp margin gap "
-                                                 "friction"))
+                                                 "friction adhesion"))
         self.names["pair"] = [el.name for el in pairs]
         ex = self.spec.excludes
         b1 = [self._id("body", el.attrs["body1"], el, "body1") for el in ex]

@@ -8,9 +8,8 @@ format (engine/mjb.py, mj_saveModel; seed 004 "saving models"), as mujoco 4.0.0 
 - jnt_actuatorid, tendon_actuatorid: the actuator contributing damping / armature to a joint or
   tendon (an actuator on it with non-zero actuator damping, dampingpoly or armature; -1: none);
 - jnt_plasticadr, tendon_plasticadr: -1 (this engine has no plastic state: nplastic = 0);
-- geom_castshadow 1 and geom_adhesion, pair_adhesion 0: this engine's MJCF reader takes no
-  castshadow or adhesion attribute on geoms and pairs, so every model it compiles has mujoco's
-  defaults;
+- geom_castshadow 1: this engine's MJCF reader takes no castshadow attribute on geoms, so every
+  model it compiles has mujoco's default;
 - actuator_outadr, actuator_outnum: one force output per actuator (nout = nu);
 - paths (npaths), mesh_pathadr, hfield_pathadr, tex_pathadr: the resolved file name of each
   mesh, height field and texture read from a file, NUL-terminated, in that order (-1: none;
@@ -171,8 +170,6 @@ def attach(c, m):
     d["jnt_plasticadr"] = np.full(m.njnt, -1, np.int32)
     d["tendon_plasticadr"] = np.full(m.ntendon, -1, np.int32)
     d["geom_castshadow"] = np.ones(m.ngeom, np.uint8)
-    d["geom_adhesion"] = np.zeros(m.ngeom)
-    d["pair_adhesion"] = np.zeros(m.npair)
     d["actuator_outnum"] = np.ones(m.nu, np.int32)
     d["actuator_outadr"] = np.arange(m.nu, dtype=np.int32)
     # actuator_history / sensor_history: the delay lines' (nsample, interp), set by

@@ -93,8 +93,7 @@ GEOM = {
     **_solver("solref", "solimp"),
     "margin": (R, None, 0.0),
     "gap": (R, None, 0.0),
-    # MuJoCo 4 contact adhesion: parsed so that a nonzero value raises NotImplementedError in
-    # the compiler (engine/compiler/builder.py compile_geoms), not an attribute error
+    # MuJoCo 4 contact adhesion (geom_adhesion; engine.adhesion)
     "adhesion": (R, None, 0.0),
     "fromto": (R, 6, None),
     "pos": (R, 3, (0.0, 0.0, 0.0)),
@@ -175,6 +174,7 @@ PAIR = {
     "solreffriction": (R, (1, 2), (0.0, 0.0)),
     "margin": (R, None, 0.0),
     "gap": (R, None, 0.0),
+    "adhesion": (R, None, 0.0),  # MuJoCo 4: overrides the geoms' (pair_adhesion)
 }
 
 EQ_COMMON = {**CLASSED, "active": (B, None, True), **_solver("solref", "solimp")}
