@@ -30,7 +30,7 @@ from ._jit import kernel
 from ._layout import DF, MF
 from .support import add_point_jac_dot
 
-_CONE_ELLIPTIC = 1
+from .enums import mjCONE_ELLIPTIC as _CONE_ELLIPTIC  # noqa: E402
 
 
 @kernel
