@@ -87,6 +87,25 @@ def is_sparse(model):
                                                and model.nv >= SPARSE_NV)
 
 
+def default_arena_bytes(model):
+    """The arena mujoco 4.0.0's compiler gives a model without ``<size memory>`` (its
+    ``m.narena``; bytes): room for ``nconmax`` (100 when unset) contacts and ``njmax`` (500)
+    dense constraint rows with their nv-wide Jacobians and njmax x njmax matrices, a stack of
+    5 (njmax + neq + nv)^2 + 20 (element counts) doubles, rounded up to whole MiB (seed 000
+    "size/memory": -1 "instructs the compiler to guess"; the guess measured equal on every
+    corpus model, test_capacity_covers_mujoco_arena)."""
+    nconmax = 100 if model.nconmax == -1 else int(model.nconmax)
+    njmax = 500 if model.njmax == -1 else int(model.njmax)
+    nv, neq = int(model.nv), int(model.neq)
+    count = (model.nq + nv + model.nu + model.na + model.nbody + model.njnt + model.ngeom
+             + model.nsite + neq + model.ntendon + model.nwrap)
+    stack = 8 * max(1000, 5 * (njmax + neq + nv) ** 2 + 20 * int(count))
+    rows = (nconmax * _CONTACT_BYTES + njmax * (8 * 4 + 14 * 8) + nv * 3 * 4
+            + njmax * nv * (2 * 4 + 2 * 8) + njmax * njmax * (4 + 8))
+    mib = 1 << 20
+    return -(-(stack + rows) // mib) * mib
+
+
 def capacity(model):
     """How many contacts and constraint rows an MjData of this model can hold: (nconcap, njcap).
 
@@ -95,8 +114,11 @@ def capacity(model):
     costing its scalars plus its share of the Jacobian and solver pools: nv entries per array
     when the Jacobian is dense, a fixed average of nonzeros when it is sparse, _layout.row_bytes);
     the legacy ``nconmax``/``njmax`` set the counts directly. With neither, the budget is
-    DEFAULT_MEMORY (MuJoCo's compiler guesses 13-16 MiB for models of up to ~60 dofs; a scene
-    of long planks needs ~750 contacts), and never fewer than max(100, 4*ngeom) contacts.
+    mujoco's own guess (default_arena_bytes, at least DEFAULT_MEMORY) given whole to the
+    contacts and whole to the rows: mujoco spends one arena on both as a step needs, so each
+    kind alone may fill it (a pile of 30 overlapping bodies: 8612 rows in mujoco's 22 MiB, more
+    than half of it could hold at the engine's cost per row); the pages a step never touches
+    are never mapped. Never fewer than max(100, 4*ngeom) contacts.
     Exceeding a capacity is an error (`engine.errors.ArenaFullError`) naming these attributes.
     """
     nv = model.nv
@@ -106,9 +128,13 @@ def capacity(model):
         fixed += int(model.flex_edgenum[model.eq_obj1id[i]])
     memory = model.__dict__.get("narena", -1)
     given = memory is not None and memory > 0
-    budget = memory if given else DEFAULT_MEMORY
-    ncon_mem = max(1, budget // 2 // _CONTACT_BYTES)
-    nj_mem = max(1, budget // 2 // (_EFC_BYTES + row_bytes(nv, is_sparse(model))))
+    row = _EFC_BYTES + row_bytes(nv, is_sparse(model))
+    if given:
+        ncon_mem = max(1, memory // 2 // _CONTACT_BYTES)
+        nj_mem = max(1, memory // 2 // row)
+    else:
+        budget = max(DEFAULT_MEMORY, default_arena_bytes(model))
+        ncon_mem, nj_mem = budget // _CONTACT_BYTES, budget // row
     if model.nconmax > 0:
         ncon = model.nconmax
     elif given:
