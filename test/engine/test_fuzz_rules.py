@@ -77,3 +77,64 @@ def test_capacity_pile_of_overlapping_bodies():
     assert capacity(m)[1] >= most
     engine.mj_step(m, d, 10)
     assert d.nefc > 0
+
+
+# ---- references to replicated elements (seed 000 "replicate") --------------------------------
+_REP_TREE = ('<body name="b"><joint name="j"/><geom name="g" size=".1"/><site name="s"/>'
+             '<body name="c"><joint name="k"/><geom name="h" size=".1"/><site name="t"/></body>'
+             '</body>')
+_REP_CASES = {
+    "weld_inside": '<equality><weld body1="b"/></equality>',
+    "weld_world": '<equality><weld body1="b" body2="world"/></equality>',
+    "weld_outside": '<equality><weld body1="fixed" body2="b"/></equality>',
+    "weld_outside2": '<equality><weld body1="b" body2="fixed"/></equality>',
+    "connect_inside": '<equality><connect body1="b" body2="c" anchor="0 0 0"/></equality>',
+    "joint_eq_mixed": '<equality><joint joint1="k" joint2="jf"/></equality>',
+    "site_eq_mixed": '<equality><weld site1="sf" site2="s"/></equality>',
+    "eq_order": '<equality><weld body1="b"/><weld body1="fixed"/><joint joint1="j"/></equality>',
+    "tendon_chain": ('<tendon><fixed name="t"><joint joint="j" coef="1"/></fixed></tendon>'
+                     '<equality><tendon tendon1="t"/></equality>'
+                     '<actuator><motor tendon="t"/></actuator>'),
+    "tendon_eq_mixed": ('<tendon><fixed name="tf"><joint joint="jf" coef="1"/></fixed>'
+                        '<fixed name="t"><joint joint="j" coef="1"/></fixed></tendon>'
+                        '<equality><tendon tendon1="t" tendon2="tf"/></equality>'),
+    "tendon_mixed": '<tendon><fixed><joint joint="jf" coef="1"/><joint joint="j" coef="1"/>'
+                    '</fixed></tendon>',
+    "tendon_sidesite": ('<tendon><spatial><site site="sf"/><geom geom="gf" sidesite="s"/>'
+                        '<site site="sf"/></spatial></tendon>'),
+    "actuator_refsite_out": '<actuator><motor site="s" refsite="sf" gear="1 0 0 0 0 0"/></actuator>',
+    "actuator_site_out": '<actuator><motor site="sf" refsite="s" gear="1 0 0 0 0 0"/></actuator>',
+    "actuator_inside": ('<actuator><motor name="m" site="t" refsite="s" gear="1 0 0 0 0 0"/>'
+                        '<general cranksite="s" slidersite="t" cranklength=".1"/></actuator>'),
+    "crank_mixed": '<actuator><general cranksite="sf" slidersite="s" cranklength=".1"/></actuator>',
+    "sensor_mixed": ('<sensor><touch site="sf"/><framepos objtype="site" objname="sf" '
+                     'reftype="site" refname="s"/><jointpos joint="j"/><touch site="sf"/></sensor>'),
+    "pair_exclude_mixed": ('<contact><pair geom1="gf" geom2="g"/><exclude body1="fixed" body2="b"/>'
+                           '</contact>'),
+}
+
+
+def _rep_model(lib, extra, count):
+    return lib.MjModel.from_xml_string(
+        '<mujoco><worldbody><body name="fixed"><joint name="jf"/><geom name="gf" size=".1"/>'
+        f'<site name="sf"/></body><replicate count="{count}" offset="1 0 0">{_REP_TREE}'
+        f'</replicate></worldbody>{extra}</mujoco>')
+
+
+@pytest.mark.parametrize("count", [3, 0])
+@pytest.mark.parametrize("case", sorted(_REP_CASES))
+def test_replicate_references(case, count):
+    """Elements outside a <replicate> that refer into it: copied per replica, kept or dropped,
+    and in which order, as mujoco 4.0.0 (each replica an attach of the subtree, the original
+    then deleted with what still refers to it; count 0 drops every such element)."""
+    theirs = _rep_model(mujoco, _REP_CASES[case], count)
+    ours = _rep_model(engine, _REP_CASES[case], count)
+    for k in ("neq", "nu", "nsensor", "ntendon", "npair", "nexclude", "nwrap"):
+        assert getattr(ours, k) == getattr(theirs, k), k
+    for k in ("eq_obj1id", "eq_obj2id", "eq_type", "actuator_trnid", "actuator_trntype",
+              "sensor_objid", "sensor_refid", "sensor_type", "wrap_objid", "pair_geom1",
+              "pair_geom2", "exclude_signature", "tendon_adr"):
+        np.testing.assert_array_equal(getattr(ours, k), getattr(theirs, k), err_msg=k)
+    names = [engine.mj_id2name(ours, engine.mjtObj.mjOBJ_ACTUATOR, i) for i in range(ours.nu)]
+    assert names == [mujoco.mj_id2name(theirs, mujoco.mjtObj.mjOBJ_ACTUATOR, i)
+                     for i in range(theirs.nu)]
