@@ -384,7 +384,10 @@ class Compiler(AssetPhases):
                 n = np.linalg.norm(ax)
                 if n < 1e-14:
                     raise err(el, "joint axis cannot be zero", "axis")
-                jaxis[j] = quat2mat(q) @ (ax / n)
+                # mujoco scales only an axis whose norm is off 1 (a NaN one stays as written) and
+                # turns it only by a frame that is not the identity (measured: axis "0 nan 1")
+                ax = ax / n if abs(n - 1) > 1e-15 else ax
+                jaxis[j] = ax if np.array_equal(q, (1, 0, 0, 0)) else quat2mat(q) @ ax
                 jpos[j] = p
             else:
                 jaxis[j] = (0, 0, 1)
@@ -409,7 +412,8 @@ class Compiler(AssetPhases):
             if limited[j]:
                 if t == 1 and r[0] != 0:
                     raise err(el, "ball joint range[0] must be 0 (only range[1] is used)", "range")
-                if not r[0] < r[1] and t != 1:
+                # mujoco's test is range[0] >= range[1]: a NaN bound passes (measured)
+                if r[0] >= r[1] and t != 1:
                     raise err(el, "range[0] should be smaller than range[1] in joint", "range")
             rng[j] = r
             fl = a["actuatorfrclimited"]
@@ -418,7 +422,7 @@ class Compiler(AssetPhases):
                 fl = "true" if "actuatorfrcrange" in el.given and fr[0] < fr[1] else "false"
             actfrclimited[j] = fl == "true" and t in (2, 3)  # only hinge and slide joints
             actfrcrange[j] = fr
-            if fl == "true" and not fr[0] < fr[1]:
+            if fl == "true" and fr[0] >= fr[1]:
                 raise err(el, "actfrcrange[0] should be smaller than actfrcrange[1] in joint",
                           "actuatorfrcrange")
             if t == 0:
@@ -570,6 +574,9 @@ class Compiler(AssetPhases):
                     # an hfield's mass properties are those of the box of its geom_size
                     vol, inert = inertia_mod.primitive_volume_inertia(6 if t == 1 else t, size,
                                                                       a.get("shellinertia"))
+                if a.get("mass") is not None and np.isnan(a["mass"]):
+                    # NaN is mujoco's "undefined" (mjuu_defined): the density applies (measured)
+                    a = {k: v for k, v in a.items() if k != "mass"}
                 if a.get("mass") is not None:
                     if vol <= 0:
                         raise err(el, "geom volume must be positive to set its mass", "mass")
@@ -606,10 +613,14 @@ class Compiler(AssetPhases):
         if t == 0:
             # plane sizes 0 and 1 may be zero (infinite when rendered); the grid spacing may not
             # (mujoco 4.0.0 rejects a plane of size "1 1", measured by bench/fuzz_models.py)
+            if np.isnan(size[:3]).any():
+                raise err(el, "nan size in geom", "size")
             if len(size) > 2 and size[2] <= 0:
                 raise err(el, "plane size(3) must be positive", "size")
             return
         for k in range(need):
+            if np.isnan(size[k]):   # before the sign test, as mujoco (measured)
+                raise err(el, "nan size in geom", "size")
             if size[k] <= 0:
                 raise err(el, f"size {k} must be positive in geom", "size")
 
@@ -763,7 +774,10 @@ class Compiler(AssetPhases):
                 ipos[i], iquat[i] = self.body_pos[i], self.body_quat[i]
         self.mass, self.ipos, self.iquat, self.inert = mass, ipos, iquat, inert
         for i, b in enumerate(self.bodies[1:], 1):
-            if b.joints and (mass[i] < enums.mjMINVAL or inert[i].min() < enums.mjMINVAL):
+            # a NaN mass or inertia fails too (a NaN pos, density, fromto, <inertial mass>;
+            # measured)
+            bad = np.isnan(mass[i]) or np.isnan(inert[i]).any()
+            if b.joints and (mass[i] < enums.mjMINVAL or inert[i].min() < enums.mjMINVAL or bad):
                 if not self._has_mass_below(b):
                     raise err(b, "mass and inertia of moving bodies must be larger than mjMINVAL")
         self.v.update(body_mass=mass, body_ipos=ipos, body_iquat=iquat, body_inertia=inert)
@@ -1114,7 +1128,7 @@ class Compiler(AssetPhases):
             a = el.attrs
             adr.append(len(wtype))
             spatial = el.tag == "spatial"
-            if spatial and not a["width"] > 0:
+            if spatial and a["width"] <= 0:   # a NaN width passes in mujoco (measured)
                 raise err(el, f"tendon '{el.name or ''}' (id = {i}) must have positive width",
                           "width")
             for p in el.path:
@@ -1169,7 +1183,7 @@ class Compiler(AssetPhases):
             fl, fr = a["actuatorfrclimited"], a["actuatorfrcrange"]
             if fl == "auto":
                 fl = "true" if "actuatorfrcrange" in el.given and fr[0] < fr[1] else "false"
-            if fl == "true" and not fr[0] < fr[1]:
+            if fl == "true" and fr[0] >= fr[1]:
                 raise err(el, "invalid actuatorfrcrange in tendon", "actuatorfrcrange")
             actfrclimited.append(fl == "true")
             sl = a["springlength"]
@@ -1403,9 +1417,8 @@ class Compiler(AssetPhases):
             v["opt_" + k] = o[k]
         for k in ("gravity", "wind", "magnetic", "o_solref", "o_solimp", "o_friction"):
             v["opt_" + k] = o[k]
-        if o["timestep"] <= 0:
-            raise CompileError("timestep must be positive", self.spec.file, None, "option",
-                               "timestep")
+        # mujoco 4.0.0 compiles any timestep, 0, negative, inf or NaN (measured); the step then
+        # warns or goes nowhere as mujoco's does
         v["opt_integrator"] = {"Euler": 0, "RK4": 1, "implicit": 2, "implicitfast": 3}[
             o["integrator"]]
         v["opt_cone"] = {"pyramidal": 0, "elliptic": 1}[o["cone"]]

@@ -133,6 +133,8 @@ def full_inertia_error(full, balance):
     message, or None when it passes: its principal moments must be positive (below mjMINVAL
     counts as not) and, unless the compiler balances inertia, satisfy A + B >= C."""
     from ..enums import mjMINVAL
+    if not np.isfinite(full).all():
+        return None   # mujoco's comparisons pass an inf or NaN tensor (measured, URDF ixx -inf)
     d, _ = full_to_principal(full)
     if min(d) < mjMINVAL:
         return "inertia must have positive eigenvalues (fullinertia)"

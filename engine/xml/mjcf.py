@@ -160,8 +160,6 @@ def parse_value(node, attr, spec, raw):
         if (kind == S.I and not _INT_MIN <= v <= _INT_MAX) or (
                 kind != S.I and math.isinf(v) and "inf" not in w.lower()):
             raise err(f"number is too large: '{w}'")
-        if kind == S.R and not math.isfinite(v):
-            raise err(f"expected a finite number, got '{w}'")
         vals.append(v)
     if count is None:
         if len(vals) != 1:
@@ -251,10 +249,11 @@ def apply_actuator_shortcut(node, tag, proto, explicit):
         kp = explicit.get("kp", g[0] if a["gaintype"] == "fixed" else 1.0)
         if "kv" in explicit and "dampratio" in explicit:
             raise err("kv and dampratio cannot both be set", "dampratio")
-        if kp < 0:
-            raise err("kp must be nonnegative", "kp")
+        # a negative kp compiles in mujoco 4.0.0 (measured); kv and dampratio may not be
         kv = explicit.get("kv")
         dampratio = explicit.get("dampratio")
+        if dampratio is not None and dampratio < 0:
+            raise err("dampratio cannot be negative", "dampratio")
         if kv is None and dampratio is None:
             prev = b[2]
             kv, dampratio = (-prev, 0.0) if prev <= 0 else (0.0, prev)

@@ -37,7 +37,6 @@ meshdir). Any problem is one `XMLError` naming file, line, element and attribute
 """
 from __future__ import annotations
 
-import math
 import os
 import warnings
 
@@ -121,8 +120,6 @@ def _floats(node, attr, n, default=None, required=False):
             v = float(w)
         except ValueError:
             raise _err(node, f"expected a number, got '{w}'", attr) from None
-        if not math.isfinite(v):
-            raise _err(node, f"expected a finite number, got '{w}'", attr)
         vals.append(v)
     if len(vals) != n:
         raise _err(node, f"expected {n} value{'s' if n > 1 else ''}, got {len(vals)}", attr)
