@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._layout import DATA_FIELDS, DTYPES, SPARSE_NV, Arena, constraint_pools, row_bytes
+from ._layout import DATA_FIELDS, DTYPES, JAC_ROW_WIDTH, SPARSE_NV, Arena, constraint_pools
 from .enums import mjtEq, mjtJacobian
 from .model import NAMED_KINDS, _Fields, _Named, declare_fields
 from .structs import struct_class
@@ -72,12 +72,9 @@ class _WarningStatList:
         return (MjWarningStat(self.lastinfo, self.number, i) for i in range(len(self)))
 
 
-# Bytes one contact and one constraint row (beside its Jacobian row) take in the arena.
+# Bytes one contact takes in the arena (a constraint row: _mujoco_row_bytes).
 DEFAULT_MEMORY = 16 << 20   # bytes of contacts and constraint rows without <size memory>
 _CONTACT_BYTES = 8 * (1 + 3 + 9 + 1 + 5 + 2 + 2 + 5 + 1 + 36) + 4 * 12
-# (a row's island copies: efc_island, map_efc2iefc, map_iefc2efc, iefc_type/id/state and the
-# five iefc_* floats, as mujoco's arena holds them too)
-_EFC_BYTES = 8 * 21 + 4 * 12
 
 
 def is_sparse(model):
@@ -106,19 +103,28 @@ def default_arena_bytes(model):
     return -(-(stack + rows) // mib) * mib
 
 
+def _mujoco_row_bytes(model):
+    """What a constraint row takes of mujoco's arena, at least: its 8 int and 14 double scalars
+    (default_arena_bytes' per-row term) and an int and a double for each Jacobian entry in the
+    row and its transpose (nv when dense, at most JAC_ROW_WIDTH on average when sparse). The
+    engine's own row costs more (its pools, _layout.row_bytes: 2 KB sparse): counting rows at
+    mujoco's price holds every row mujoco's arena holds (active_adhesion's 10M: 6626 rows at
+    ~0.9 KB each in mujoco, 5221 at the engine's price)."""
+    nnz = min(model.nv, JAC_ROW_WIDTH) if is_sparse(model) else model.nv
+    return 8 * 4 + 14 * 8 + 2 * nnz * (4 + 8)
+
+
 def capacity(model):
     """How many contacts and constraint rows an MjData of this model can hold: (nconcap, njcap).
 
     Seed 001 "Memory allocation": the dynamic arrays are allocated once, sized by
-    ``<size memory>`` (bytes; here split evenly between contacts and constraint rows, a row
-    costing its scalars plus its share of the Jacobian and solver pools: nv entries per array
-    when the Jacobian is dense, a fixed average of nonzeros when it is sparse, _layout.row_bytes);
-    the legacy ``nconmax``/``njmax`` set the counts directly. With neither, the budget is
-    mujoco's own guess (default_arena_bytes, at least DEFAULT_MEMORY) given whole to the
-    contacts and whole to the rows: mujoco spends one arena on both as a step needs, so each
-    kind alone may fill it (a pile of 30 overlapping bodies: 8612 rows in mujoco's 22 MiB, more
-    than half of it could hold at the engine's cost per row); the pages a step never touches
-    are never mapped. Never fewer than max(100, 4*ngeom) contacts.
+    ``<size memory>`` (bytes), else mujoco's own guess (default_arena_bytes, at least
+    DEFAULT_MEMORY). The budget goes whole to the contacts and whole to the rows, each row
+    counted at mujoco's price (_mujoco_row_bytes; the engine allocates its own, larger, pools
+    for that many, _layout.row_bytes): mujoco spends one arena on both as a step needs, so each
+    kind alone may fill it (a pile of 30 overlapping bodies: 8612 rows in mujoco's 22 MiB;
+    active_adhesion's 10M: 6626 rows); the pages a step never touches are never mapped. The legacy ``nconmax``/``njmax`` set the counts directly.
+    Without any, never fewer than max(100, 4*ngeom) contacts.
     Exceeding a capacity is an error (`engine.errors.ArenaFullError`) naming these attributes.
     """
     nv = model.nv
@@ -128,13 +134,9 @@ def capacity(model):
         fixed += int(model.flex_edgenum[model.eq_obj1id[i]])
     memory = model.__dict__.get("narena", -1)
     given = memory is not None and memory > 0
-    row = _EFC_BYTES + row_bytes(nv, is_sparse(model))
-    if given:
-        ncon_mem = max(1, memory // 2 // _CONTACT_BYTES)
-        nj_mem = max(1, memory // 2 // row)
-    else:
-        budget = max(DEFAULT_MEMORY, default_arena_bytes(model))
-        ncon_mem, nj_mem = budget // _CONTACT_BYTES, budget // row
+    budget = memory if given else max(DEFAULT_MEMORY, default_arena_bytes(model))
+    ncon_mem = max(1, budget // _CONTACT_BYTES)
+    nj_mem = max(1, budget // _mujoco_row_bytes(model))
     if model.nconmax > 0:
         ncon = model.nconmax
     elif given:

@@ -15,8 +15,7 @@ import pytest
 from oracle import MODELS, mujoco, mujoco_model_or_skip
 
 import engine
-from engine.data import _CONTACT_BYTES, _EFC_BYTES, capacity, default_arena_bytes, is_sparse
-from engine._layout import row_bytes
+from engine.data import _CONTACT_BYTES, _mujoco_row_bytes, capacity, default_arena_bytes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import fuzz_models  # noqa: E402
@@ -30,8 +29,8 @@ CORPUS = ("kuka_iiwa_14", "robotiq_2f85", "shadow_hand", "agility_cassie", "huma
 @pytest.mark.parametrize("mid", CORPUS)
 def test_capacity_covers_mujoco_arena(mid):
     """Without <size memory>, the engine's guess is mujoco's m.narena, and each of its pools
-    (contacts, constraint rows) alone holds that many bytes: whatever mix of contacts and rows
-    fits mujoco's one arena fits the engine's."""
+    (contacts, constraint rows at mujoco's cost per row) alone holds that many bytes: whatever
+    mix of contacts and rows fits mujoco's one arena fits the engine's."""
     if not MODELS.exists():
         pytest.skip(f"{MODELS} absent")
     path = next(p for k, p in fuzz_models.models() if mid in k)
@@ -41,7 +40,7 @@ def test_capacity_covers_mujoco_arena(mid):
     assert default_arena_bytes(ours) == theirs.narena
     ncon, nj = capacity(ours)
     assert ncon * _CONTACT_BYTES >= theirs.narena
-    assert nj * (_EFC_BYTES + row_bytes(ours.nv, is_sparse(ours))) >= theirs.narena
+    assert nj * _mujoco_row_bytes(ours) >= theirs.narena
 
 
 def _pile(n):
@@ -77,6 +76,28 @@ def test_capacity_pile_of_overlapping_bodies():
     assert capacity(m)[1] >= most
     engine.mj_step(m, d, 10)
     assert d.nefc > 0
+
+
+def test_capacity_given_memory_holds_mujoco_rows(tmp_path):
+    """With <size memory="10M"> (active_adhesion), a NaN slide axis makes 6626 rows at the first
+    step: mujoco holds them in its 10M (5.8 MB used); so does the engine (it held 5221)."""
+    src = MODELS / "mujoco/model/adhesion/active_adhesion.xml"
+    if not src.exists():
+        pytest.skip(f"{src} absent")
+    d = fuzz_models._mirror(src, tmp_path)
+    path = d / "nan_axis.xml"
+    old = '<joint type="slide" axis="1 0 0"/>'
+    path.write_text(src.read_text().replace(old, old.replace("1 0 0", "1 -inf 0")))
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    md = mujoco.MjData(mm)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mujoco.mj_step(mm, md, 10)
+    m = engine.MjModel.from_xml_path(str(path))
+    assert m.narena == mm.narena == 10 << 20
+    assert capacity(m)[1] >= md.nefc > 5221
+    data = engine.MjData(m)
+    engine.mj_step(m, data, 10)
 
 
 # ---- references to replicated elements (seed 000 "replicate") --------------------------------
