@@ -1071,7 +1071,11 @@ class Compiler(AssetPhases):
             rowadr.append(len(colind))
             rownnz.append(len(cols))
             colind += cols
-            m2m += [madr[i] + chains[i].index(c) for c in cols]
+            if len(cols) == 1:
+                m2m.append(madr[i] + chains[i].index(cols[0]))
+            else:   # the whole chain: a position map, not a search per column (1000-deep chains)
+                at = {c: k for k, c in enumerate(chains[i])}
+                m2m += [madr[i] + at[c] for c in cols]
         nC = len(colind)
         # D: ancestors, self and descendants of each dof
         desc = [[] for _ in range(nv)]
