@@ -422,7 +422,7 @@ class MJCFReader:
                 self.default(c, self.spec.defaults["main"], top=True)
         self._origin = {}
         self._rep_of = {}     # replicated name -> its outermost <replicate>, in finishing order
-        self._vanished = set()   # names inside a <replicate count <= 0>: no element has them
+        self._vanished = {}   # name inside a <replicate count <= 0> (no element has it) -> rep
         self._attached = {k: [] for k in ATTACHED_SECTIONS}
         self._attached_assets = set()
         self._self_attached = []   # <attach frame> of this model: its non-tree copies, deferred
@@ -626,6 +626,7 @@ class MJCFReader:
         for attr in node.attrib:
             raise XMLError(f"unrecognized attribute '{attr}'", node.file, node.line, "worldbody",
                            attr)
+        self._document_order(node)
         node = self._expand_replicates(node)
         self.body_children(node, self.spec.worldbody, self.spec.defaults["main"], None,
                            world=True)
@@ -726,10 +727,12 @@ class MJCFReader:
                                "replicate", "count")
             # mujoco 4.0.0 makes no copy for a count <= 0 (measured; the reference says positive),
             # and drops what refers to the elements inside (_replicate_references)
-            if count <= 0:
-                self.__dict__.setdefault("_vanished", set()).update(_names(c))
             rep = self.__dict__.get("_nrep", 0)   # replicates numbered in the order they end
             self._nrep = rep + 1
+            self.__dict__.setdefault("_rep_at", {})[rep] = self.__dict__.get(
+                "_rep_end", {}).get(id(c))
+            if count <= 0:
+                self.__dict__.setdefault("_vanished", {}).update(dict.fromkeys(_names(c), rep))
             sep = attrs.get("sep", "")
             pending = {}
             width = len(str(count))  # digits of the count itself: 10 copies are 00..09
@@ -747,6 +750,21 @@ class MJCFReader:
             self._origin.update(pending)
         node.children = out
         return node
+
+    def _document_order(self, node):
+        """Positions in document order (preorder) of the tree's names, and of the end of each
+        <replicate>'s subtree: what mujoco's reader has read when it attaches a replica."""
+        pos = self.__dict__.setdefault("_docpos", {})
+        ends = self.__dict__.setdefault("_rep_end", {})
+
+        def walk(n):
+            for c in n.children:
+                if c.attrib.get("name"):
+                    pos.setdefault(c.attrib["name"], len(pos))
+                walk(c)
+                if c.tag == "replicate":
+                    ends[id(c)] = len(pos)
+        walk(node)
 
     def _rename(self, node, suffix, rep, pending):
         for c in node.children:
@@ -777,10 +795,15 @@ class MJCFReader:
           is dropped, as is anything referring into a <replicate count <= 0>;
         - copies of tendons and actuators are replicated names in turn (an actuator of a
           copied tendon is copied);
+        - an element that also refers to a tree element written after the replicate is left
+          as it is (mujoco reads the other sections first and attaches each replica when its
+          reader reaches it: the later element does not exist yet, so it neither copies nor
+          deletes the element, whose reference into the replicate is then unknown);
         - the copies come after the section's other elements, replicate by replicate (in the
           order the replicates end), all of copy 0, then all of copy 1 ...
         """
-        vanished = getattr(self, "_vanished", set())
+        vanished = getattr(self, "_vanished", {})
+        rep_at, docpos = getattr(self, "_rep_at", {}), getattr(self, "_docpos", {})
         if not self._origin and not vanished:
             return
         rep_of = getattr(self, "_rep_of", {})
@@ -814,6 +837,14 @@ class MJCFReader:
         def plan(el, kind):
             """(suffixes, replicate) to copy ``el`` by, None to keep it, or 'drop'."""
             allrefs = [n for _, _, n in names(el, primary=False)]
+            r = next((rep[n] for n in allrefs if n in finals),
+                     next((vanished[n] for n in allrefs if n in vanished), None))
+            if r is None:
+                return None
+            end = rep_at.get(r)
+            if end is not None and any(n not in finals and docpos.get(n, -1) >= end
+                                       for n in allrefs):
+                return None   # refers to a tree element after the replicate: left as written
             if any(n in vanished for n in allrefs):
                 return "drop"
             hit = [n for _, _, n in names(el) if n in finals]

@@ -162,6 +162,28 @@ def test_replicate_references(case, count):
                      for i in range(theirs.nu)]
 
 
+@pytest.mark.parametrize("count", [3, 0])
+@pytest.mark.parametrize("extra", [
+    '<equality><weld body1="b" body2="fixed"/></equality>', '<equality><weld body1="b"/></equality>',
+    '<actuator><general cranksite="sf" slidersite="s" cranklength=".1"/></actuator>',
+    '<tendon><fixed><joint joint="jf" coef="1"/><joint joint="j" coef="1"/></fixed></tendon>',
+    '<contact><pair geom1="g" geom2="gf"/></contact>',
+    '<sensor><framepos objtype="site" objname="s" reftype="site" refname="sf"/></sensor>'])
+def test_replicate_reference_to_a_later_element(extra, count):
+    """An element that refers into a replicate and to a tree element written after it (body
+    'fixed' after the <replicate>): mujoco attaches each replica when its reader reaches it,
+    before the later element exists, so the element is neither copied nor deleted and its
+    reference into the replicate is unknown: both reject (a reference only into the replicate
+    is copied as usual)."""
+    xml = ('<mujoco><worldbody><replicate count="{c}" offset="1 0 0"><body name="b"><joint '
+           'name="j"/><geom name="g" size=".1"/><site name="s"/></body></replicate>'
+           '<body name="fixed"><freejoint/><geom name="gf" size=".1"/><site name="sf"/></body>'
+           '<body><joint name="jf"/><geom size=".1"/></body></worldbody>{x}</mujoco>'
+           ).format(c=count, x=extra)
+    ours, theirs = _both(xml)
+    assert (ours is None) == (theirs is None), (ours, theirs)
+
+
 # ---- inf and nan in numbers: read as strtod reads them, then mujoco's own comparisons --------
 _NUM = ('<mujoco><option {opt}/><worldbody><body pos="0 0 1" {body}><joint name="j" {joint}/>'
         '<geom size=".1" {geom}/>{inertial}</body></worldbody>'
