@@ -245,3 +245,28 @@ def test_inf_nan_numbers_decided_as_mujoco(case):
         # body_quat / geom_quat: not compared. mujoco keeps a NaN quaternion's finite parts
         # ("nan 0 0 1" stays so); the engine composes it with the (identity) frame and every
         # part is NaN. Both models are NaN either way and warn at the first step.
+
+
+# ---- mesh files ----------------------------------------------------------------------------------
+def _tetra_stl(path, big):
+    """A binary STL tetrahedron with one corner at x = ``big``."""
+    import struct
+    p = [(0.0, 0.0, 0.0), (big, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)]
+    tris = [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)]
+    with open(path, "wb") as f:
+        f.write(b"\0" * 80 + struct.pack("<I", len(tris)))
+        for t in tris:
+            f.write(struct.pack("<3f", 0, 0, 0))
+            for k in t:
+                f.write(struct.pack("<3f", *p[k]))
+            f.write(b"\0\0")
+
+
+@pytest.mark.parametrize("big", [2.0 ** 30, 2.0 ** 30 * 1.01, 1e12])
+def test_stl_vertex_bound(tmp_path, big):
+    """mujoco's STL decoder refuses a vertex beyond 2^30 ("exceeds maximum bounds")."""
+    path = tmp_path / f"t{big:.0f}.stl"
+    _tetra_stl(path, big)
+    ours, theirs = _both(f'<mujoco><asset><mesh name="m" file="{path}"/></asset><worldbody>'
+                         '<geom type="mesh" mesh="m"/></worldbody></mujoco>')
+    assert (ours is None) == (theirs is None) == (big <= 2.0 ** 30), (ours, theirs)
