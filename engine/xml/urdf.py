@@ -161,7 +161,8 @@ def _origin(node):
 # a <visual>'s children are not checked: visuals are discarded by default)
 _ONCE = {"joint": ("parent", "child", "origin", "axis", "limit", "dynamics", "mimic"),
          "link": ("inertial",), "inertial": ("origin", "mass", "inertia"),
-         "collision": ("origin", "geometry")}
+         "collision": ("origin", "geometry"),
+         "geometry": ("box", "cylinder", "sphere", "capsule", "mesh")}
 
 
 def _check_repeats(node):

@@ -270,3 +270,21 @@ def test_stl_vertex_bound(tmp_path, big):
     ours, theirs = _both(f'<mujoco><asset><mesh name="m" file="{path}"/></asset><worldbody>'
                          '<geom type="mesh" mesh="m"/></worldbody></mujoco>')
     assert (ours is None) == (theirs is None) == (big <= 2.0 ** 30), (ours, theirs)
+
+
+def test_urdf_repeated_collision_shape_rejected(tmp_path):
+    """Two <box> in one collision <geometry>: mujoco's URDF reader says "repeated element"."""
+    text = ('<robot name="r"><link name="a"><inertial><mass value="1"/><inertia ixx="1" '
+            'iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial><collision><geometry>'
+            '<box size="1 1 1"/>{}</geometry></collision></link></robot>')
+    for twice, bad in (("", False), ('<box size="1 1 1"/>', True)):
+        path = tmp_path / f"r{int(bad)}.urdf"
+        path.write_text(text.format(twice))
+        errs = []
+        for lib in (engine, mujoco):
+            try:
+                lib.MjModel.from_xml_path(str(path))
+                errs.append(None)
+            except ValueError as e:
+                errs.append(str(e))
+        assert (errs[0] is not None) == (errs[1] is not None) == bad, errs
