@@ -114,6 +114,10 @@ def _floats(node, attr, n, default=None, required=False):
             raise _err(node, f"<{node.tag}> requires attribute '{attr}'", attr)
         return default
     words = raw.split()
+    if not words:
+        # mujoco 4.0.0's URDF reader reads an empty value as zeros (measured: origin xyz/rpy,
+        # limit lower/effort, dynamics damping/friction)
+        return 0.0 if n == 1 else (0.0,) * n
     vals = []
     for w in words:
         try:

@@ -288,3 +288,36 @@ def test_urdf_repeated_collision_shape_rejected(tmp_path):
             except ValueError as e:
                 errs.append(str(e))
         assert (errs[0] is not None) == (errs[1] is not None) == bad, errs
+
+
+_URDF = ('<robot name="r"><link name="a"/><link name="b"><inertial><origin {io}/><mass value="1"/>'
+         '<inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+         '<joint name="j" type="revolute"><parent link="a"/><child link="b"/><origin {jo}/>'
+         '<axis xyz="0 1 0"/><limit {lim}/><dynamics {dyn}/></joint></robot>')
+_URDF_BASE = dict(io='xyz="0 0 0"', jo='xyz="0 0 1" rpy="0 0 0"',
+                  lim='lower="-1" upper="1" effort="1" velocity="1"',
+                  dyn='damping="0.5" friction="0.1"')
+
+
+@pytest.mark.parametrize("key,value", [
+    ("jo", 'xyz="" rpy="0 0 0"'), ("jo", 'xyz="0 0 1" rpy=""'),
+    ("lim", 'lower="" upper="1" effort="1" velocity="1"'),
+    ("lim", 'lower="-1" upper="1" effort="" velocity="1"'), ("dyn", 'damping="" friction="0.1"'),
+    ("dyn", 'damping="0.5" friction=""'), ("io", 'xyz=""'), ("jo", 'xyz="1 2" rpy="0 0 0"')])
+def test_urdf_empty_number_is_zero(tmp_path, key, value):
+    """An empty URDF number reads as zeros in mujoco's reader (too few values stay an error)."""
+    path = tmp_path / "r.urdf"
+    path.write_text(_URDF.format(**dict(_URDF_BASE, **{key: value})))
+    out = []
+    for lib in (engine, mujoco):
+        try:
+            out.append(lib.MjModel.from_xml_path(str(path)))
+        except ValueError:
+            out.append(None)
+    ours, theirs = out
+    assert (ours is None) == (theirs is None)
+    if ours is not None:
+        for k in ("body_pos", "body_quat", "jnt_range", "dof_damping", "dof_frictionloss",
+                  "body_ipos", "jnt_actfrcrange"):
+            np.testing.assert_allclose(getattr(ours, k), getattr(theirs, k), atol=1e-12,
+                                       err_msg=k)
