@@ -477,11 +477,14 @@ def _floats(text: bytes, nrows: int, rows, ncol: int, path: str, what: str) -> n
     if arr is not None and arr.size == ncol * nrows:
         arr = arr.reshape(-1, ncol)
     else:
-        toks = [r.split() for r in rows()]
-        if min(map(len, toks)) < ncol:
-            raise MeshError(f"mesh file '{path}': OBJ {what} record with fewer than "
-                            f"{ncol} numbers")
-        arr = np.array([t[:ncol] for t in toks], dtype="S").astype(np.float64)
+        # a short record (a file cut in the middle of a line) reads its missing numbers as 0,
+        # as mujoco's OBJ reader (tinyobjloader) does: mujoco 4.0.0 loads such a file
+        toks = [(r.split() + [b"0"] * ncol)[:ncol] for r in rows()]
+        try:
+            arr = np.array(toks, dtype="S").astype(np.float64)
+        except ValueError:
+            raise MeshError(f"mesh file '{path}': OBJ {what} record with a value that is not "
+                            "a number") from None
     return arr.astype(np.float32).astype(np.float64)
 
 

@@ -321,3 +321,19 @@ def test_urdf_empty_number_is_zero(tmp_path, key, value):
                   "body_ipos", "jnt_actfrcrange"):
             np.testing.assert_allclose(getattr(ours, k), getattr(theirs, k), atol=1e-12,
                                        err_msg=k)
+
+
+@pytest.mark.parametrize("tail", ["v 0.5 0.5", "v 0.5"])
+def test_obj_short_record_reads_zeros(tmp_path, tail):
+    """An OBJ record cut short (a truncated file) reads its missing numbers as 0 and loads,
+    as in mujoco (tinyobjloader)."""
+    path = tmp_path / "t.obj"
+    path.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
+                    + tail + "\n")
+    xml = (f'<mujoco><asset><mesh name="m" file="{path}"/></asset><worldbody><body><freejoint/>'
+           '<geom type="mesh" mesh="m"/></body></worldbody></mujoco>')
+    ours, theirs = _both(xml)
+    assert ours is None and theirs is None, (ours, theirs)
+    a, b = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+    assert a.nmeshvert == b.nmeshvert
+    np.testing.assert_allclose(a.mesh_vert, b.mesh_vert, atol=1e-6)
