@@ -147,8 +147,10 @@ def triangle_ok(d):
     """Principal moments (a, b, c) satisfy the triangle inequality (A + B >= C for every order),
     with a relative tolerance of 1e-10."""
     a, b, c = d
-    return not (a + b < c - 1e-10 * max(1, c) or a + c < b - 1e-10 * max(1, b) or
-                b + c < a - 1e-10 * max(1, a))
+
+    def lo(x):   # x less its tolerance; an infinite moment stays infinite (and fails)
+        return x - 1e-10 * max(1, x) if math.isfinite(x) else x
+    return not (a + b < lo(c) or a + c < lo(b) or b + c < lo(a))
 
 
 def rotate_tensor(q, diag):

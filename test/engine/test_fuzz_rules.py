@@ -209,6 +209,10 @@ _NUM_CASES = [
     dict(inertial='<inertial pos="0 0 0" mass="-inf" diaginertia="1 1 1"/>'),
     dict(act_tag="position", act='kv="-1"'), dict(act_tag="position", act='dampratio="-1"'),
     dict(geom='condim="nan"'),
+    dict(inertial='<inertial pos="0 0 0" mass="1" diaginertia="3e-5 3e-5 inf"/>'),
+    # accepted by both: an infinite mass passes mujoco's comparisons
+    dict(inertial='<inertial pos="0 0 0" mass="inf" diaginertia="1 1 1"/>'),
+    dict(geom='mass="inf"'),
 ]
 
 
