@@ -775,7 +775,7 @@ class Compiler(AssetPhases):
         self.mass, self.ipos, self.iquat, self.inert = mass, ipos, iquat, inert
         for i, b in enumerate(self.bodies[1:], 1):
             # a NaN mass or inertia fails too (a NaN pos, density, fromto, <inertial mass>;
-            # measured)
+            # measured); an infinite one passes (geom size or mass inf)
             bad = np.isnan(mass[i]) or np.isnan(inert[i]).any()
             if b.joints and (mass[i] < enums.mjMINVAL or inert[i].min() < enums.mjMINVAL or bad):
                 if not self._has_mass_below(b):
