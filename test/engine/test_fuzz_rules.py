@@ -341,3 +341,14 @@ def test_obj_short_record_reads_zeros(tmp_path, tail):
     a, b = engine.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
     assert a.nmeshvert == b.nmeshvert
     np.testing.assert_allclose(a.mesh_vert, b.mesh_vert, atol=1e-6)
+
+
+@pytest.mark.parametrize("io", ['rpy="nan nan nan"', 'rpy="0 nan 0"'])
+def test_urdf_nan_inertial_rotation_rejected(tmp_path, io):
+    """A NaN rotation of a URDF <inertial> makes mujoco's turned tensor NaN: the body fails
+    the mass and inertia check, in both."""
+    path = tmp_path / "r.urdf"
+    path.write_text(_URDF.format(**dict(_URDF_BASE, io=io)))
+    for lib in (engine, mujoco):
+        with pytest.raises(ValueError, match="mass and inertia"):
+            lib.MjModel.from_xml_path(str(path))
