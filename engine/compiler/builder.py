@@ -613,13 +613,14 @@ class Compiler(AssetPhases):
         if t == 0:
             # plane sizes 0 and 1 may be zero (infinite when rendered); the grid spacing may not
             # (mujoco 4.0.0 rejects a plane of size "1 1", measured by bench/fuzz_models.py)
-            if np.isnan(size[:3]).any():
+            if np.isnan(size[:3]).any() and el.kind == "geom":
                 raise err(el, "nan size in geom", "size")
             if len(size) > 2 and size[2] <= 0:
                 raise err(el, "plane size(3) must be positive", "size")
             return
         for k in range(need):
-            if np.isnan(size[k]):   # before the sign test, as mujoco (measured)
+            # before the sign test, as mujoco; a site's NaN size passes (measured)
+            if np.isnan(size[k]) and el.kind == "geom":
                 raise err(el, "nan size in geom", "size")
             if size[k] <= 0:
                 raise err(el, f"size {k} must be positive in geom", "size")
@@ -774,9 +775,12 @@ class Compiler(AssetPhases):
                 ipos[i], iquat[i] = self.body_pos[i], self.body_quat[i]
         self.mass, self.ipos, self.iquat, self.inert = mass, ipos, iquat, inert
         for i, b in enumerate(self.bodies[1:], 1):
-            # a NaN mass or inertia fails too (a NaN pos, density, fromto, <inertial mass>;
-            # measured); an infinite one passes (geom size or mass inf)
-            bad = np.isnan(mass[i]) or np.isnan(inert[i]).any()
+            # a NaN mass fails too (a NaN density, <inertial mass>), as does a NaN inertia
+            # summed from geoms (a NaN pos or fromto among several) or a URDF inertial turned by
+            # a NaN rotation; a NaN in a given tensor passes (URDF ixz), as does an infinite
+            # mass (measured)
+            bad = (np.isnan(mass[i]) or (np.isnan(inert[i]).any() and b.inertial is None)
+                   or getattr(b.inertial, "nan_turn", False))
             if b.joints and (mass[i] < enums.mjMINVAL or inert[i].min() < enums.mjMINVAL or bad):
                 if not self._has_mass_below(b):
                     raise err(b, "mass and inertia of moving bodies must be larger than mjMINVAL")
@@ -828,8 +832,11 @@ class Compiler(AssetPhases):
             # one geom carries all the mass: its own frame is principal (unsorted)
             j = heavy[0]
             return ms[j], gpos[j], gquat[j], self.geom_inertia[idx[j]]
-        M, com, I = inertia_mod.combine(ms, gpos, [quat2mat(q) for q in gquat],
-                                        self.geom_inertia[idx])
+        # massless geoms add nothing (exactly 0, so leaving them out changes no bit) and are
+        # left out: one with a NaN pose does not make the body NaN, as in mujoco (measured)
+        keep = [j for j in range(len(idx)) if ms[j] != 0] or list(range(len(idx)))
+        M, com, I = inertia_mod.combine(ms[keep], gpos[keep], [quat2mat(gquat[j]) for j in keep],
+                                        self.geom_inertia[[idx[j] for j in keep]])
         if M <= 0:
             return 0.0, com, IDENT.copy(), np.zeros(3)
         d, q = inertia_mod.principal(I)

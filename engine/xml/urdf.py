@@ -376,12 +376,11 @@ class URDFReader:
             q = quat_mul(q, qq)
         else:
             d = np.zeros(3)   # MuJoCo's importer leaves an all-zero inertia at zero
-        if np.isnan(q).any():
-            # mujoco turns the tensor by the origin's rotation: a NaN rpy makes it NaN, and the
-            # body fails its mass and inertia check (measured)
-            d = np.full(3, np.nan)
         el = self.mj.make(Node("inertial", {}, node.file, node.line), "inertial", S.INERTIAL,
                           None)
+        # mujoco turns the tensor by the origin's rotation: a NaN rpy makes it NaN, and the
+        # body fails its mass and inertia check (measured; the compiler reads this mark)
+        el.nan_turn = bool(np.isnan(q).any())
         el.set("pos", tuple(pos))
         el.set("quat", tuple(float(x) for x in q))
         el.set("mass", mass)

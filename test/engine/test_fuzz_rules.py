@@ -352,3 +352,17 @@ def test_urdf_nan_inertial_rotation_rejected(tmp_path, io):
     for lib in (engine, mujoco):
         with pytest.raises(ValueError, match="mass and inertia"):
             lib.MjModel.from_xml_path(str(path))
+
+
+@pytest.mark.parametrize("body", [
+    '<site size="nan"/><geom size=".1"/>',                                   # both accept
+    '<geom size=".1"/><geom size=".1" mass="0" quat="0 0 nan 1"/>',          # both accept
+    '<geom size=".1"/><geom size=".1" pos="nan 0 0"/>',                      # both reject
+    '<geom size=".1" pos="nan 0 0"/>',                                       # both accept
+])
+def test_nan_in_a_body_decided_as_mujoco(body):
+    """A NaN site size passes (only a geom's is checked); a massless geom's NaN pose does not
+    reach the body's inertia; a NaN pose among several massive geoms makes it NaN (rejected);
+    a lone geom's NaN position only moves the centre of mass."""
+    ours, theirs = _both(f'<mujoco><worldbody><body><joint/>{body}</body></worldbody></mujoco>')
+    assert (ours is None) == (theirs is None), (ours, theirs)
