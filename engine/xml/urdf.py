@@ -116,7 +116,9 @@ def _floats(node, attr, n, default=None, required=False):
     words = raw.split()
     if not words:
         # mujoco 4.0.0's URDF reader reads an empty value as zeros (measured: origin xyz/rpy,
-        # limit lower/effort, dynamics damping/friction)
+        # limit lower/effort, dynamics damping/friction); a required one is missing (inertia)
+        if required:
+            raise _err(node, f"required attribute missing: '{attr}'", attr)
         return 0.0 if n == 1 else (0.0,) * n
     vals = []
     for w in words:

@@ -307,11 +307,17 @@ _URDF_BASE = dict(io='xyz="0 0 0"', jo='xyz="0 0 1" rpy="0 0 0"',
     ("jo", 'xyz="" rpy="0 0 0"'), ("jo", 'xyz="0 0 1" rpy=""'),
     ("lim", 'lower="" upper="1" effort="1" velocity="1"'),
     ("lim", 'lower="-1" upper="1" effort="" velocity="1"'), ("dyn", 'damping="" friction="0.1"'),
-    ("dyn", 'damping="0.5" friction=""'), ("io", 'xyz=""'), ("jo", 'xyz="1 2" rpy="0 0 0"')])
+    ("dyn", 'damping="0.5" friction=""'), ("io", 'xyz=""'), ("jo", 'xyz="1 2" rpy="0 0 0"'),
+    ("inertia", 'ixx=""')])
 def test_urdf_empty_number_is_zero(tmp_path, key, value):
-    """An empty URDF number reads as zeros in mujoco's reader (too few values stay an error)."""
+    """An empty URDF number reads as zeros in mujoco's reader (too few values stay an error,
+    and an empty required one is missing: the inertia's)."""
     path = tmp_path / "r.urdf"
-    path.write_text(_URDF.format(**dict(_URDF_BASE, **{key: value})))
+    if key == "inertia":
+        text = _URDF.format(**_URDF_BASE).replace('ixx="1"', value)
+    else:
+        text = _URDF.format(**dict(_URDF_BASE, **{key: value}))
+    path.write_text(text)
     out = []
     for lib in (engine, mujoco):
         try:
