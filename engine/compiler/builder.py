@@ -775,11 +775,11 @@ class Compiler(AssetPhases):
                 ipos[i], iquat[i] = self.body_pos[i], self.body_quat[i]
         self.mass, self.ipos, self.iquat, self.inert = mass, ipos, iquat, inert
         for i, b in enumerate(self.bodies[1:], 1):
-            # a NaN mass fails too (a NaN density, <inertial mass>), as does a NaN inertia
-            # summed from geoms (a NaN pos or fromto among several) or a URDF inertial turned by
-            # a NaN rotation; a NaN in a given tensor passes (URDF ixz), as does an infinite
-            # mass (measured)
-            bad = (np.isnan(mass[i]) or (np.isnan(inert[i]).any() and b.inertial is None)
+            # a NaN mass or inertia fails too (a NaN density, <inertial mass>, diaginertia, a NaN
+            # pos or fromto among several geoms), as does a URDF inertial turned by a NaN
+            # rotation; an infinite mass passes (measured). (mujoco's eigen solver lets some
+            # NaN off-diagonals of a full tensor through, which the engine refuses.)
+            bad = (np.isnan(mass[i]) or np.isnan(inert[i]).any()
                    or getattr(b.inertial, "nan_turn", False))
             if b.joints and (mass[i] < enums.mjMINVAL or inert[i].min() < enums.mjMINVAL or bad):
                 if not self._has_mass_below(b):

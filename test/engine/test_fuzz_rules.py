@@ -210,6 +210,7 @@ _NUM_CASES = [
     dict(act_tag="position", act='kv="-1"'), dict(act_tag="position", act='dampratio="-1"'),
     dict(geom='condim="nan"'),
     dict(inertial='<inertial pos="0 0 0" mass="1" diaginertia="3e-5 3e-5 inf"/>'),
+    dict(inertial='<inertial pos="0 0 0" mass="1" diaginertia="1 nan 1"/>'),
     # accepted by both: an infinite mass passes mujoco's comparisons
     dict(inertial='<inertial pos="0 0 0" mass="inf" diaginertia="1 1 1"/>'),
     dict(geom='mass="inf"'),
