@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._layout import DATA_FIELDS, DTYPES, SPARSE_NV, Arena, constraint_pools, row_bytes
+from ._layout import DATA_FIELDS, DTYPES, JAC_ROW_WIDTH, SPARSE_NV, Arena, constraint_pools
 from .enums import mjtEq, mjtJacobian
 from .model import NAMED_KINDS, _Fields, _Named, declare_fields
 from .structs import struct_class
@@ -72,12 +72,9 @@ class _WarningStatList:
         return (MjWarningStat(self.lastinfo, self.number, i) for i in range(len(self)))
 
 
-# Bytes one contact and one constraint row (beside its Jacobian row) take in the arena.
+# Bytes one contact takes in the arena (a constraint row: _mujoco_row_bytes).
 DEFAULT_MEMORY = 16 << 20   # bytes of contacts and constraint rows without <size memory>
 _CONTACT_BYTES = 8 * (1 + 3 + 9 + 1 + 5 + 2 + 2 + 5 + 1 + 36) + 4 * 12
-# (a row's island copies: efc_island, map_efc2iefc, map_iefc2efc, iefc_type/id/state and the
-# five iefc_* floats, as mujoco's arena holds them too)
-_EFC_BYTES = 8 * 21 + 4 * 12
 
 
 def is_sparse(model):
@@ -87,17 +84,48 @@ def is_sparse(model):
                                                and model.nv >= SPARSE_NV)
 
 
+def default_arena_bytes(model):
+    """The arena mujoco 4.0.0's compiler gives a model without ``<size memory>`` (its
+    ``m.narena``; bytes): room for ``nconmax`` (100 when unset) contacts and ``njmax`` (500)
+    dense constraint rows with their nv-wide Jacobians and njmax x njmax matrices, a stack of
+    5 (njmax + neq + nv)^2 + 20 (element counts) doubles, rounded up to whole MiB (seed 000
+    "size/memory": -1 "instructs the compiler to guess"; the guess measured equal on every
+    corpus model, test_capacity_covers_mujoco_arena)."""
+    nconmax = 100 if model.nconmax == -1 else int(model.nconmax)
+    njmax = 500 if model.njmax == -1 else int(model.njmax)
+    nv, neq = int(model.nv), int(model.neq)
+    count = (model.nq + nv + model.nu + model.na + model.nbody + model.njnt + model.ngeom
+             + model.nsite + neq + model.ntendon + model.nwrap)
+    stack = 8 * max(1000, 5 * (njmax + neq + nv) ** 2 + 20 * int(count))
+    rows = (nconmax * _CONTACT_BYTES + njmax * (8 * 4 + 14 * 8) + nv * 3 * 4
+            + njmax * nv * (2 * 4 + 2 * 8) + njmax * njmax * (4 + 8))
+    mib = 1 << 20
+    return -(-(stack + rows) // mib) * mib
+
+
+def _mujoco_row_bytes(model):
+    """What a constraint row takes of mujoco's arena, at least: its 8 int and 14 double scalars
+    (default_arena_bytes' per-row term) and an int and a double for each Jacobian entry in the
+    row and its transpose (nv when dense, at most JAC_ROW_WIDTH on average when sparse). The
+    engine's own row costs more (its pools, _layout.row_bytes: 2 KB sparse): counting rows at
+    mujoco's price holds every row mujoco's arena holds (active_adhesion's 10M: 6626 rows at
+    ~0.9 KB each in mujoco, 5221 at the engine's price)."""
+    nnz = min(model.nv, JAC_ROW_WIDTH) if is_sparse(model) else model.nv
+    return 8 * 4 + 14 * 8 + 2 * nnz * (4 + 8)
+
+
 def capacity(model):
     """How many contacts and constraint rows an MjData of this model can hold: (nconcap, njcap).
 
     Seed 001 "Memory allocation": the dynamic arrays are allocated once, sized by
-    ``<size memory>`` (bytes; each of contacts and constraint rows may take all of it, as in
-    MuJoCo's shared stack, a row costing its scalars plus its share of the Jacobian and solver
-    pools: nv entries per array when the Jacobian is dense, a fixed average of nonzeros when it
-    is sparse, _layout.row_bytes; without it the default budget is split evenly);
-    the legacy ``nconmax``/``njmax`` set the counts directly. With neither, the budget is
-    DEFAULT_MEMORY (MuJoCo's compiler guesses 13-16 MiB for models of up to ~60 dofs; a scene
-    of long planks needs ~750 contacts), and never fewer than max(100, 4*ngeom) contacts.
+    ``<size memory>`` (bytes), else mujoco's own guess (default_arena_bytes, at least
+    DEFAULT_MEMORY). The budget goes whole to the contacts and whole to the rows, each row
+    counted at mujoco's price (_mujoco_row_bytes; the engine allocates its own, larger, pools
+    for that many, _layout.row_bytes): mujoco spends one arena on both as a step needs, so each
+    kind alone may fill it (a pile of 30 overlapping bodies: 8612 rows in mujoco's 22 MiB;
+    active_adhesion's 10M: 6626 rows; cube_3x3x3: 162 rows of its 600K); the pages a step never
+    touches are never mapped. The legacy ``nconmax``/``njmax`` set the counts directly. Without
+    any, never fewer than max(100, 4*ngeom) contacts.
     Exceeding a capacity is an error (`engine.errors.ArenaFullError`) naming these attributes.
     """
     nv = model.nv
@@ -107,13 +135,9 @@ def capacity(model):
         fixed += int(model.flex_edgenum[model.eq_obj1id[i]])
     memory = model.__dict__.get("narena", -1)
     given = memory is not None and memory > 0
-    budget = memory if given else DEFAULT_MEMORY
-    # MuJoCo's arena is one stack that contacts and rows share: with <size memory> either may
-    # take all of it (cube_3x3x3: 162 rows of its 600K, where half of it held 152 rows of this
-    # engine's estimated cost; mujoco's own peak use there is 148K)
-    share = 1 if given else 2
-    ncon_mem = max(1, budget // share // _CONTACT_BYTES)
-    nj_mem = max(1, budget // share // (_EFC_BYTES + row_bytes(nv, is_sparse(model))))
+    budget = memory if given else max(DEFAULT_MEMORY, default_arena_bytes(model))
+    ncon_mem = max(1, budget // _CONTACT_BYTES)
+    nj_mem = max(1, budget // _mujoco_row_bytes(model))
     if model.nconmax > 0:
         ncon = model.nconmax
     elif given:

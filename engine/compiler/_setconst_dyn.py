@@ -125,7 +125,10 @@ def set_const_dynamic(m, c=None):
             if w > 0:
                 mass = 1.0 / w
                 kp = m.actuator_gainprm[u, 0]
-                m.actuator_biasprm[u, 2] = -2 * m.actuator_biasprm[u, 2] * math.sqrt(kp * mass)
+                # a negative kp (gainprm[0]; a velocity actuator's negative kv) leaves
+                # biasprm[2] as written (mujoco 4.0.0, measured: velocity kv=-1 keeps 1)
+                if kp * mass >= 0:
+                    m.actuator_biasprm[u, 2] = -2 * m.actuator_biasprm[u, 2] * math.sqrt(kp * mass)
     # joint springdamper (timeconst, dampratio): stiffness and damping of the mass-spring-damper
     for j, el in enumerate(c.joints if c is not None else ()):
         tc, zeta = getattr(el, "_springdamper", (0.0, 0.0))

@@ -387,7 +387,10 @@ class Compiler(AssetPhases):
                 n = np.linalg.norm(ax)
                 if n < 1e-14:
                     raise err(el, "joint axis cannot be zero", "axis")
-                jaxis[j] = quat2mat(q) @ (ax / n)
+                # mujoco scales only an axis whose norm is off 1 (a NaN one stays as written) and
+                # turns it only by a frame that is not the identity (measured: axis "0 nan 1")
+                ax = ax / n if abs(n - 1) > 1e-15 else ax
+                jaxis[j] = ax if np.array_equal(q, (1, 0, 0, 0)) else quat2mat(q) @ ax
                 jpos[j] = p
             else:
                 jaxis[j] = (0, 0, 1)
@@ -412,7 +415,8 @@ class Compiler(AssetPhases):
             if limited[j]:
                 if t == 1 and r[0] != 0:
                     raise err(el, "ball joint range[0] must be 0 (only range[1] is used)", "range")
-                if not r[0] < r[1] and t != 1:
+                # mujoco's test is range[0] >= range[1]: a NaN bound passes (measured)
+                if r[0] >= r[1] and t != 1:
                     raise err(el, "range[0] should be smaller than range[1] in joint", "range")
             rng[j] = r
             fl = a["actuatorfrclimited"]
@@ -421,7 +425,7 @@ class Compiler(AssetPhases):
                 fl = "true" if "actuatorfrcrange" in el.given and fr[0] < fr[1] else "false"
             actfrclimited[j] = fl == "true" and t in (2, 3)  # only hinge and slide joints
             actfrcrange[j] = fr
-            if fl == "true" and not fr[0] < fr[1]:
+            if fl == "true" and fr[0] >= fr[1]:
                 raise err(el, "actfrcrange[0] should be smaller than actfrcrange[1] in joint",
                           "actuatorfrcrange")
             if t == 0:
@@ -569,6 +573,9 @@ class Compiler(AssetPhases):
                     # an hfield's mass properties are those of the box of its geom_size
                     vol, inert = inertia_mod.primitive_volume_inertia(6 if t == 1 else t, size,
                                                                       a.get("shellinertia"))
+                if a.get("mass") is not None and np.isnan(a["mass"]):
+                    # NaN is mujoco's "undefined" (mjuu_defined): the density applies (measured)
+                    a = {k: v for k, v in a.items() if k != "mass"}
                 if a.get("mass") is not None:
                     if vol <= 0:
                         raise err(el, "geom volume must be positive to set its mass", "mass")
@@ -605,10 +612,15 @@ class Compiler(AssetPhases):
         if t == 0:
             # plane sizes 0 and 1 may be zero (infinite when rendered); the grid spacing may not
             # (mujoco 4.0.0 rejects a plane of size "1 1", measured by bench/fuzz_models.py)
+            if np.isnan(size[:3]).any() and el.kind == "geom":
+                raise err(el, "nan size in geom", "size")
             if len(size) > 2 and size[2] <= 0:
                 raise err(el, "plane size(3) must be positive", "size")
             return
         for k in range(need):
+            # before the sign test, as mujoco; a site's NaN size passes (measured)
+            if np.isnan(size[k]) and el.kind == "geom":
+                raise err(el, "nan size in geom", "size")
             if size[k] <= 0:
                 raise err(el, f"size {k} must be positive in geom", "size")
 
@@ -762,7 +774,13 @@ class Compiler(AssetPhases):
                 ipos[i], iquat[i] = self.body_pos[i], self.body_quat[i]
         self.mass, self.ipos, self.iquat, self.inert = mass, ipos, iquat, inert
         for i, b in enumerate(self.bodies[1:], 1):
-            if b.joints and (mass[i] < enums.mjMINVAL or inert[i].min() < enums.mjMINVAL):
+            # a NaN mass or inertia fails too (a NaN density, <inertial mass>, diaginertia, a NaN
+            # pos or fromto among several geoms), as does a URDF inertial turned by a NaN
+            # rotation; an infinite mass passes (measured). (mujoco's eigen solver lets some
+            # NaN off-diagonals of a full tensor through, which the engine refuses.)
+            bad = (np.isnan(mass[i]) or np.isnan(inert[i]).any()
+                   or getattr(b.inertial, "nan_turn", False))
+            if b.joints and (mass[i] < enums.mjMINVAL or inert[i].min() < enums.mjMINVAL or bad):
                 if not self._has_mass_below(b):
                     raise err(b, "mass and inertia of moving bodies must be larger than mjMINVAL")
         self.v.update(body_mass=mass, body_ipos=ipos, body_iquat=iquat, body_inertia=inert)
@@ -813,8 +831,11 @@ class Compiler(AssetPhases):
             # one geom carries all the mass: its own frame is principal (unsorted)
             j = heavy[0]
             return ms[j], gpos[j], gquat[j], self.geom_inertia[idx[j]]
-        M, com, I = inertia_mod.combine(ms, gpos, [quat2mat(q) for q in gquat],
-                                        self.geom_inertia[idx])
+        # massless geoms add nothing (exactly 0, so leaving them out changes no bit) and are
+        # left out: one with a NaN pose does not make the body NaN, as in mujoco (measured)
+        keep = [j for j in range(len(idx)) if ms[j] != 0] or list(range(len(idx)))
+        M, com, I = inertia_mod.combine(ms[keep], gpos[keep], [quat2mat(gquat[j]) for j in keep],
+                                        self.geom_inertia[[idx[j] for j in keep]])
         if M <= 0:
             return 0.0, com, IDENT.copy(), np.zeros(3)
         d, q = inertia_mod.principal(I)
@@ -1056,7 +1077,11 @@ class Compiler(AssetPhases):
             rowadr.append(len(colind))
             rownnz.append(len(cols))
             colind += cols
-            m2m += [madr[i] + chains[i].index(c) for c in cols]
+            if len(cols) == 1:
+                m2m.append(madr[i] + chains[i].index(cols[0]))
+            else:   # the whole chain: a position map, not a search per column (1000-deep chains)
+                at = {c: k for k, c in enumerate(chains[i])}
+                m2m += [madr[i] + at[c] for c in cols]
         nC = len(colind)
         # D: ancestors, self and descendants of each dof
         desc = [[] for _ in range(nv)]
@@ -1113,7 +1138,7 @@ class Compiler(AssetPhases):
             a = el.attrs
             adr.append(len(wtype))
             spatial = el.tag == "spatial"
-            if spatial and not a["width"] > 0:
+            if spatial and a["width"] <= 0:   # a NaN width passes in mujoco (measured)
                 raise err(el, f"tendon '{el.name or ''}' (id = {i}) must have positive width",
                           "width")
             for p in el.path:
@@ -1168,7 +1193,7 @@ class Compiler(AssetPhases):
             fl, fr = a["actuatorfrclimited"], a["actuatorfrcrange"]
             if fl == "auto":
                 fl = "true" if "actuatorfrcrange" in el.given and fr[0] < fr[1] else "false"
-            if fl == "true" and not fr[0] < fr[1]:
+            if fl == "true" and fr[0] >= fr[1]:
                 raise err(el, "invalid actuatorfrcrange in tendon", "actuatorfrcrange")
             actfrclimited.append(fl == "true")
             sl = a["springlength"]
@@ -1402,9 +1427,8 @@ class Compiler(AssetPhases):
             v["opt_" + k] = o[k]
         for k in ("gravity", "wind", "magnetic", "o_solref", "o_solimp", "o_friction"):
             v["opt_" + k] = o[k]
-        if o["timestep"] <= 0:
-            raise CompileError("timestep must be positive", self.spec.file, None, "option",
-                               "timestep")
+        # mujoco 4.0.0 compiles any timestep, 0, negative, inf or NaN (measured); the step then
+        # warns or goes nowhere as mujoco's does
         v["opt_integrator"] = {"Euler": 0, "RK4": 1, "implicit": 2, "implicitfast": 3}[
             o["integrator"]]
         v["opt_cone"] = {"pyramidal": 0, "elliptic": 1}[o["cone"]]

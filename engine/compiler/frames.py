@@ -71,7 +71,9 @@ def normalize_quat(q, where=None):
     n = np.linalg.norm(q)
     if n < 1e-10:
         raise CompileError("quaternion has zero norm", *(where or (None, None, None)))
-    return q / n
+    # mujoco scales only a quaternion whose norm is off 1: a NaN one stays as written, an
+    # infinite one becomes 0 and NaN (measured: "nan 0 0 1", "1 -inf 0 0")
+    return q / n if abs(n - 1) > 1e-15 else q
 
 
 def axisangle2quat(axis, angle):
@@ -80,6 +82,9 @@ def axisangle2quat(axis, angle):
     if n < 1e-10:
         raise CompileError("axisangle axis has zero norm")
     axis = axis / n
+    if not math.isfinite(angle):
+        # mujoco compiles an infinite or NaN angle into a NaN rotation (measured)
+        return np.full(4, np.nan)
     return np.array([math.cos(angle / 2), *(math.sin(angle / 2) * axis)])
 
 

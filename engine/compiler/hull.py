@@ -28,6 +28,9 @@ def _qhull(vert: np.ndarray, maxhullvert: int):
 
     opts = "Qt" + (f" TA{maxhullvert - 4}" if maxhullvert is not None and maxhullvert > -1
                    else "")
+    if not np.isfinite(vert).all():
+        # qhull takes no inf or NaN (a mesh scaled by one): no hull, as for a flat point set
+        raise HullError
     try:
         return ConvexHull(vert, qhull_options=opts)
     except QhullError:

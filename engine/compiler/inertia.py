@@ -135,6 +135,8 @@ def full_inertia_error(full, balance):
     message, or None when it passes: its principal moments must be positive (below mjMINVAL
     counts as not) and, unless the compiler balances inertia, satisfy A + B >= C."""
     from ..enums import mjMINVAL
+    if not np.isfinite(full).all():
+        return None   # mujoco's comparisons pass an inf or NaN tensor (measured, URDF ixx -inf)
     d, _ = full_to_principal(full)
     if min(d) < mjMINVAL:
         return "inertia must have positive eigenvalues (fullinertia)"
@@ -147,8 +149,10 @@ def triangle_ok(d):
     """Principal moments (a, b, c) satisfy the triangle inequality (A + B >= C for every order),
     with a relative tolerance of 1e-10."""
     a, b, c = d
-    return not (a + b < c - 1e-10 * max(1, c) or a + c < b - 1e-10 * max(1, b) or
-                b + c < a - 1e-10 * max(1, a))
+
+    def lo(x):   # x less its tolerance; an infinite moment stays infinite (and fails)
+        return x - 1e-10 * max(1, x) if math.isfinite(x) else x
+    return not (a + b < lo(c) or a + c < lo(b) or b + c < lo(a))
 
 
 def rotate_tensor(q, diag):

@@ -362,6 +362,10 @@ def _load_stl(data: bytes, path: str) -> LoadedMesh:
         raise MeshError(f"mesh file '{path}': STL file has no triangles")
     if not np.all(np.isfinite(corners)):
         raise MeshError(f"mesh file '{path}': STL file contains non-finite coordinates")
+    if np.abs(corners).max() > 2.0 ** 30:
+        # mujoco 4.0.0's STL decoder bound (measured: 2^30 loads, 1.01 * 2^30 does not)
+        raise MeshError(f"mesh file '{path}': vertex in STL file exceeds maximum bounds "
+                        "(|coordinate| > 2^30)")
     uniq, inv = _dedup_f32(corners)
     return LoadedMesh(uniq.astype(np.float64), inv.reshape(-1, 3), None, None,
                       path=path, kind="stl", nfile=len(corners))
@@ -473,11 +477,14 @@ def _floats(text: bytes, nrows: int, rows, ncol: int, path: str, what: str) -> n
     if arr is not None and arr.size == ncol * nrows:
         arr = arr.reshape(-1, ncol)
     else:
-        toks = [r.split() for r in rows()]
-        if min(map(len, toks)) < ncol:
-            raise MeshError(f"mesh file '{path}': OBJ {what} record with fewer than "
-                            f"{ncol} numbers")
-        arr = np.array([t[:ncol] for t in toks], dtype="S").astype(np.float64)
+        # a short record (a file cut in the middle of a line) reads its missing numbers as 0,
+        # as mujoco's OBJ reader (tinyobjloader) does: mujoco 4.0.0 loads such a file
+        toks = [(r.split() + [b"0"] * ncol)[:ncol] for r in rows()]
+        try:
+            arr = np.array(toks, dtype="S").astype(np.float64)
+        except ValueError:
+            raise MeshError(f"mesh file '{path}': OBJ {what} record with a value that is not "
+                            "a number") from None
     return arr.astype(np.float32).astype(np.float64)
 
 

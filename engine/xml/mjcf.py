@@ -160,8 +160,6 @@ def parse_value(node, attr, spec, raw):
         if (kind == S.I and not _INT_MIN <= v <= _INT_MAX) or (
                 kind != S.I and math.isinf(v) and "inf" not in w.lower()):
             raise err(f"number is too large: '{w}'")
-        if kind == S.R and not math.isfinite(v):
-            raise err(f"expected a finite number, got '{w}'")
         vals.append(v)
     if count is None:
         if len(vals) != 1:
@@ -251,10 +249,11 @@ def apply_actuator_shortcut(node, tag, proto, explicit):
         kp = explicit.get("kp", g[0] if a["gaintype"] == "fixed" else 1.0)
         if "kv" in explicit and "dampratio" in explicit:
             raise err("kv and dampratio cannot both be set", "dampratio")
-        if kp < 0:
-            raise err("kp must be nonnegative", "kp")
+        # a negative kp compiles in mujoco 4.0.0 (measured); kv and dampratio may not be
         kv = explicit.get("kv")
         dampratio = explicit.get("dampratio")
+        if dampratio is not None and dampratio < 0:
+            raise err("dampratio cannot be negative", "dampratio")
         if kv is None and dampratio is None:
             prev = b[2]
             kv, dampratio = (-prev, 0.0) if prev <= 0 else (0.0, prev)
@@ -362,6 +361,14 @@ ASSET_REFS = ("material", "mesh", "hfield", "texture")
 _BODY_REFS = ("body", "body1", "body2", "target")
 
 
+def _names(node):
+    """Every element name in the raw subtree ``node`` (its own included)."""
+    out = {node.attrib["name"]} if node.attrib.get("name") else set()
+    for c in node.children:
+        out |= _names(c)
+    return out
+
+
 def _names_world_body(el, key, value):
     """Whether attribute ``key`` = ``value`` of ``el`` names the world body (never renamed by
     an attach); a site, joint, ... called "world" is an ordinary name."""
@@ -414,6 +421,8 @@ class MJCFReader:
             if c.tag == "default":
                 self.default(c, self.spec.defaults["main"], top=True)
         self._origin = {}
+        self._rep_of = {}     # replicated name -> its outermost <replicate>, in finishing order
+        self._vanished = {}   # name inside a <replicate count <= 0> (no element has it) -> rep
         self._attached = {k: [] for k in ATTACHED_SECTIONS}
         self._attached_assets = set()
         self._self_attached = []   # <attach frame> of this model: its non-tree copies, deferred
@@ -617,6 +626,7 @@ class MJCFReader:
         for attr in node.attrib:
             raise XMLError(f"unrecognized attribute '{attr}'", node.file, node.line, "worldbody",
                            attr)
+        self._document_order(node)
         node = self._expand_replicates(node)
         self.body_children(node, self.spec.worldbody, self.spec.defaults["main"], None,
                            world=True)
@@ -715,8 +725,16 @@ class MJCFReader:
             if count is None:
                 raise XMLError("replicate 'count' must be a positive integer", c.file, c.line,
                                "replicate", "count")
-            # mujoco 4.0.0 makes no copy for a count <= 0 (measured; the reference says positive)
+            # mujoco 4.0.0 makes no copy for a count <= 0 (measured; the reference says positive),
+            # and drops what refers to the elements inside (_replicate_references)
+            rep = self.__dict__.get("_nrep", 0)   # replicates numbered in the order they end
+            self._nrep = rep + 1
+            self.__dict__.setdefault("_rep_at", {})[rep] = self.__dict__.get(
+                "_rep_end", {}).get(id(c))
+            if count <= 0:
+                self.__dict__.setdefault("_vanished", {}).update(dict.fromkeys(_names(c), rep))
             sep = attrs.get("sep", "")
+            pending = {}
             width = len(str(count))  # digits of the count itself: 10 copies are 00..09
             for i in range(count):
                 suffix = sep + str(i).zfill(width)
@@ -725,12 +743,30 @@ class MJCFReader:
                                                            attrs.get("euler")),
                                        "_replicate_index": i}, c.file, c.line,
                              [g.copy() for g in c.children])
-                self._rename(frame, suffix)
+                self._rename(frame, suffix, rep, pending)
                 out.append(frame)
+            # a copy's name may be another element's original (j + "2" and j2): the origins are
+            # those from before this replicate
+            self._origin.update(pending)
         node.children = out
         return node
 
-    def _rename(self, node, suffix):
+    def _document_order(self, node):
+        """Positions in document order (preorder) of the tree's names, and of the end of each
+        <replicate>'s subtree: what mujoco's reader has read when it attaches a replica."""
+        pos = self.__dict__.setdefault("_docpos", {})
+        ends = self.__dict__.setdefault("_rep_end", {})
+
+        def walk(n):
+            for c in n.children:
+                if c.attrib.get("name"):
+                    pos.setdefault(c.attrib["name"], len(pos))
+                walk(c)
+                if c.tag == "replicate":
+                    ends[id(c)] = len(pos)
+        walk(node)
+
+    def _rename(self, node, suffix, rep, pending):
         for c in node.children:
             if c.tag == "attach":
                 # the attached elements are named when the attach is performed; inner replicates
@@ -740,38 +776,84 @@ class MJCFReader:
             if name:
                 c.attrib["name"] = name + suffix
                 # Nested replicates rename twice: remember the original name.
-                self._origin[name + suffix] = self._origin.get(name, name)
-            self._rename(c, suffix)
+                pending[name + suffix] = self._origin.get(name, name)
+                self.__dict__.setdefault("_rep_of", {})[name + suffix] = rep
+            self._rename(c, suffix, rep, pending)
 
     def _replicate_references(self):
         """Elements outside the tree that reference replicated elements are replicated too, one
-        copy per replica, named with the replica's suffix (seed 000, "replicate")."""
-        if not self._origin:
+        copy per replica, named with the replica's suffix (seed 000, "replicate"), as mujoco
+        4.0.0 does it (measured, test_fuzz_rules.test_replicate_references): each replica is an
+        attach of the subtree, which copies what refers into it, and the original subtree is
+        then deleted with whatever still refers to it. So:
+
+        - a tendon, sensor, contact pair or exclude with any reference into a replicate is
+          copied per replica (its other references kept); a tendon's sidesite alone does not
+          copy it (it is dropped);
+        - an equality or actuator is copied only when every reference is into the replicate
+          (an equality's second body may be the world); one that mixes in an outside element
+          is dropped, as is anything referring into a <replicate count <= 0>;
+        - copies of tendons and actuators are replicated names in turn (an actuator of a
+          copied tendon is copied);
+        - an element that also refers to a tree element written after the replicate is left
+          as it is (mujoco reads the other sections first and attaches each replica when its
+          reader reaches it: the later element does not exist yet, so it neither copies nor
+          deletes the element, whose reference into the replicate is then unknown);
+        - the copies come after the section's other elements, replicate by replicate (in the
+          order the replicates end), all of copy 0, then all of copy 1 ...
+        """
+        vanished = getattr(self, "_vanished", {})
+        rep_at, docpos = getattr(self, "_rep_at", {}), getattr(self, "_docpos", {})
+        if not self._origin and not vanished:
             return
-        finals = {}
+        rep_of = getattr(self, "_rep_of", {})
+        finals, rep = {}, {}
+
+        def note(n):
+            if n in self._origin:
+                finals.setdefault(self._origin[n], []).append(n)
+                rep[self._origin[n]] = rep_of.get(n, 0)
 
         def walk(b):
             for el in [b] + b.joints + b.geoms + b.sites + b.cameras + b.lights:
-                n = el.attrs.get("name")
-                if n in self._origin:
-                    finals.setdefault(self._origin[n], []).append(n)
+                note(el.attrs.get("name"))
             for c in b.bodies:
                 walk(c)
         walk(self.spec.worldbody)
         refs = ("site", "joint", "tendon", "actuator", "objname", "refname", "body", "geom1",
                 "geom2", "body1", "body2", "jointinparent", "refsite", "cranksite", "slidersite",
                 "site1", "site2", "joint1", "joint2", "tendon1", "tendon2", "geom", "sidesite")
+        strict = ("equality", "actuator")   # kinds copied only when all references are inside
 
-        def suffixes(el):
-            """The replica suffixes of the first replicated name ``el`` refers to, or None."""
-            hit = [el.attrs[a] for a in refs
-                   if isinstance(el.attrs.get(a), str) and el.attrs[a] in finals]
+        def names(el, primary=True):
+            """(attribute holder, attribute, name) of every reference of ``el``; a tendon's
+            sidesites only when not ``primary``."""
+            out = [(el, a, el.attrs[a]) for a in refs if isinstance(el.attrs.get(a), str)]
             for p in getattr(el, "path", ()):
-                hit += [p.attrs[a] for a in refs
-                        if isinstance(p.attrs.get(a), str) and p.attrs[a] in finals]
-            if not hit:
+                out += [(p, a, p.attrs[a]) for a in refs if isinstance(p.attrs.get(a), str)
+                        and not (primary and a == "sidesite")]
+            return out
+
+        def plan(el, kind):
+            """(suffixes, replicate) to copy ``el`` by, None to keep it, or 'drop'."""
+            allrefs = [n for _, _, n in names(el, primary=False)]
+            r = next((rep[n] for n in allrefs if n in finals),
+                     next((vanished[n] for n in allrefs if n in vanished), None))
+            if r is None:
                 return None
-            return tuple(f[len(hit[0]):] for f in finals[hit[0]])
+            end = rep_at.get(r)
+            if end is not None and any(n not in finals and docpos.get(n, -1) >= end
+                                       for n in allrefs):
+                return None   # refers to a tree element after the replicate: left as written
+            if any(n in vanished for n in allrefs):
+                return "drop"
+            hit = [n for _, _, n in names(el) if n in finals]
+            if not hit:
+                return "drop" if any(n in finals for n in allrefs) else None
+            if kind in strict and any(n not in finals and n != "world"
+                                      for _, _, n in names(el)):
+                return "drop"
+            return tuple(f[len(hit[0]):] for f in finals[hit[0]]), rep[hit[0]]
 
         def copy_for(el, suffix):
             cp = Element(el.kind, el.tag, dict(el.attrs), el.given, el.file, el.line)
@@ -793,30 +875,31 @@ class MJCFReader:
                 cp.attrs["name"] = cp.attrs["name"] + suffix
             return cp
 
-        def expand(elements):
-            # consecutive elements referring to the same replicate are copied replica by
-            # replica (all of copy 0, then all of copy 1 ...), as mujoco 4.0.0 orders them
-            # (measured on replicate/newton_cradle: its tendons a-b, c-d)
-            out = []
-            i = 0
-            while i < len(elements):
-                suf = suffixes(elements[i])
-                if suf is None:
-                    out.append(elements[i])
-                    i += 1
-                    continue
-                j = i + 1
-                while j < len(elements) and suffixes(elements[j]) == suf:
-                    j += 1
+        def expand(elements, kind):
+            kept, groups = [], {}
+            for el in elements:
+                how = plan(el, kind)
+                if how is None:
+                    kept.append(el)
+                elif how != "drop":
+                    groups.setdefault((how[1], how[0]), []).append(el)
+            for (r, suf), els in sorted(groups.items(), key=lambda g: g[0][0]):
                 for sx in suf:
-                    out.extend(copy_for(el, sx) for el in elements[i:j])
-                i = j
-            return out
+                    kept.extend(copy_for(el, sx) for el in els)
+                # a copied tendon or actuator is a replicated name for what refers to it (an
+                # element of another kind may have its name: the suffixes are the same)
+                for el in els:
+                    n = el.attrs.get("name")
+                    if n and kind in ("tendon", "actuator") and n not in finals:
+                        finals[n], rep[n] = [n + sx for sx in suf], r
+            return kept
         sp = self.spec
-        sp.sensors, sp.actuators, sp.tendons = (expand(sp.sensors), expand(sp.actuators),
-                                                 expand(sp.tendons))
-        sp.equalities, sp.pairs, sp.excludes = (expand(sp.equalities), expand(sp.pairs),
-                                                 expand(sp.excludes))
+        sp.tendons = expand(sp.tendons, "tendon")
+        sp.actuators = expand(sp.actuators, "actuator")
+        sp.sensors = expand(sp.sensors, "sensor")
+        sp.equalities = expand(sp.equalities, "equality")
+        sp.pairs = expand(sp.pairs, "pair")
+        sp.excludes = expand(sp.excludes, "exclude")
 
     # -- model composition: asset/model and body/attach (seed 000) --------------------------------
     def _model_asset(self, node):

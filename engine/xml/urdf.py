@@ -37,7 +37,6 @@ meshdir). Any problem is one `XMLError` naming file, line, element and attribute
 """
 from __future__ import annotations
 
-import math
 import os
 import warnings
 
@@ -115,14 +114,18 @@ def _floats(node, attr, n, default=None, required=False):
             raise _err(node, f"<{node.tag}> requires attribute '{attr}'", attr)
         return default
     words = raw.split()
+    if not words:
+        # mujoco 4.0.0's URDF reader reads an empty value as zeros (measured: origin xyz/rpy,
+        # limit lower/effort, dynamics damping/friction); a required one is missing (inertia)
+        if required:
+            raise _err(node, f"required attribute missing: '{attr}'", attr)
+        return 0.0 if n == 1 else (0.0,) * n
     vals = []
     for w in words:
         try:
             v = float(w)
         except ValueError:
             raise _err(node, f"expected a number, got '{w}'", attr) from None
-        if not math.isfinite(v):
-            raise _err(node, f"expected a finite number, got '{w}'", attr)
         vals.append(v)
     if len(vals) != n:
         raise _err(node, f"expected {n} value{'s' if n > 1 else ''}, got {len(vals)}", attr)
@@ -164,7 +167,8 @@ def _origin(node):
 # a <visual>'s children are not checked: visuals are discarded by default)
 _ONCE = {"joint": ("parent", "child", "origin", "axis", "limit", "dynamics", "mimic"),
          "link": ("inertial",), "inertial": ("origin", "mass", "inertia"),
-         "collision": ("origin", "geometry")}
+         "collision": ("origin", "geometry"),
+         "geometry": ("box", "cylinder", "sphere", "capsule", "mesh")}
 
 
 def _check_repeats(node):
@@ -376,6 +380,9 @@ class URDFReader:
             d = np.zeros(3)   # MuJoCo's importer leaves an all-zero inertia at zero
         el = self.mj.make(Node("inertial", {}, node.file, node.line), "inertial", S.INERTIAL,
                           None)
+        # mujoco turns the tensor by the origin's rotation: a NaN rpy makes it NaN, and the
+        # body fails its mass and inertia check (measured; the compiler reads this mark)
+        el.nan_turn = bool(np.isnan(q).any())
         el.set("pos", tuple(pos))
         el.set("quat", tuple(float(x) for x in q))
         el.set("mass", mass)
