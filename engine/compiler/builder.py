@@ -9,7 +9,6 @@ need the model's own kinematics at qpos0 (`engine.compiler.setconst`).
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 
@@ -29,6 +28,8 @@ from ._err import err
 from . import bvh, mesh_normals, plugins, saved
 from ..plugin.registry import SDF as SDF_CAP
 from .assets import AssetPhases
+from .keyframes import KeyframePhases
+from .tendons import TendonPhases
 from .fluid import geom_fluid_coefficients
 
 GEOM_TYPE = {n: i for i, n in enumerate(S.GEOM_TYPES)}
@@ -87,7 +88,7 @@ def sameframe(pos, quat, ipos, iquat):
     return 0
 
 
-class Compiler(AssetPhases):
+class Compiler(AssetPhases, TendonPhases, KeyframePhases):
     def __init__(self, spec, asset_files=None):
         self.spec = spec
         self.assets = asset_files or {}
@@ -1127,131 +1128,6 @@ class Compiler(AssetPhases):
         except ValueError:
             raise err(el, f"unknown {kind} '{name}'", attr) from None
 
-    # ==== phase: tendons ============================================================================
-    def compile_tendons(self):
-        tendons = self.spec.tendons
-        v = self.v
-        wtype, wobj, wprm = [], [], []
-        adr, num = [], []
-        limited, actfrclimited, lspring = [], [], []
-        for i, el in enumerate(tendons):
-            a = el.attrs
-            adr.append(len(wtype))
-            spatial = el.tag == "spatial"
-            if spatial and a["width"] <= 0:   # a NaN width passes in mujoco (measured)
-                raise err(el, f"tendon '{el.name or ''}' (id = {i}) must have positive width",
-                          "width")
-            for p in el.path:
-                if p.tag == "joint":
-                    wtype.append(1)
-                    wobj.append(self._id("joint", p.attrs["joint"], p, "joint"))
-                    wprm.append(p.attrs["coef"])
-                elif p.tag == "site":
-                    sid = self._id("site", p.attrs["site"], p, "site")
-                    if len(wtype) > adr[-1] and wtype[-1] == 3 and wobj[-1] == sid:
-                        # a zero-length segment (mujoco 4.0.0's message and rule)
-                        raise err(el, f"tendon '{el.name or ''}' (id = {i}): site "
-                                      f"{len(wtype) - 1 - adr[-1]} is repeated", "site")
-                    wtype.append(3)
-                    wobj.append(sid)
-                    wprm.append(0.0)
-                elif p.tag == "pulley":
-                    wtype.append(2)
-                    wobj.append(-1)
-                    if p.attrs["divisor"] <= 0:
-                        raise err(p, "pulley divisor must be positive", "divisor")
-                    wprm.append(p.attrs["divisor"])
-                else:
-                    g = self._id("geom", p.attrs["geom"], p, "geom")
-                    gt = self.gtype[g]
-                    if gt not in (2, 5):
-                        raise err(p, "wrapping geom must be a sphere or a cylinder", "geom")
-                    wtype.append(4 if gt == 2 else 5)
-                    wobj.append(g)
-                    side = p.attrs.get("sidesite")
-                    wprm.append(self._id("site", side, p, "sidesite") if side else -1)
-            num.append(len(wtype) - adr[-1])
-            # mujoco 4.0.0's tendon checks and messages, in its order (measured)
-            what = f"tendon '{el.name or ''}' (id = {i})"
-            if num[-1] == 0:
-                raise err(el, f"{what}: path cannot be empty")
-            if spatial and num[-1] < 2:
-                raise err(el, f"{what}: spatial path must contain at least two objects")
-            if not spatial:
-                joints = wobj[adr[-1]:]
-                for k in range(1, len(joints)):
-                    if joints[k] in joints[:k]:
-                        raise err(el, f"{what}: joint {k} is repeated")
-            if spatial:
-                self._check_spatial(el)
-            lim, r = a["limited"], a["range"]
-            if lim == "auto":   # limited when the range is given and increasing (as joints)
-                lim = "true" if "range" in el.given and r[0] < r[1] else "false"
-            if lim == "true" and not r[0] < r[1]:
-                raise err(el, "invalid limits in tendon", "range")
-            limited.append(lim == "true")
-            fl, fr = a["actuatorfrclimited"], a["actuatorfrcrange"]
-            if fl == "auto":
-                fl = "true" if "actuatorfrcrange" in el.given and fr[0] < fr[1] else "false"
-            if fl == "true" and fr[0] >= fr[1]:
-                raise err(el, "invalid actuatorfrcrange in tendon", "actuatorfrcrange")
-            actfrclimited.append(fl == "true")
-            sl = a["springlength"]
-            # one value means a single spring length (both ends of the dead band)
-            lspring.append((sl[0], sl[0]) if sl[1] == -1 and sl[0] != -1 else tuple(sl))
-        self.sz.update(ntendon=len(tendons), nwrap=len(wtype))
-        treenum, treeid = self._tendon_trees(adr, num, wtype, wobj)
-        v.update(tendon_adr=adr, tendon_num=num, wrap_type=wtype, wrap_objid=wobj, wrap_prm=wprm,
-                 tendon_treenum=treenum, tendon_treeid=treeid,
-                 tendon_limited=limited, tendon_actfrclimited=actfrclimited,
-                 tendon_lengthspring=lspring,
-                 tendon_actfrcrange=[el.attrs["actuatorfrcrange"] for el in tendons],
-                 **self._columns("tendon_", tendons, "group width range margin armature "
-                                                     "frictionloss rgba"),
-                 tendon_solref_lim=[el.attrs["solreflimit"] for el in tendons],
-                 tendon_solimp_lim=[el.attrs["solimplimit"] for el in tendons],
-                 tendon_solref_fri=[el.attrs["solreffriction"] for el in tendons],
-                 tendon_solimp_fri=[el.attrs["solimpfriction"] for el in tendons],
-                 tendon_stiffness=[el.attrs["stiffness"][0] for el in tendons],
-                 tendon_stiffnesspoly=[el.attrs["stiffness"][1:3] for el in tendons],
-                 tendon_damping=[el.attrs["damping"][0] for el in tendons],
-                 tendon_dampingpoly=[el.attrs["damping"][1:3] for el in tendons],
-                 tendon_matid=[-1] * len(tendons))
-        self.names["tendon"] = [el.name for el in tendons]
-        self._user("tendon", [el.attrs.get("user", ()) for el in tendons])
-
-    def _tendon_trees(self, adr, num, wtype, wobj):
-        """tendon_treenum and tendon_treeid (ntendon x 2): the kinematic trees of the objects
-        along each tendon's path (a joint's, a site's or a wrapping geom's body tree; pulleys,
-        side sites and static bodies count none), each tree once, in path order; treeid holds
-        the first two, -1 past the count. Structural, like mujoco 4.0.0's: a joint with a zero
-        coefficient counts (the island of a tendon row comes from its Jacobian instead)."""
-        body_treeid = self.v["body_treeid"]
-        owner = {1: self.v["jnt_bodyid"], 3: self.v["site_bodyid"], 4: self.v["geom_bodyid"],
-                 5: self.v["geom_bodyid"]}
-        treenum, treeid = [], []
-        self.tendon_trees = []     # every tree of each tendon (the sleep policy needs them all)
-        for a, n in zip(adr, num):
-            trees = []
-            for w in range(a, a + n):
-                if wtype[w] not in owner:
-                    continue
-                t = int(body_treeid[owner[wtype[w]][wobj[w]]])
-                if t >= 0 and t not in trees:
-                    trees.append(t)
-            treenum.append(len(trees))
-            treeid.append((trees + [-1, -1])[:2])
-            self.tendon_trees.append(trees)
-        return treenum, treeid
-
-    def _check_spatial(self, el):
-        kinds = [p.tag for p in el.path]
-        if not kinds or kinds[0] != "site" or kinds[-1] != "site":
-            raise err(el, "a spatial tendon path must start and end with a site")
-        for i, k in enumerate(kinds):
-            if k == "geom" and (kinds[i - 1] != "site" or kinds[i + 1] != "site"):
-                raise err(el.path[i], "a wrapping geom must sit between two sites")
-
     # ==== phase: equality constraints ===============================================================
     def compile_equalities(self):
         eqs = self.spec.equalities
@@ -1462,81 +1338,6 @@ class Compiler(AssetPhases):
         self.sz["nconmax"] = size.get("nconmax", -1)
         self.sz["njmax"] = size.get("njmax", -1)
         self.memory = _memory_bytes(size.get("memory", "-1"), self.spec.file)
-
-    def _normalize_quats(self, qpos):
-        """Normalise the quaternions of ball and free joints in a qpos vector, in place."""
-        for t, adr in zip(self.jtype, self.v["jnt_qposadr"]):
-            o = adr + (3 if t == 0 else 0) if t in (0, 1) else None
-            if o is not None:
-                qpos[o:o + 4] /= max(np.linalg.norm(qpos[o:o + 4]), 1e-15)
-
-    def _apply_partial_key(self, out, partial):
-        """A keyframe that came with an attached model (seed 000, body/attach): its values for
-        the attached joints and actuators overwrite the defaults in the row just built."""
-        jidx = {id(el): j for j, el in enumerate(self.joints)}
-        aidx = {id(el): u for u, el in enumerate(self.spec.actuators)}
-        for field, adr_field, index in (("qpos", "jnt_qposadr", jidx), ("qvel", "jnt_dofadr", jidx),
-                                        ("ctrl", None, aidx), ("act", "actuator_actadr", aidx)):
-            row = out["key_" + field][-1]
-            for el, vals in partial.get(field, ()):
-                k = index.get(id(el))
-                if k is None:
-                    continue  # the element did not survive (e.g. discarded)
-                adr = k if adr_field is None else int(self.v[adr_field][k])
-                if adr < 0:
-                    continue
-                row[adr:adr + len(vals)] = vals
-        q = out["key_qpos"][-1]
-        self._normalize_quats(q)
-
-    # ==== phase: keyframes ===========================================================================
-    def compile_keyframes(self):
-        nkey = self.sz["nkey"]
-        nq, nv, na, nu, nmocap = (self.sz["nq"], self.sz["nv"], self.sz["na"], self.sz["nu"],
-                                  self.sz["nmocap"])
-        qpos0 = np.asarray(self.v["qpos0"], float)
-        mocap_bodies = [i for i in range(len(self.bodies)) if self.v["body_mocapid"][i] >= 0]
-        mpos0 = np.concatenate([self.body_pos[i] for i in mocap_bodies]) if nmocap else \
-            np.zeros(0)
-        mquat0 = np.concatenate([self.body_quat[i] for i in mocap_bodies]) if nmocap else \
-            np.zeros(0)
-        out = {k: [] for k in ("key_time", "key_qpos", "key_qvel", "key_act", "key_ctrl",
-                               "key_mpos", "key_mquat")}
-        names = []
-        for k in range(nkey):
-            el = self.spec.keys[k] if k < len(self.spec.keys) else None
-            a = el.attrs if el else {}
-            for field, n, default in (("qpos", nq, qpos0), ("qvel", nv, np.zeros(nv)),
-                                      ("act", na, np.zeros(na)), ("ctrl", nu, np.zeros(nu)),
-                                      ("mpos", 3 * nmocap, mpos0), ("mquat", 4 * nmocap, mquat0)):
-                val = a.get(field)
-                if val is None:
-                    val = default.copy()  # each key its own row (partial keys write into it)
-                elif len(val) > n:
-                    raise err(el, f"keyframe {field} has {len(val)} values, expected {n}", field)
-                else:
-                    # a shorter list fills the first values (whole mocap bodies for mpos /
-                    # mquat); the rest keep their defaults (qpos0, zeros, the mocap bodies'
-                    # poses), as MuJoCo 4.0.0 does (measured)
-                    k = {"mpos": 3, "mquat": 4}.get(field, 1)
-                    val = list(val)[:len(val) // k * k]
-                    val = np.concatenate([np.asarray(val, float), default[len(val):]])
-                if field == "qpos":
-                    self._normalize_quats(val)
-                elif field == "mquat":
-                    for j in range(nmocap):
-                        val[4 * j:4 * j + 4] /= max(np.linalg.norm(val[4 * j:4 * j + 4]), 1e-15)
-                out["key_" + field].append(val)
-            partial = getattr(el, "partial", None) if el is not None else None
-            if partial:
-                self._apply_partial_key(out, partial)
-            out["key_time"].append(a.get("time", 0.0))
-            names.append(a.get("name"))
-        for k, val in out.items():
-            self.v[k] = val
-        self.names["key"] = names
-
-
 
 _MEMORY_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50,
                  "E": 1 << 60}
