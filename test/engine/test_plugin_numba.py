@@ -1,12 +1,11 @@
 """Plugins written as numba kernels (engine.plugin.compiled): they run inside the compiled
 mj_step loop (one compiled call for nstep steps, no Python call per step), agree with the same
-physics written as mujoco callbacks, and cost about what their arithmetic costs.
+physics written as mujoco callbacks.
 
 Tolerance 1e-9: a smooth 4-link chain without contacts, where the engine follows mujoco to
 rounding (test_callbacks_physics)."""
 from __future__ import annotations
 
-import time
 
 import mujoco
 import numpy as np
@@ -37,8 +36,6 @@ REF = PLAIN.replace('<jointpos joint="j"/>', '<user name="energy" dim="1" needst
                     'cutoff="0.3"/><jointpos joint="j"/>')
 PLUGIN = PLUGIN.replace('<body pos="0 0 -.3"><joint type="hinge"', '<body pos="0 0 -.3"><joint '
                         'name="j" type="hinge"', 1)
-PLAIN = PLAIN.replace('<body pos="0 0 -.3"><joint type="hinge"', '<body pos="0 0 -.3"><joint '
-                      'name="j" type="hinge"', 1)
 REF = REF.replace('<body pos="0 0 -.3"><joint type="hinge"', '<body pos="0 0 -.3"><joint '
                   'name="j" type="hinge"', 1)
 
@@ -93,30 +90,33 @@ def test_kernel_plugins_match_mujoco_callbacks(plugins):
     assert d.sensordata[0] == pytest.approx(e, rel=1e-12) and s.shape == d.sensordata.shape
 
 
-def _time(m, d, nstep=2000, repeat=7):
-    engine.mj_step(m, d, 10)
-    best = np.inf
-    for _ in range(repeat):
-        t = time.perf_counter()
+def _python_calls(m, d, nstep):
+    """Python function calls made while ``mj_step(m, d, nstep)`` runs (sys.setprofile)."""
+    import sys
+    calls = [0]
+
+    def count(frame, event, arg):
+        if event == "call":
+            calls[0] += 1
+    sys.setprofile(count)
+    try:
         engine.mj_step(m, d, nstep)
-        best = min(best, time.perf_counter() - t)
-    return best
+    finally:
+        sys.setprofile(None)
+    return calls[0]
 
 
-def test_kernel_plugin_step_time(plugins):
-    """The plugin model's compiled step costs within 10% of the same model without the plugin
-    (min of 7 runs of 2000 steps each, back to back; the plugins add a loop over 4 joints)."""
+def test_kernel_plugin_steps_without_python_calls(plugins):
+    """The kernel plugins run inside the compiled step (engine.plugin.pipeline.compiled_step):
+    mj_step makes the same number of Python calls for 2000 steps as for 10 (the call's own
+    checks), none per step. (Their cost against the plain model is a benchmark's business, not a
+    test's.)"""
     mp, dp = _start(engine, PLUGIN)
-    m0, d0 = _start(engine, PLAIN)
-    ratios = []
-    for _ in range(3):      # the machine is shared: the best of three paired measurements
-        tp, t0 = _time(mp, dp), _time(m0, d0)
-        ratios.append(tp / t0)
-        if ratios[-1] < 1.10:
-            break
-    print(f"plugin/plain step time: {min(ratios):.3f} ({tp / 2000 * 1e6:.2f} us vs "
-          f"{t0 / 2000 * 1e6:.2f} us per step)")
-    assert min(ratios) < 1.10
+    engine.mj_step(mp, dp, 10)
+    assert engine.plugin.pipeline.compiled_step(mp) is not None
+    few, many = _python_calls(mp, dp, 10), _python_calls(mp, dp, 2000)
+    assert many == few, (few, many)
+    assert dp.plugin_state.any()        # the spring's state advanced in the compiled loop
 
 
 PD_XML = """<mujoco><option timestep="0.002"/>
