@@ -588,6 +588,13 @@ class Compiler(AssetPhases, TendonPhases, KeyframePhases):
                               "mass" if a.get("mass") is not None else "density")
                 self.geom_mass[i] = density * vol
                 self.geom_inertia[i] = density * inert
+                if t == 3 and not math.isfinite(self.geom_mass[i]):
+                    # mujoco shares a capsule's mass between its cylinder and hemispheres as
+                    # sphere part = mass * fraction, cylinder part = mass - sphere part: inf - inf
+                    # for an infinite mass (or size, density), so its inertia is NaN and a moving
+                    # body refused (measured on mujoco 4.0.0; boxes, cylinders, spheres and
+                    # ellipsoids keep an infinite inertia and compile)
+                    self.geom_inertia[i] = np.nan
             if a["fluidshape"] == "ellipsoid":
                 fluid[i] = geom_fluid_coefficients(t, size, a["fluidcoef"], "ellipsoid")
             names.append(el.name)

@@ -252,6 +252,23 @@ def test_inf_nan_numbers_decided_as_mujoco(case):
         # part is NaN. Both models are NaN either way and warn at the first step.
 
 
+
+@pytest.mark.parametrize("geom", [
+    'type="capsule" size="inf .5"', 'type="capsule" size=".1 inf"',
+    'type="capsule" fromto="0 0 0 1 0 inf" size=".1"', 'type="capsule" size=".1 .5" mass="inf"',
+    'type="capsule" size=".1 .5" density="inf"', 'type="capsule" size="inf .5" mass="1"',
+    'type="capsule" size="inf .5" shellinertia="true"',
+    'type="cylinder" size="inf .5"', 'type="box" size=".1 inf .1"', 'type="sphere" size="inf"',
+    'type="ellipsoid" size=".1 .1 inf"', 'type="cylinder" size=".1 .5" mass="inf"'])
+def test_infinite_geom_mass_decided_as_mujoco(geom):
+    """A geom of infinite size, mass or density on a moving body: mujoco refuses a capsule (its
+    mass is split between cylinder and hemispheres as mass - mass * fraction: inf - inf, a NaN
+    inertia) and compiles the other primitives with an infinite inertia."""
+    for body in ('<body><freejoint/><geom {}/></body>', '<body><joint/><geom {}/></body>'):
+        xml = f"<mujoco><worldbody>{body.format(geom)}</worldbody></mujoco>"
+        ours, theirs = _both(xml)
+        assert (ours is None) == (theirs is None), (ours, theirs)
+
 # ---- mesh files ----------------------------------------------------------------------------------
 def _tetra_stl(path, big):
     """A binary STL tetrahedron with one corner at x = ``big``."""
