@@ -27,12 +27,20 @@ def test_fuzzed_messages_on_every_input(sim, probe):
     probe.wait_matched("/joint_states", s, START_TIMEOUT)
     probe.wait(lambda: js, 30, "joint_states", s)
     joints = list(js[-1][1].name)
+    # the default robot's inputs: the node's own command topics and services, the trajectory
+    # controller's topic and action, spawning (what the graph shows is what gets fuzzed). The
+    # graph fills in as discovery goes: wait until it shows them (under load in CI it once
+    # showed only the action server when first read)
+    required = {NODE + "/joint_commands", NODE + "/ctrl", NODE + "/spawn_entity"}
+
+    def names_of(inputs):
+        return {n for group in inputs for n, _ in group}
+    probe.wait(lambda: required <= names_of(msgfuzz.node_inputs(probe.node, "mj_ros_sim")),
+               30, "the node's inputs in the graph", s)
     inputs = msgfuzz.node_inputs(probe.node, "mj_ros_sim")
     topics, services, actions = inputs
-    # the default robot's inputs: the node's own command topics and services, the trajectory
-    # controller's topic and action, spawning (what the graph shows is what gets fuzzed)
-    names = {n for n, _ in topics} | {n for n, _ in services} | {n for n, _ in actions}
-    assert {NODE + "/joint_commands", NODE + "/ctrl", NODE + "/spawn_entity"} <= names, names
+    names = names_of(inputs)
+    assert required <= names, names
     assert actions, "no action server found (joint_trajectory_controller)"
     fuzzer = msgfuzz.Fuzzer(seed=25, names=joints + ["world", "link0", "mj_arm"])
     stats = msgfuzz.run(probe.node, lambda t: probe.executor.spin_once(timeout_sec=t), fuzzer,
